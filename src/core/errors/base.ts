@@ -1,0 +1,94 @@
+/**
+ * The root of every error the SDK raises.
+ *
+ * Errors are branded with `Symbol.for(...)` rather than recognised with
+ * `instanceof` alone, so a guard works even when two copies of the package
+ * (ESM and CJS, or two versions) are loaded in one process.
+ *
+ * @module
+ */
+import type { AnyErrorCode } from './codes.js';
+import { redactSecrets } from './redact.js';
+
+/** The global brand every SDK error carries. */
+export const ERROR_BRAND: unique symbol = Symbol.for('agent-messaging-sdk.error') as never;
+
+/** Who failed: one value per subclass. */
+export type ErrorKind =
+  | 'service'
+  | 'rate_limit'
+  | 'transport'
+  | 'timeout'
+  | 'validation'
+  | 'crypto'
+  | 'webhook_verification'
+  | 'handler'
+  | 'configuration';
+
+/** Fields every SDK error can be built with. */
+export interface AmsErrorOptions {
+  /** Stable machine code; branch on it. */
+  code: AnyErrorCode;
+  /** Fallback display text. Must not be parsed. Secrets are redacted from it. */
+  message: string;
+  /** HTTP status, when one applies. */
+  status?: number | undefined;
+  /** Client translation key. */
+  i18nKey?: string | undefined;
+  /** Template parameters for the translation. */
+  params?: Readonly<Record<string, unknown>> | undefined;
+  /** How long to wait before retrying, in milliseconds, when known. */
+  retryAfterMs?: number | undefined;
+  /** The service's request id, when known. */
+  requestId?: string | undefined;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error the SDK raises. Branch on {@link AmsError.code};
+ * use the `isXError` guards rather than `instanceof`.
+ */
+export abstract class AmsError extends Error {
+  /** Brand shared by every copy of the package. */
+  readonly [ERROR_BRAND] = true as const;
+  /** Who failed. */
+  abstract readonly kind: ErrorKind;
+  /** Stable machine code; the only field code may branch on. */
+  readonly code: AnyErrorCode;
+  /** HTTP status, when one applies. */
+  readonly status: number | undefined;
+  /** Client translation key (the service's `i18n_key`). */
+  readonly i18nKey: string | undefined;
+  /** Translation parameters (the service's `params`). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** How long to wait before retrying, in milliseconds, when known. */
+  readonly retryAfterMs: number | undefined;
+  /** The service's request id, when known. */
+  readonly requestId: string | undefined;
+
+  constructor(options: AmsErrorOptions) {
+    super(redactSecrets(options.message), options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code;
+    this.status = options.status;
+    this.i18nKey = options.i18nKey;
+    this.params = Object.freeze({ ...(options.params ?? {}) });
+    this.retryAfterMs = options.retryAfterMs;
+    this.requestId = options.requestId;
+  }
+
+  /** A plain, secret-free object for logs and JSON. */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      kind: this.kind,
+      code: this.code,
+      status: this.status,
+      message: this.message,
+      i18nKey: this.i18nKey,
+      params: this.params,
+      retryAfterMs: this.retryAfterMs,
+      requestId: this.requestId,
+    };
+  }
+}

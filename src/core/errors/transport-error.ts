@@ -1,0 +1,33 @@
+import { AmsError } from './base.js';
+
+/** Codes of {@link TransportError}. */
+export type TransportErrorCode =
+  | 'TRANSPORT_NETWORK'
+  | 'TRANSPORT_BAD_RESPONSE'
+  | 'TRANSPORT_CLOSED'
+  | 'TRANSPORT_PROTOCOL';
+
+/** Options of {@link TransportError}. */
+export interface TransportErrorOptions {
+  code: TransportErrorCode;
+  message: string;
+  status?: number | undefined;
+  requestId?: string | undefined;
+  retryAfterMs?: number | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The HTTP or WebSocket exchange failed before a well-formed service answer
+ * arrived: a network error, a non-JSON error body (`status` kept), a closed
+ * socket, a frame that breaks the protocol. The original error is in `cause`.
+ */
+export class TransportError extends AmsError {
+  override readonly name: string = 'TransportError';
+  readonly kind = 'transport' as const;
+  declare readonly code: TransportErrorCode;
+
+  constructor(options: TransportErrorOptions) {
+    super(options);
+  }
+}

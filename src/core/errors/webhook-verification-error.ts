@@ -1,0 +1,34 @@
+import { AmsError } from './base.js';
+
+/** Codes of {@link WebhookVerificationError}. */
+export type WebhookVerificationCode =
+  | 'WEBHOOK_HEADER_MISSING'
+  | 'WEBHOOK_TIMESTAMP_SKEW'
+  | 'WEBHOOK_SIGNATURE_INVALID'
+  | 'WEBHOOK_PAYLOAD_INVALID'
+  | 'WEBHOOK_PAYLOAD_TOO_LARGE';
+
+/** Options of {@link WebhookVerificationError}. */
+export interface WebhookVerificationErrorOptions {
+  code: WebhookVerificationCode;
+  message: string;
+  /** HTTP status the receiver should answer with. */
+  status: number;
+  params?: Readonly<Record<string, unknown>>;
+  cause?: unknown;
+}
+
+/**
+ * An incoming webhook delivery was rejected. `status` is the HTTP status to
+ * answer with; `code` says why.
+ */
+export class WebhookVerificationError extends AmsError {
+  override readonly name: string = 'WebhookVerificationError';
+  readonly kind = 'webhook_verification' as const;
+  declare readonly code: WebhookVerificationCode;
+  declare readonly status: number;
+
+  constructor(options: WebhookVerificationErrorOptions) {
+    super(options);
+  }
+}

@@ -1,0 +1,40 @@
+import { defineConfig } from 'tsup';
+
+/**
+ * One build for every public entry: ESM + CJS with declarations for both.
+ * @noble/* are ESM-only, so they are bundled into the portable crypto backend
+ * instead of being required at run time from the CJS build.
+ */
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      'crypto/index': 'src/crypto/index.ts',
+      'webhook/index': 'src/webhook/index.ts',
+      'testing/index': 'src/testing/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    splitting: true,
+    treeshake: true,
+    target: 'node20',
+    platform: 'node',
+    keepNames: true,
+    minify: false,
+    noExternal: [/^@noble\//],
+  },
+  {
+    entry: { 'cli/index': 'src/cli/index.ts' },
+    format: ['esm'],
+    dts: false,
+    sourcemap: true,
+    clean: false,
+    target: 'node20',
+    platform: 'node',
+    keepNames: true,
+    noExternal: [/^@noble\//],
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/out/vitest.json' }]] : ['default'],
+  },
+});

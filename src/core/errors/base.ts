@@ -8,7 +8,7 @@
  * @module
  */
 import type { AnyErrorCode } from './codes.js';
-import { redactSecrets } from './redact.js';
+import { redactParams, redactSecrets } from './redact.js';
 
 /** The global brand every SDK error carries. */
 export const ERROR_BRAND: unique symbol = Symbol.for('agent-messaging-sdk.error') as never;
@@ -35,7 +35,7 @@ export interface AmsErrorOptions {
   status?: number | undefined;
   /** Client translation key. */
   i18nKey?: string | undefined;
-  /** Template parameters for the translation. */
+  /** Template parameters for the translation. Secrets in string values are redacted. */
   params?: Readonly<Record<string, unknown>> | undefined;
   /** How long to wait before retrying, in milliseconds, when known. */
   retryAfterMs?: number | undefined;
@@ -72,7 +72,7 @@ export abstract class AmsError extends Error {
     this.code = options.code;
     this.status = options.status;
     this.i18nKey = options.i18nKey;
-    this.params = Object.freeze({ ...(options.params ?? {}) });
+    this.params = Object.freeze(redactParams(options.params ?? {}));
     this.retryAfterMs = options.retryAfterMs;
     this.requestId = options.requestId;
   }

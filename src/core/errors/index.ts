@@ -22,11 +22,7 @@ export { ServiceError, type ServiceErrorOptions } from './service-error.js';
 export { RateLimitError } from './rate-limit-error.js';
 export { TransportError, type TransportErrorCode, type TransportErrorOptions } from './transport-error.js';
 export { TimeoutError, type TimeoutErrorOptions } from './timeout-error.js';
-export {
-  ValidationError,
-  type ValidationErrorOptions,
-  type ValidationIssue,
-} from './validation-error.js';
+export { ValidationError, type ValidationErrorOptions, type ValidationIssue } from './validation-error.js';
 export { CryptoError, type CryptoErrorCode, type CryptoErrorOptions } from './crypto-error.js';
 export {
   WebhookVerificationError,
@@ -54,4 +50,4 @@ export {
   type ErrorResponseParts,
   type HeaderSource,
 } from './parse-error-response.js';
-export { redactSecrets } from './redact.js';
+export { redactSecrets, redactParams } from './redact.js';

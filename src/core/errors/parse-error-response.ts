@@ -10,8 +10,7 @@ import { TransportError } from './transport-error.js';
 
 /** Header access that fits fetch `Headers`, undici's headers and plain objects. */
 export type HeaderSource =
-  | { get(name: string): string | null }
-  | Readonly<Record<string, string | readonly string[] | undefined>>;
+  { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** The parts of an HTTP answer needed to build an error. */
 export interface ErrorResponseParts {
@@ -49,6 +48,9 @@ export function parseRetryAfter(value: string | undefined, nowMs: number = Date.
     const seconds = Number(trimmed);
     return Number.isFinite(seconds) ? Math.round(seconds * 1000) : undefined;
   }
+  // Only HTTP-date forms (IMF-fixdate, RFC 850, asctime) all start with a day
+  // name; without this check Date.parse would read '-5' or '7 s' as dates.
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);

@@ -27,3 +27,34 @@ export function redactSecrets(text: string): string {
   for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
   return out;
 }
+
+/** Nesting depth below which {@link redactParams} replaces values with a placeholder. */
+const MAX_PARAM_DEPTH = 6;
+
+function redactValue(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_PARAM_DEPTH) return '[truncated]';
+  if (Array.isArray(value)) return value.map((v: unknown) => redactValue(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    // defineProperty, not assignment: a `__proto__` key must stay a plain key.
+    Object.defineProperty(out, redactSecrets(k), {
+      value: redactValue(v, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * A copy of error `params` with {@link redactSecrets} applied to every string
+ * (keys included), so `toJSON()` and logs of an error never carry a token,
+ * key or ciphertext that reached its params. Numbers, booleans and null are
+ * kept; nesting deeper than 6 levels is cut off.
+ */
+export function redactParams(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return redactValue(params, 0) as Record<string, unknown>;
+}

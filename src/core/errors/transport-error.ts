@@ -2,10 +2,7 @@ import { AmsError } from './base.js';
 
 /** Codes of {@link TransportError}. */
 export type TransportErrorCode =
-  | 'TRANSPORT_NETWORK'
-  | 'TRANSPORT_BAD_RESPONSE'
-  | 'TRANSPORT_CLOSED'
-  | 'TRANSPORT_PROTOCOL';
+  'TRANSPORT_NETWORK' | 'TRANSPORT_BAD_RESPONSE' | 'TRANSPORT_CLOSED' | 'TRANSPORT_PROTOCOL';
 
 /** Options of {@link TransportError}. */
 export interface TransportErrorOptions {

@@ -29,7 +29,12 @@ export class ValidationError extends AmsError {
   readonly issues: readonly ValidationIssue[];
 
   constructor(options: ValidationErrorOptions) {
-    super({ code: 'VALIDATION_ERROR', message: options.message, params: options.params, cause: options.cause });
+    super({
+      code: 'VALIDATION_ERROR',
+      message: options.message,
+      params: options.params,
+      cause: options.cause,
+    });
     this.issues = Object.freeze([...(options.issues ?? [])]);
   }
 }

@@ -1,0 +1,258 @@
+/**
+ * Envelope crypto v1: seal / open throughput beside the raw primitive pipeline
+ * measured in the same run, the portable backend beside node:crypto, the async
+ * path with many messages in flight, and the measurements behind the backend
+ * choices (key import, HKDF, what is signed). Run: npx tsx bench/run.ts crypto
+ */
+import * as c from 'node:crypto';
+import os from 'node:os';
+import { generateKeys, type AgentKeys } from '../src/crypto/keys.js';
+import { open, openAsync, type OpenOptions } from '../src/crypto/index.js';
+import { seal, sealAsync } from '../src/crypto/seal.js';
+import type { SealOptions } from '../src/crypto/seal-options.js';
+import { ENVELOPE_REF_MAX_BYTES } from '../src/crypto/envelope-wire.js';
+import { portableBackend } from '../src/crypto/backend/portable.js';
+import { fmt, measure, printTable } from './lib/harness.js';
+
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const IN_FLIGHT = 64;
+const b64url = (x: Uint8Array): string => Buffer.from(x).toString('base64url');
+
+type Fn = () => unknown;
+
+/** Runs each function ROUNDS times, interleaved, and keeps the median ops/s of each. */
+async function paired(fns: readonly Fn[], batch = 1): Promise<number[]> {
+  const runs: number[][] = fns.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [i, fn] of fns.entries()) runs[i]!.push((await measure(`#${i}`, fn)).opsPerSec * batch);
+  }
+  return runs.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+}
+
+/** The raw open pipeline on node:crypto: one Ed25519 verify, one X25519, HKDF (2 HMAC), two AES-GCM. */
+function primitivePipeline(sender: AgentKeys, me: AgentKeys, payloadBytes: number): Fn {
+  const edPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: b64url(sender.signing.privateKey),
+      x: b64url(sender.signing.publicKey),
+    },
+    format: 'jwk',
+  });
+  const edPub = c.createPublicKey(edPriv);
+  const xPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'X25519',
+      d: b64url(me.encryption.privateKey),
+      x: b64url(me.encryption.publicKey),
+    },
+    format: 'jwk',
+  });
+  const eph = b64url(generateKeys().encryption.publicKey);
+  const msg = c.randomBytes(57);
+  const sig = c.sign(null, msg, edPriv);
+  const key = c.randomBytes(32);
+  const iv = c.randomBytes(12);
+  const gcm = (pt: Buffer): [Buffer, Buffer] => {
+    const e = c.createCipheriv('aes-256-gcm', key, iv);
+    return [Buffer.concat([e.update(pt), e.final()]), e.getAuthTag()];
+  };
+  const unseal = ([ct, tag]: [Buffer, Buffer]): Buffer => {
+    const d = c.createDecipheriv('aes-256-gcm', key, iv);
+    d.setAuthTag(tag);
+    return Buffer.concat([d.update(ct), d.final()]);
+  };
+  const wrap = gcm(c.randomBytes(32));
+  const content = gcm(c.randomBytes(payloadBytes));
+  return () => {
+    if (!c.verify(null, msg, edPub, sig)) throw new Error('verify');
+    const pub = c.createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: eph }, format: 'jwk' });
+    const ss = c.diffieHellman({ privateKey: xPriv, publicKey: pub });
+    c.createHmac('sha256', c.createHmac('sha256', key).update(ss).digest()).update(msg).digest();
+    unseal(wrap);
+    unseal(content);
+  };
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly sender: AgentKeys;
+  readonly me: AgentKeys;
+  readonly seal: SealOptions;
+  readonly open: OpenOptions;
+  readonly payload: { type: string; text: string };
+  readonly wire: string;
+  readonly bytes: number;
+}
+
+function scenario(name: string, recipients: number, bytes: number): Scenario {
+  const sender = generateKeys();
+  const keys = Array.from({ length: recipients }, () => generateKeys());
+  const me = keys[0]!;
+  const sealOptions: SealOptions = {
+    sender: { id: 'agent-sender', signing: sender.signing },
+    recipients: keys.map((k, i) => ({ id: `r-${i}`, publicKey: k.encryption.publicKey })),
+    conversationId: 'conv-bench',
+    maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES,
+  };
+  const payload = { type: 'text', text: 'x'.repeat(Math.max(0, bytes - 25)) };
+  const openOptions = {
+    recipientId: 'r-0',
+    keys: me,
+    senderKey: sender.signing.publicKey,
+    maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES,
+  };
+  return {
+    name,
+    sender,
+    me,
+    seal: sealOptions,
+    open: openOptions,
+    payload,
+    wire: seal(payload, sealOptions),
+    bytes,
+  };
+}
+
+const ratio = (x: number, base: number): string => `${fmt(x / base, 2)}×`;
+
+async function openTable(scenarios: readonly Scenario[]): Promise<void> {
+  const rows: string[][] = [];
+  for (const s of scenarios) {
+    const [base, sync, portable] = await paired([
+      primitivePipeline(s.sender, s.me, s.bytes),
+      () => open(s.wire, s.open),
+      () => openAsync(s.wire, { ...s.open, backend: portableBackend }),
+    ]);
+    rows.push([s.name, fmt(base!), fmt(sync!), ratio(sync!, base!), fmt(portable!), ratio(portable!, base!)]);
+  }
+  printTable(
+    'open per second, one message at a time (baseline: primitive pipeline on node:crypto)',
+    ['envelope', 'pipeline/s', 'open (node)/s', 'vs pipeline', 'openAsync (portable)/s', 'vs pipeline'],
+    rows,
+  );
+}
+
+async function sealTable(scenarios: readonly Scenario[]): Promise<void> {
+  const rows: string[][] = [];
+  for (const s of scenarios) {
+    const [base, sync, portable] = await paired([
+      primitivePipeline(s.sender, s.me, s.bytes),
+      () => seal(s.payload, s.seal),
+      () => sealAsync(s.payload, { ...s.seal, backend: portableBackend }),
+    ]);
+    rows.push([s.name, fmt(base!), fmt(sync!), ratio(sync!, base!), fmt(portable!), ratio(portable!, base!)]);
+  }
+  printTable(
+    'seal per second (baseline: the same open primitive pipeline)',
+    ['envelope', 'pipeline/s', 'seal (node)/s', 'vs pipeline', 'sealAsync (portable)/s', 'vs pipeline'],
+    rows,
+  );
+}
+
+async function inFlightTable(s: Scenario): Promise<void> {
+  const many = (fn: () => Promise<unknown>) => () => Promise.all(Array.from({ length: IN_FLIGHT }, fn));
+  const [base, sync, serialAsync, parallel] = await paired([
+    primitivePipeline(s.sender, s.me, s.bytes),
+    () => open(s.wire, s.open),
+    () => openAsync(s.wire, s.open),
+    many(() => openAsync(s.wire, s.open)),
+  ]);
+  const par = parallel! * IN_FLIGHT;
+  printTable(
+    `open with ${IN_FLIGHT} messages in flight, ${s.name} (${os.availableParallelism()} cores, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4})`,
+    ['path', 'opens/s', 'vs pipeline'],
+    [
+      ['primitive pipeline (sync, one core)', fmt(base!), '1.00×'],
+      ['open (sync)', fmt(sync!), ratio(sync!, base!)],
+      ['openAsync, one at a time', fmt(serialAsync!), ratio(serialAsync!, base!)],
+      [`openAsync, ${IN_FLIGHT} in flight`, fmt(par), ratio(par, base!)],
+    ],
+  );
+}
+
+export default async function (): Promise<void> {
+  const small = scenario('1 KB, 1 recipient', 1, 1024);
+  const group = scenario('1 KB, 10 recipients', 10, 1024);
+  const large = scenario('1 MB, 1 recipient', 1, 1_048_576);
+  await openTable([small, group, large]);
+  await sealTable([small, group, large]);
+  await inFlightTable(small);
+  await choicesTable();
+}
+
+/** The measurements behind the backend choices, each beside its alternative. */
+async function choicesTable(): Promise<void> {
+  const k = generateKeys();
+  const jwk = { kty: 'OKP', crv: 'X25519', x: b64url(k.encryption.publicKey) };
+  const der = c.createPublicKey({ key: jwk, format: 'jwk' }).export({ format: 'der', type: 'spki' });
+  const edPriv = c.createPrivateKey({
+    key: { kty: 'OKP', crv: 'Ed25519', d: b64url(k.signing.privateKey), x: b64url(k.signing.publicKey) },
+    format: 'jwk',
+  });
+  const edPub = c.createPublicKey(edPriv);
+  const mb = c.randomBytes(1_048_576);
+  const sigMb = c.sign(null, mb, edPriv);
+  const digestMsg = Buffer.concat([
+    Buffer.from('ams/envelope/v1/signature'),
+    c.createHash('sha256').update(mb).digest(),
+  ]);
+  const sigDigest = c.sign(null, digestMsg, edPriv);
+  const ikm = c.randomBytes(32);
+  const salt = c.randomBytes(64);
+  const info = c.randomBytes(54);
+  const subtle = globalThis.crypto.subtle;
+  const subtleEd = await subtle.importKey(
+    'raw',
+    new Uint8Array(k.signing.publicKey),
+    { name: 'Ed25519' },
+    false,
+    ['verify'],
+  );
+  const small = c.randomBytes(57);
+  const sigSmall = c.sign(null, small, edPriv);
+  const pairs: [string, Fn, string, Fn][] = [
+    [
+      'import X25519 public key: JWK',
+      () => c.createPublicKey({ key: jwk, format: 'jwk' }),
+      'SPKI DER',
+      () => c.createPublicKey({ key: der, format: 'der', type: 'spki' }),
+    ],
+    [
+      'HKDF-SHA256 L=32: two HMAC calls',
+      () => c.createHmac('sha256', c.createHmac('sha256', salt).update(ikm).digest()).update(info).digest(),
+      'hkdfSync',
+      () => c.hkdfSync('sha256', ikm, salt, info, 32),
+    ],
+    [
+      '1 MB: SHA-256 + verify 57 B (ours)',
+      () =>
+        c.verify(
+          null,
+          Buffer.concat([digestMsg.subarray(0, 25), c.createHash('sha256').update(mb).digest()]),
+          edPub,
+          sigDigest,
+        ),
+      'verify over 1 MB',
+      () => c.verify(null, mb, edPub, sigMb),
+    ],
+    [
+      'Ed25519 verify: node:crypto sync',
+      () => c.verify(null, small, edPub, sigSmall),
+      'WebCrypto (await)',
+      () => subtle.verify({ name: 'Ed25519' }, subtleEd, sigSmall, small),
+    ],
+  ];
+  const rows: string[][] = [];
+  for (const [nameA, a, nameB, b] of pairs) {
+    const [x, y] = await paired([a, b]);
+    rows.push([nameA, fmt(x!), nameB, fmt(y!), ratio(x!, y!)]);
+  }
+  printTable(
+    'Backend choices (same run)',
+    ['chosen', 'ops/s', 'alternative', 'ops/s', 'chosen / alternative'],
+    rows,
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * `ams serve`: runs the reference server in the foreground until SIGINT or
+ * SIGTERM. Prints exactly one line to stdout when ready:
+ * `ams serve: listening on <url> (WebSocket <wsUrl>)`.
+ *
+ * @module
+ */
+import { startReferenceServer, type ReferenceServerOptions } from '../../testing/index.js';
+import type { CliIo } from '../run.js';
+
+/** Help text of `ams serve`. */
+export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time]
+
+Runs the reference server (in-memory state) until Ctrl-C.
+
+Options:
+  --port N         Port to listen on; 0 picks a free one (default 0)
+  --host H         Interface to bind (default 127.0.0.1)
+  --dev            Enable the control API under /_control/ (reads emailed codes,
+                   sets Turnstile verdicts, moves virtual time). Local use only.
+  --virtual-time   Run on a virtual clock that only moves through the control API
+  -h, --help       Show this help
+`;
+
+/** Parsed `ams serve` arguments. */
+export interface ServeArgs {
+  readonly port: number;
+  readonly host: string;
+  readonly dev: boolean;
+  readonly virtualTime: boolean;
+}
+
+/** Parses `ams serve` arguments; returns an error message for bad input. */
+export function parseServeArgs(argv: readonly string[]): ServeArgs | { readonly error: string } | 'help' {
+  let port = 0;
+  let host = '127.0.0.1';
+  let dev = false;
+  let virtualTime = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    if (flag === '-h' || flag === '--help') return 'help';
+    else if (flag === '--dev') dev = true;
+    else if (flag === '--virtual-time') virtualTime = true;
+    else if (flag === '--port') {
+      const v = value();
+      if (v === undefined || !/^\d{1,5}$/.test(v) || Number(v) > 65_535)
+        return { error: '--port needs a number from 0 to 65535' };
+      port = Number(v);
+    } else if (flag === '--host') {
+      const v = value();
+      if (v === undefined || v.length === 0) return { error: '--host needs a value' };
+      host = v;
+    } else return { error: `unknown option '${arg}'` };
+  }
+  return { port, host, dev, virtualTime };
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Runs `ams serve`. Resolves with the exit code once `waitForStop` resolves
+ * and the server has closed.
+ */
+export async function runServe(
+  argv: readonly string[],
+  io: CliIo,
+  waitForStop: () => Promise<void> = waitForSignal,
+): Promise<number> {
+  const args = parseServeArgs(argv);
+  if (args === 'help') {
+    io.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  if ('error' in args) {
+    io.stderr.write(`ams serve: ${args.error}. Run 'ams serve --help'.\n`);
+    return 2;
+  }
+  if (args.dev && !LOOPBACK.has(args.host)) {
+    io.stderr.write('ams serve: warning: --dev on a non-loopback interface exposes verification codes.\n');
+  }
+  const options: ReferenceServerOptions = {
+    port: args.port,
+    host: args.host,
+    dev: args.dev,
+    virtualTime: args.virtualTime,
+    logger: {
+      info: () => {},
+      warn: (m) => io.stderr.write(`ams serve: ${m}\n`),
+      error: (m) => io.stderr.write(`ams serve: ${m}\n`),
+    },
+  };
+  const server = await startReferenceServer(options);
+  io.stdout.write(`ams serve: listening on ${server.url} (WebSocket ${server.wsUrl})\n`);
+  await waitForStop();
+  await server.close();
+  return 0;
+}

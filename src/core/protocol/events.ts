@@ -1,0 +1,168 @@
+/**
+ * Event type names and the payload facts the service gives for them.
+ *
+ * - {@link WEBHOOK_EVENT_TYPES}: delivered by webhook (and, we assume, by WebSocket).
+ * - {@link WS_ONLY_EVENT_TYPES}: never sent by webhook.
+ * - `grant.revoked`: its delivery mode is not shown; the SDK accepts it on both channels.
+ *
+ * Payloads are loose objects: only the fields the service names are checked,
+ * every other field is kept as-is.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import { ARTIFACT_DENIED_REASONS } from '../errors/index.js';
+import { parseWith } from './parse.js';
+import { IdentifierSchema } from './primitives.js';
+
+/** Event types delivered by webhook (the value of the body's `type`). */
+export const WEBHOOK_EVENT_TYPES = [
+  'message.new',
+  'relation.established',
+  'relation.revoked',
+  'relation.suspended',
+  'relation.restored',
+  'artifact_response',
+  'agent.capability_changed',
+] as const;
+/** An event type delivered by webhook. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Event types sent only over WebSocket. An agent that needs them must use WebSocket mode. */
+export const WS_ONLY_EVENT_TYPES = [
+  'agent.governance',
+  'reaction.update',
+  'group.updated',
+  'artifact.expired',
+  'session.invalidated',
+  'auth.expiring',
+  'system.group_key_rotated',
+] as const;
+/** An event type sent only over WebSocket. */
+export type WsOnlyEventType = (typeof WS_ONLY_EVENT_TYPES)[number];
+
+/** Event types whose delivery mode the service does not show (accepted on both channels). */
+export const UNSPECIFIED_DELIVERY_EVENT_TYPES = ['grant.revoked'] as const;
+/** An event type with unspecified delivery mode. */
+export type UnspecifiedDeliveryEventType = (typeof UNSPECIFIED_DELIVERY_EVENT_TYPES)[number];
+
+/** Every event type the SDK knows. */
+export const EVENT_TYPES = [
+  ...WEBHOOK_EVENT_TYPES,
+  ...WS_ONLY_EVENT_TYPES,
+  ...UNSPECIFIED_DELIVERY_EVENT_TYPES,
+] as const;
+/** A known event type. */
+export type EventType = (typeof EVENT_TYPES)[number];
+/** An event type as received: a known one, or an unknown one kept as-is. */
+export type AnyEventType = EventType | (string & {});
+
+const WEBHOOK_SET: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+const WS_ONLY_SET: ReadonlySet<string> = new Set(WS_ONLY_EVENT_TYPES);
+const ALL_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+/** True for an event type the service delivers by webhook. */
+export function isWebhookEventType(value: unknown): value is WebhookEventType {
+  return typeof value === 'string' && WEBHOOK_SET.has(value);
+}
+
+/** True for an event type the service sends only over WebSocket. */
+export function isWsOnlyEventType(value: unknown): value is WsOnlyEventType {
+  return typeof value === 'string' && WS_ONLY_SET.has(value);
+}
+
+/** True for any event type the SDK knows. */
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && ALL_SET.has(value);
+}
+
+/** `relation.revoked`: the user and conversation concerned. */
+export const RelationRevokedPayloadSchema = z.looseObject({
+  user_id: IdentifierSchema,
+  conversation_id: IdentifierSchema,
+});
+/** Payload of `relation.revoked`. */
+export type RelationRevokedPayload = z.infer<typeof RelationRevokedPayloadSchema>;
+
+/** `grant.revoked`: the grant, its scope and the user. The type of `scope` is not shown: a string or a list of strings. */
+export const GrantRevokedPayloadSchema = z.looseObject({
+  grant_id: IdentifierSchema,
+  scope: z.union([z.string().min(1), z.array(z.string().min(1))]),
+  user_id: IdentifierSchema,
+});
+/** Payload of `grant.revoked`. */
+export type GrantRevokedPayload = z.infer<typeof GrantRevokedPayloadSchema>;
+
+/** Schema of the `reason` of a denied artifact response. */
+export const ArtifactDeniedReasonSchema = z.enum(ARTIFACT_DENIED_REASONS);
+
+/**
+ * `artifact_response`: a user answered an artifact. When `status` is
+ * `denied`, `reason` is required and is one of the six denied reasons.
+ * Other status values are not shown and are kept as-is.
+ */
+export const ArtifactResponsePayloadSchema = z
+  .looseObject({
+    status: z.string().min(1).max(64),
+    reason: z.string().optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.status !== 'denied') return;
+    if (!ArtifactDeniedReasonSchema.safeParse(v.reason).success) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reason'],
+        message: `A denied artifact response needs reason, one of ${ARTIFACT_DENIED_REASONS.join(', ')}`,
+      });
+    }
+  });
+/** Payload of `artifact_response`. */
+export type ArtifactResponsePayload = z.infer<typeof ArtifactResponsePayloadSchema>;
+
+/** Payload of an event about which the service gives no facts: any object, kept as-is. */
+export const OpaqueEventPayloadSchema = z.looseObject({});
+/** Payload of an event without documented fields. */
+export type OpaqueEventPayload = z.infer<typeof OpaqueEventPayloadSchema>;
+
+/** The payload schema of each event type that has documented payload facts. */
+export const EVENT_PAYLOAD_SCHEMAS = {
+  'relation.revoked': RelationRevokedPayloadSchema,
+  'grant.revoked': GrantRevokedPayloadSchema,
+  artifact_response: ArtifactResponsePayloadSchema,
+} as const;
+
+/** The payload type of an event type. */
+export type EventPayload<T extends AnyEventType> = T extends keyof typeof EVENT_PAYLOAD_SCHEMAS
+  ? z.infer<(typeof EVENT_PAYLOAD_SCHEMAS)[T]>
+  : OpaqueEventPayload;
+
+/**
+ * Validates the payload of an event of type `type`: the documented facts for
+ * `relation.revoked`, `grant.revoked` and `artifact_response`, any object
+ * otherwise. (`message.new` carries an encrypted envelope; its plaintext is
+ * checked with `parseMessagePayload`.)
+ *
+ * @throws {@link ValidationError} with the issues (paths and reasons, never values).
+ */
+export function parseEventPayload<T extends AnyEventType>(type: T, input: unknown): EventPayload<T> {
+  const known = typeof type === 'string' && Object.hasOwn(EVENT_PAYLOAD_SCHEMAS, type);
+  const schema: z.ZodType = known
+    ? EVENT_PAYLOAD_SCHEMAS[type as keyof typeof EVENT_PAYLOAD_SCHEMAS]
+    : OpaqueEventPayloadSchema;
+  const what = known ? `${type} payload` : 'event payload';
+  return parseWith(schema, input, what) as EventPayload<T>;
+}
+
+/**
+ * Checks a cleartext `payload` inside a larger record (a webhook body or an
+ * event frame) against the schema of its event type, reporting issues under
+ * `payload`. For use in a zod `superRefine`.
+ */
+export function refineEventPayload(type: string, payload: unknown, ctx: z.RefinementCtx): void {
+  if (payload === undefined || !Object.hasOwn(EVENT_PAYLOAD_SCHEMAS, type)) return;
+  const result = EVENT_PAYLOAD_SCHEMAS[type as keyof typeof EVENT_PAYLOAD_SCHEMAS].safeParse(payload);
+  if (result.success) return;
+  for (const issue of result.error.issues) {
+    ctx.addIssue({ code: 'custom', message: issue.message, path: ['payload', ...issue.path] });
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * WebSocket frames: the control frames the service names (`auth`, `auth.ok`,
+ * `auth.error`, `auth.renew`, `session.invalidated`) and event frames.
+ *
+ * Every frame is a JSON object with a string `type`. {@link parseWsFrame}
+ * sorts a frame into `control`, `event` or `unknown`; a frame whose `type`
+ * this SDK does not know is returned as `unknown` (not an error) so a newer
+ * service cannot crash an older agent. Malformed JSON, a non-object, a
+ * missing `type`, or a known frame with bad fields is a ValidationError.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from './events.js';
+import { parseJson, parseWith, validationError } from './parse.js';
+import { IdentifierSchema } from './primitives.js';
+import {
+  inlineEnvelopeShape,
+  DeliveryMetadataSchema,
+  refineCleartextPayload,
+  WEBHOOK_BODY_VERSION,
+} from './webhook-delivery.js';
+import { ObjectRefSchema } from './object-ref.js';
+
+/** Upper bound on a credential inside a frame, in characters (not shown; our bound). */
+export const FRAME_CREDENTIAL_MAX_CHARS = 8192;
+
+/**
+ * `auth` (client → server), within 5 s of the upgrade. `token` is checked
+ * only for presence: a malformed token must get the same `auth.error` as a
+ * wrong one, so the format check belongs to the server's token lookup.
+ */
+export const AuthFrameSchema = z.looseObject({
+  type: z.literal('auth'),
+  agent_id: IdentifierSchema,
+  token: z.string().min(1).max(FRAME_CREDENTIAL_MAX_CHARS),
+});
+/** The `auth` frame. */
+export type AuthFrame = z.infer<typeof AuthFrameSchema>;
+
+/** `auth.ok` (server → client): authentication succeeded. */
+export const AuthOkFrameSchema = z.looseObject({ type: z.literal('auth.ok') });
+/** The `auth.ok` frame. */
+export type AuthOkFrame = z.infer<typeof AuthOkFrameSchema>;
+
+/** The `auth.error` reasons the service names. Other values are not shown and are kept as-is. */
+export const AUTH_ERROR_REASONS = ['invalid_token'] as const;
+/** A known `auth.error` reason. */
+export type KnownAuthErrorReason = (typeof AUTH_ERROR_REASONS)[number];
+
+/** `auth.error` (server → client): authentication failed; `reason` says why. */
+export const AuthErrorFrameSchema = z.looseObject({
+  type: z.literal('auth.error'),
+  reason: z
+    .string()
+    .min(1)
+    .max(100)
+    .transform((r) => r as KnownAuthErrorReason | (string & {})),
+});
+/** The `auth.error` frame. */
+export type AuthErrorFrame = z.infer<typeof AuthErrorFrameSchema>;
+
+/** `auth.renew` (client → server): a new access token for an open connection. */
+export const AuthRenewFrameSchema = z.looseObject({
+  type: z.literal('auth.renew'),
+  access_token: z.string().min(1).max(FRAME_CREDENTIAL_MAX_CHARS),
+});
+/** The `auth.renew` frame. */
+export type AuthRenewFrame = z.infer<typeof AuthRenewFrameSchema>;
+
+/** `session.invalidated` (server → client): the device session was revoked; the connection closes. */
+export const SessionInvalidatedFrameSchema = z.looseObject({ type: z.literal('session.invalidated') });
+/** The `session.invalidated` frame. */
+export type SessionInvalidatedFrame = z.infer<typeof SessionInvalidatedFrameSchema>;
+
+/** Any control frame. */
+export const WsControlFrameSchema = z.discriminatedUnion('type', [
+  AuthFrameSchema,
+  AuthOkFrameSchema,
+  AuthErrorFrameSchema,
+  AuthRenewFrameSchema,
+  SessionInvalidatedFrameSchema,
+]);
+/** A control frame. */
+export type WsControlFrame = z.infer<typeof WsControlFrameSchema>;
+
+/** Control frame types. */
+export const WS_CONTROL_FRAME_TYPES = [
+  'auth',
+  'auth.ok',
+  'auth.error',
+  'auth.renew',
+  'session.invalidated',
+] as const;
+/** A control frame type. */
+export type WsControlFrameType = (typeof WS_CONTROL_FRAME_TYPES)[number];
+
+/** Event types carried by event frames: every known event except `session.invalidated` (a control frame). */
+export const WS_EVENT_FRAME_TYPES = EVENT_TYPES.filter(
+  (t): t is Exclude<EventType, 'session.invalidated'> => t !== 'session.invalidated',
+);
+
+/**
+ * An event frame (server → client). Its layout is not shown by the service;
+ * the SDK's model: `type`, then either the envelope fields of a webhook
+ * delivery body (`version`, `wire_envelope` / `ref`, `metadata`), or a
+ * cleartext `payload`, or both, plus anything else (kept as-is).
+ */
+export const WsEventFrameSchema = z
+  .looseObject({
+    type: z.enum(
+      WS_EVENT_FRAME_TYPES as [
+        Exclude<EventType, 'session.invalidated'>,
+        ...Exclude<EventType, 'session.invalidated'>[],
+      ],
+    ),
+    version: z.literal(WEBHOOK_BODY_VERSION).optional(),
+    wire_envelope: z.union([inlineEnvelopeShape.wire_envelope, z.null()]).optional(),
+    ref: ObjectRefSchema.optional(),
+    metadata: DeliveryMetadataSchema.optional(),
+    payload: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (typeof v.wire_envelope === 'string' && v.ref !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ref'], message: 'Must be absent when wire_envelope is set' });
+    }
+    if (v.wire_envelope === null && v.ref === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ref'], message: 'Required when wire_envelope is null' });
+    }
+    refineCleartextPayload(v, ctx);
+  });
+/** An event frame. */
+export type WsEventFrame = z.infer<typeof WsEventFrameSchema>;
+
+/** The result of {@link parseWsFrame}. */
+export type ParsedWsFrame =
+  | { readonly kind: 'control'; readonly frame: WsControlFrame }
+  | { readonly kind: 'event'; readonly frame: WsEventFrame }
+  | { readonly kind: 'unknown'; readonly type: string; readonly frame: Readonly<Record<string, unknown>> };
+
+const CONTROL_SET: ReadonlySet<string> = new Set(WS_CONTROL_FRAME_TYPES);
+const EVENT_SET: ReadonlySet<string> = new Set(WS_EVENT_FRAME_TYPES);
+
+/**
+ * Parses one WebSocket text frame.
+ *
+ * @returns `control` or `event` for known types (fully validated); `unknown`
+ * for a type this SDK does not know (the object kept as-is).
+ * @throws {@link ValidationError} for malformed JSON, a non-object, a missing or
+ * non-string `type`, or a known frame with bad fields. Never quotes the frame.
+ * @example
+ * ```ts
+ * const parsed = parseWsFrame(text);
+ * if (parsed.kind === 'control' && parsed.frame.type === 'auth.error') console.warn(parsed.frame.reason);
+ * ```
+ */
+export function parseWsFrame(text: string): ParsedWsFrame {
+  const json = parseJson(text, 'WebSocket frame');
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw validationError('WebSocket frame', [{ path: [], message: 'Expected a JSON object' }]);
+  }
+  const record = json as Record<string, unknown>;
+  const type = record['type'];
+  if (typeof type !== 'string' || type.length === 0) {
+    throw validationError('WebSocket frame', [{ path: ['type'], message: 'Expected a non-empty string' }]);
+  }
+  if (CONTROL_SET.has(type)) {
+    return { kind: 'control', frame: parseWith(WsControlFrameSchema, record, `${type} frame`) };
+  }
+  if (EVENT_SET.has(type)) {
+    return { kind: 'event', frame: parseWith(WsEventFrameSchema, record, `${type} frame`) };
+  }
+  return { kind: 'unknown', type: type.slice(0, 100), frame: record };
+}
+
+/** Options of {@link authFrame}. */
+export interface AuthFrameOptions {
+  /** The agent's identifier. */
+  agentId: string;
+  /** The agent token (`hsk_…`). */
+  token: string;
+}
+
+/**
+ * Builds the `auth` frame text to send right after the upgrade. The token
+ * goes in the frame, never in the URL.
+ *
+ * @example
+ * ```ts
+ * socket.send(authFrame({ agentId, token }));
+ * ```
+ */
+export function authFrame(options: AuthFrameOptions): string {
+  const frame: AuthFrame = { type: 'auth', agent_id: options.agentId, token: options.token };
+  return JSON.stringify(frame);
+}
+
+/** Builds the `auth.renew` frame text carrying a new access token. */
+export function authRenewFrame(accessToken: string): string {
+  const frame: AuthRenewFrame = { type: 'auth.renew', access_token: accessToken };
+  return JSON.stringify(frame);
+}
+
+/** Serialises any frame (control or event) to its text form. */
+export function encodeWsFrame(frame: WsControlFrame | WsEventFrame): string {
+  return JSON.stringify(frame);
+}

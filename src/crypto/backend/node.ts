@@ -1,0 +1,195 @@
+/**
+ * The node:crypto backend (Node, and runtimes with node:crypto such as Bun and
+ * Deno). Measured choices, see docs/crypto-backends.md:
+ * - raw 32-byte keys are imported as JWK (≈8 µs), never through DER/SPKI;
+ * - imported KeyObjects are cached (by array identity, and Ed25519 public keys
+ *   also by content, since sender keys often arrive as fresh arrays);
+ * - HKDF is built by the caller from two HMAC calls;
+ * - the async Ed25519 sign/verify run on the libuv thread pool, so many opens in
+ *   flight use every core.
+ *
+ * node:crypto is reached through `process.getBuiltinModule` so that merely
+ * importing this module never fails on runtimes without it.
+ *
+ * @module
+ */
+import type * as NodeCrypto from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import type { AsyncPrimitives, RawKeyPair, SyncCryptoBackend, SyncPrimitives } from './types.js';
+
+type NodeCryptoModule = typeof NodeCrypto;
+interface ProcessLike {
+  getBuiltinModule?: (id: string) => unknown;
+}
+
+function loadNodeCrypto(): NodeCryptoModule | undefined {
+  const proc = (globalThis as { process?: ProcessLike }).process;
+  try {
+    return proc?.getBuiltinModule?.('node:crypto') as NodeCryptoModule | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const CONTENT_CACHE_MAX = 512;
+
+/** An X25519 / Ed25519 KeyObject cache keyed by array identity, then content. */
+class KeyCache {
+  private readonly byArray = new WeakMap<Uint8Array, KeyObject>();
+  private readonly byContent = new Map<string, KeyObject>();
+
+  constructor(private readonly useContent: boolean) {}
+
+  get(bytes: Uint8Array, make: () => KeyObject): KeyObject {
+    const hit = this.byArray.get(bytes);
+    if (hit !== undefined) return hit;
+    if (!this.useContent) return this.remember(bytes, make());
+    const id = b64url(bytes);
+    let key = this.byContent.get(id);
+    if (key === undefined) {
+      key = make();
+      if (this.byContent.size >= CONTENT_CACHE_MAX)
+        this.byContent.delete(this.byContent.keys().next().value!);
+      this.byContent.set(id, key);
+    }
+    return this.remember(bytes, key);
+  }
+
+  private remember(bytes: Uint8Array, key: KeyObject): KeyObject {
+    this.byArray.set(bytes, key);
+    return key;
+  }
+}
+
+function b64url(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+}
+
+function toBytes(b: Buffer): Uint8Array {
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** Builds the node:crypto backend from a loaded node:crypto module. */
+function build(c: NodeCryptoModule): SyncCryptoBackend {
+  const xPriv = new KeyCache(false);
+  const xPub = new KeyCache(false);
+  const edPriv = new KeyCache(false);
+  const edPub = new KeyCache(true);
+  // `x` of a private JWK is required by node:crypto but not used: the public key is derived from `d`.
+  const privJwk = (crv: string, priv: Uint8Array, pub: Uint8Array): KeyObject =>
+    c.createPrivateKey({ key: { kty: 'OKP', crv, d: b64url(priv), x: b64url(pub) }, format: 'jwk' });
+  const pubJwk = (crv: string, pub: Uint8Array): KeyObject =>
+    c.createPublicKey({ key: { kty: 'OKP', crv, x: b64url(pub) }, format: 'jwk' });
+  // The dummy `x` is ignored by node:crypto, so the cached KeyObject stays valid for later use.
+  const derivePublic = (crv: 'X25519' | 'Ed25519', priv: Uint8Array): Uint8Array => {
+    const key = (crv === 'X25519' ? xPriv : edPriv).get(priv, () => privJwk(crv, priv, priv));
+    const jwk = c.createPublicKey(key).export({ format: 'jwk' });
+    return toBytes(Buffer.from(jwk.x ?? '', 'base64url'));
+  };
+  const edPrivKey = (kp: RawKeyPair): KeyObject =>
+    edPriv.get(kp.privateKey, () => privJwk('Ed25519', kp.privateKey, kp.publicKey));
+  const edPubKey = (pub: Uint8Array): KeyObject | undefined => {
+    if (pub.length !== 32) return undefined;
+    try {
+      return edPub.get(pub, () => pubJwk('Ed25519', pub));
+    } catch {
+      return undefined;
+    }
+  };
+  const sync: SyncPrimitives = {
+    x25519(kp, peer) {
+      if (peer.length !== 32 || kp.privateKey.length !== 32) return undefined;
+      try {
+        const privateKey = xPriv.get(kp.privateKey, () => privJwk('X25519', kp.privateKey, kp.publicKey));
+        // A view into a larger buffer is part of an envelope (an ephemeral key): never reused, not cached.
+        const standalone = peer.byteLength === peer.buffer.byteLength;
+        const publicKey = standalone ? xPub.get(peer, () => pubJwk('X25519', peer)) : pubJwk('X25519', peer);
+        return toBytes(c.diffieHellman({ privateKey, publicKey }));
+      } catch {
+        return undefined; // invalid point or all-zero shared secret
+      }
+    },
+    ed25519Sign: (kp, message) => toBytes(c.sign(null, message, edPrivKey(kp))),
+    ed25519Verify(pub, message, signature) {
+      const key = edPubKey(pub);
+      if (key === undefined || signature.length !== 64) return false;
+      try {
+        return c.verify(null, message, key, signature);
+      } catch {
+        return false;
+      }
+    },
+    sha256: (data) => toBytes(c.createHash('sha256').update(data).digest()),
+    hmacSha256: (key, data) => toBytes(c.createHmac('sha256', key).update(data).digest()),
+    aesGcmEncrypt(key, nonce, plaintext, aad) {
+      const cipher = c.createCipheriv('aes-256-gcm', key, nonce);
+      cipher.setAAD(aad);
+      const out = Buffer.allocUnsafe(plaintext.length + 16);
+      const n = cipher.update(plaintext).copy(out, 0);
+      cipher.final().copy(out, n);
+      cipher.getAuthTag().copy(out, plaintext.length);
+      return toBytes(out);
+    },
+    aesGcmDecrypt(key, nonce, sealed, aad) {
+      if (sealed.length < 16) return undefined;
+      const n = sealed.length - 16;
+      try {
+        const decipher = c.createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: 16 });
+        decipher.setAAD(aad);
+        decipher.setAuthTag(sealed.subarray(n));
+        const out = decipher.update(sealed.subarray(0, n));
+        decipher.final();
+        return toBytes(out);
+      } catch {
+        return undefined;
+      }
+    },
+  };
+  const async: AsyncPrimitives = {
+    x25519: async (kp, peer) => sync.x25519(kp, peer),
+    ed25519Sign: (kp, message) =>
+      new Promise((resolve, reject) => {
+        c.sign(null, message, edPrivKey(kp), (err, sig) => (err ? reject(err) : resolve(toBytes(sig))));
+      }),
+    ed25519Verify(pub, message, signature) {
+      const key = edPubKey(pub);
+      if (key === undefined || signature.length !== 64) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        c.verify(null, message, key, signature, (err, ok) => resolve(err === null && ok));
+      });
+    },
+    sha256: async (data) => sync.sha256(data),
+    hmacSha256: async (key, data) => sync.hmacSha256(key, data),
+    aesGcmEncrypt: async (key, nonce, plaintext, aad) => sync.aesGcmEncrypt(key, nonce, plaintext, aad),
+    aesGcmDecrypt: async (key, nonce, sealed, aad) => sync.aesGcmDecrypt(key, nonce, sealed, aad),
+  };
+  return {
+    name: 'node',
+    randomBytes: (length) => toBytes(c.randomBytes(length)),
+    x25519PublicKey: (priv) => derivePublic('X25519', priv),
+    ed25519PublicKey: (priv) => derivePublic('Ed25519', priv),
+    sha256: sync.sha256,
+    sync,
+    async,
+  };
+}
+
+let cached: SyncCryptoBackend | null | undefined;
+
+/**
+ * The node:crypto backend, or `undefined` on a runtime without node:crypto
+ * (or without `process.getBuiltinModule`, i.e. Node older than 20.16).
+ *
+ * @example
+ * ```ts
+ * const backend = nodeBackend();
+ * if (backend) seal(payload, { ...options, backend });
+ * ```
+ */
+export function nodeBackend(): SyncCryptoBackend | undefined {
+  if (cached === undefined) {
+    const c = loadNodeCrypto();
+    cached = c === undefined ? null : build(c);
+  }
+  return cached ?? undefined;
+}

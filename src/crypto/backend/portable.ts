@@ -1,0 +1,218 @@
+/**
+ * The portable backend: WebCrypto (`globalThis.crypto.subtle`) for AES-256-GCM,
+ * SHA-256, Ed25519 and X25519, with @noble/curves standing in where the runtime's
+ * WebCrypto lacks Ed25519 or X25519, and @noble/hashes for HMAC (small inputs,
+ * where a WebCrypto round trip costs more than the hash). Asynchronous only:
+ * WebCrypto has no synchronous AES-GCM.
+ *
+ * Runs on any runtime with WebCrypto (browsers, Deno, Bun, Cloudflare Workers,
+ * Node). Gives byte-identical envelopes to the node backend.
+ *
+ * @module
+ */
+import { ed25519, x25519 } from '@noble/curves/ed25519.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { toBase64 } from '../../core/encoding.js';
+import type { AsyncPrimitives, CryptoBackend, RawKeyPair } from './types.js';
+
+type Subtle = SubtleCrypto;
+type Curve = 'Ed25519' | 'X25519';
+
+function subtle(): Subtle {
+  const s = globalThis.crypto?.subtle;
+  if (s === undefined) throw new Error('WebCrypto (crypto.subtle) is not available on this runtime');
+  return s;
+}
+
+function b64url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** WebCrypto wants ArrayBuffer-backed views; copy only when needed. */
+function view(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
+}
+
+const support = new Map<Curve, Promise<boolean>>();
+
+/** Whether this runtime's WebCrypto implements `curve`; probed once. */
+function hasCurve(curve: Curve): Promise<boolean> {
+  let probe = support.get(curve);
+  if (probe === undefined) {
+    const usages: KeyUsage[] = curve === 'Ed25519' ? ['verify'] : [];
+    const base = x25519.getPublicKey(new Uint8Array(32).fill(7));
+    probe = subtle()
+      .importKey('raw', view(base), { name: curve }, false, usages)
+      .then(
+        () => true,
+        () => false,
+      );
+    support.set(curve, probe);
+  }
+  return probe;
+}
+
+/** CryptoKey cache by array identity. */
+function keyCache(): (bytes: Uint8Array, make: () => Promise<CryptoKey>) => Promise<CryptoKey> {
+  const map = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+  return (bytes, make) => {
+    let key = map.get(bytes);
+    if (key === undefined) {
+      key = make();
+      map.set(bytes, key);
+      key.catch(() => map.delete(bytes));
+    }
+    return key;
+  };
+}
+
+const privCache = keyCache();
+const pubCache = keyCache();
+
+function importPrivate(curve: Curve, kp: RawKeyPair): Promise<CryptoKey> {
+  const usages: KeyUsage[] = curve === 'Ed25519' ? ['sign'] : ['deriveBits'];
+  const jwk: JsonWebKey = { kty: 'OKP', crv: curve, d: b64url(kp.privateKey), x: b64url(kp.publicKey) };
+  return privCache(kp.privateKey, () => subtle().importKey('jwk', jwk, { name: curve }, false, usages));
+}
+
+function importPublic(curve: Curve, pub: Uint8Array): Promise<CryptoKey> {
+  const usages: KeyUsage[] = curve === 'Ed25519' ? ['verify'] : [];
+  return pubCache(pub, () => subtle().importKey('raw', view(pub), { name: curve }, false, usages));
+}
+
+type CurveCheck = (curve: Curve) => Promise<boolean>;
+
+async function x25519Shared(
+  useWebCrypto: CurveCheck,
+  kp: RawKeyPair,
+  peer: Uint8Array,
+): Promise<Uint8Array | undefined> {
+  if (peer.length !== 32 || kp.privateKey.length !== 32) return undefined;
+  try {
+    if (!(await useWebCrypto('X25519'))) return x25519.getSharedSecret(kp.privateKey, peer);
+    const [priv, pub] = await Promise.all([importPrivate('X25519', kp), importPublic('X25519', peer)]);
+    const bits = new Uint8Array(await subtle().deriveBits({ name: 'X25519', public: pub }, priv, 256));
+    return bits.every((b) => b === 0) ? undefined : bits;
+  } catch {
+    return undefined; // invalid point or all-zero shared secret
+  }
+}
+
+async function edSign(useWebCrypto: CurveCheck, kp: RawKeyPair, message: Uint8Array): Promise<Uint8Array> {
+  if (!(await useWebCrypto('Ed25519'))) return ed25519.sign(message, kp.privateKey);
+  const key = await importPrivate('Ed25519', kp);
+  return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, key, view(message)));
+}
+
+async function edVerify(
+  useWebCrypto: CurveCheck,
+  pub: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
+  if (pub.length !== 32 || signature.length !== 64) return false;
+  try {
+    if (!(await useWebCrypto('Ed25519'))) return ed25519.verify(signature, message, pub, { zip215: false });
+    const key = await importPublic('Ed25519', pub);
+    return await subtle().verify({ name: 'Ed25519' }, key, view(signature), view(message));
+  } catch {
+    return false;
+  }
+}
+
+async function aesKey(key: Uint8Array, usage: KeyUsage): Promise<CryptoKey> {
+  return subtle().importKey('raw', view(key), { name: 'AES-GCM' }, false, [usage]);
+}
+
+async function gcmEncrypt(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  pt: Uint8Array,
+  aad: Uint8Array,
+): Promise<Uint8Array> {
+  const params: AesGcmParams = {
+    name: 'AES-GCM',
+    iv: view(nonce),
+    additionalData: view(aad),
+    tagLength: 128,
+  };
+  return new Uint8Array(await subtle().encrypt(params, await aesKey(key, 'encrypt'), view(pt)));
+}
+
+async function gcmDecrypt(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  sealed: Uint8Array,
+  aad: Uint8Array,
+): Promise<Uint8Array | undefined> {
+  if (sealed.length < 16) return undefined;
+  const params: AesGcmParams = {
+    name: 'AES-GCM',
+    iv: view(nonce),
+    additionalData: view(aad),
+    tagLength: 128,
+  };
+  try {
+    return new Uint8Array(await subtle().decrypt(params, await aesKey(key, 'decrypt'), view(sealed)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Options of {@link createPortableBackend}. */
+export interface PortableBackendOptions {
+  /**
+   * Where Ed25519 and X25519 come from: `auto` uses WebCrypto when the runtime
+   * implements the curve and @noble/curves otherwise; `noble` always uses @noble.
+   * @defaultValue 'auto'
+   */
+  readonly curves?: 'auto' | 'noble';
+}
+
+/**
+ * Builds a portable backend (WebCrypto with @noble fallbacks). Asynchronous
+ * only: use it with `sealAsync` / `openAsync`.
+ *
+ * @example
+ * ```ts
+ * const pureJs = createPortableBackend({ curves: 'noble' });
+ * ```
+ */
+export function createPortableBackend(options: PortableBackendOptions = {}): CryptoBackend {
+  const useWebCrypto: CurveCheck = options.curves === 'noble' ? () => Promise.resolve(false) : hasCurve;
+  const asyncPrimitives: AsyncPrimitives = {
+    x25519: (kp, peer) => x25519Shared(useWebCrypto, kp, peer),
+    ed25519Sign: (kp, message) => edSign(useWebCrypto, kp, message),
+    ed25519Verify: (pub, message, signature) => edVerify(useWebCrypto, pub, message, signature),
+    sha256: async (data) => new Uint8Array(await subtle().digest('SHA-256', view(data))),
+    hmacSha256: async (key, data) => hmac(sha256, key, data),
+    aesGcmEncrypt: gcmEncrypt,
+    aesGcmDecrypt: gcmDecrypt,
+  };
+  return Object.freeze({
+    name: options.curves === 'noble' ? 'portable-noble' : 'portable',
+    randomBytes(length: number): Uint8Array {
+      const out = new Uint8Array(length);
+      globalThis.crypto.getRandomValues(out);
+      return out;
+    },
+    x25519PublicKey: (privateKey: Uint8Array): Uint8Array => x25519.getPublicKey(privateKey),
+    ed25519PublicKey: (privateKey: Uint8Array): Uint8Array => ed25519.getPublicKey(privateKey),
+    sha256: (data: Uint8Array): Uint8Array => sha256(data),
+    sync: undefined,
+    async: asyncPrimitives,
+  });
+}
+
+/**
+ * The portable backend (WebCrypto with @noble fallbacks). Asynchronous only:
+ * use it with `sealAsync` / `openAsync`.
+ *
+ * @example
+ * ```ts
+ * import { sealAsync, portableBackend } from 'agent-messaging-sdk/crypto';
+ * const wire = await sealAsync(payload, { ...options, backend: portableBackend });
+ * ```
+ */
+export const portableBackend: CryptoBackend = createPortableBackend();

@@ -1,0 +1,89 @@
+/**
+ * Turning what arrives (a `wire_envelope` base64 string, or the bytes of an
+ * object fetched through `ref`) into raw envelope bytes, under a size cap.
+ *
+ * @module
+ */
+import { fromBase64, fromUtf8, toBase64 } from '../core/encoding.js';
+import { LIMITS } from '../core/limits.js';
+import { invalidEnvelope } from './envelope-errors.js';
+import { ENVELOPE_MAGIC } from './envelope-format.js';
+
+/**
+ * Default cap of `open`: an inline `wire_envelope` can never exceed the 1 MB
+ * webhook body, so anything longer is rejected before it is decoded.
+ */
+export const ENVELOPE_INLINE_MAX_BYTES: number = LIMITS.WEBHOOK_BODY_MAX_BYTES;
+
+/**
+ * Cap for envelopes delivered by `ref` (object store), and the default cap of
+ * `seal`: 16 MiB. Pass it as `maxEnvelopeBytes` when opening a fetched object.
+ */
+export const ENVELOPE_REF_MAX_BYTES = 16 * 1_048_576;
+
+interface BufferLike {
+  from(text: string, encoding: 'base64'): Uint8Array;
+}
+const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
+const SYMBOL = /[A-Za-z0-9+/]/;
+const LOW_BITS: Record<number, number> = { 1: 3, 2: 15 };
+
+/** True when the last data symbol before `pad` padding characters has its unused low bits clear. */
+function canonicalTail(text: string, pad: number): boolean {
+  if (pad === 0) return true;
+  const last = text[text.length - pad - 1] ?? '';
+  if (!SYMBOL.test(last)) return false;
+  const value = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.indexOf(last);
+  return (value & LOW_BITS[pad]!) === 0;
+}
+
+/**
+ * Strict base64 (standard alphabet, padded, canonical). Where the runtime has a
+ * native decoder (Buffer) it is used, and strictness is proved without a second
+ * pass over the data: the native decoder skips any character outside its
+ * alphabets, so a string is valid exactly when it decodes to the length its
+ * padding announces, contains no base64url symbol and ends canonically.
+ */
+export function decodeBase64Strict(text: string): Uint8Array | undefined {
+  if (NodeBuffer === undefined) return fromBase64(text);
+  if (text.length % 4 !== 0) return undefined;
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  if (text.includes('-') || text.includes('_') || !canonicalTail(text, pad)) return undefined;
+  const bytes = NodeBuffer.from(text, 'base64');
+  if (bytes.length !== (text.length / 4) * 3 - pad) return undefined;
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function startsWithMagic(bytes: Uint8Array): boolean {
+  return ENVELOPE_MAGIC.every((b, i) => bytes[i] === b);
+}
+
+/**
+ * Raw envelope bytes from a base64 string, or from bytes that are either the
+ * raw envelope (they start with `AMSE`) or its base64 text.
+ *
+ * @param maxBytes - cap on the input as received (characters or bytes).
+ * @throws {@link CryptoError} `INVALID_ENVELOPE` when too large, not base64 or of the wrong type.
+ */
+export function decodeEnvelopeInput(input: unknown, maxBytes: number): Uint8Array {
+  if (typeof input === 'string') {
+    if (input.length > maxBytes) throw invalidEnvelope('larger than the allowed maximum');
+    const bytes = decodeBase64Strict(input);
+    if (bytes === undefined) throw invalidEnvelope('not canonical base64');
+    return bytes;
+  }
+  if (input instanceof Uint8Array) {
+    if (input.length > maxBytes) throw invalidEnvelope('larger than the allowed maximum');
+    if (startsWithMagic(input)) return input;
+    const text = fromUtf8(input);
+    const bytes = text === undefined ? undefined : decodeBase64Strict(text);
+    if (bytes === undefined) throw invalidEnvelope('neither envelope bytes nor base64 text');
+    return bytes;
+  }
+  throw invalidEnvelope('expected a base64 string or bytes');
+}
+
+/** The `wire_envelope` string of raw envelope bytes. */
+export function encodeWireEnvelope(bytes: Uint8Array): string {
+  return toBase64(bytes);
+}

@@ -1,0 +1,114 @@
+/**
+ * `agent-messaging-sdk/crypto`: agent keys, envelope crypto v1 (`seal` /
+ * `open`), crypto backends, key backup and key store.
+ *
+ * @module
+ */
+
+// --- keys ---
+export {
+  generateKeys,
+  keysFromPrivate,
+  keyFingerprint,
+  fingerprintBytes,
+  KEY_BYTES,
+  FINGERPRINT_BYTES,
+  type KeyPair,
+  type AgentKeys,
+  type KeysOptions,
+} from './keys.js';
+
+// --- envelope v1 ---
+export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
+export { open, openAsync } from './open.js';
+export type { SealOptions, SealAsyncOptions, EnvelopeRecipient, EnvelopeSender } from './seal-options.js';
+export type {
+  OpenOptions,
+  OpenAsyncOptions,
+  OpenedEnvelope,
+  OpenedRecipient,
+  RecipientKeys,
+  SenderKeyLookup,
+  SyncSenderKeyLookup,
+} from './open-options.js';
+export { EnvelopePayloadSchema, type EnvelopePayload } from './payload.js';
+export { ENVELOPE_INLINE_MAX_BYTES, ENVELOPE_REF_MAX_BYTES } from './envelope-wire.js';
+export {
+  ENVELOPE_MAGIC,
+  ENVELOPE_VERSION,
+  ENVELOPE_SUITE,
+  MAX_RECIPIENTS,
+  MAX_ID_BYTES,
+} from './envelope-format.js';
+
+// --- backends ---
+export { nodeBackend } from './backend/node.js';
+export { portableBackend, createPortableBackend, type PortableBackendOptions } from './backend/portable.js';
+export { defaultBackend, defaultSyncBackend } from './backend/node-default.js';
+export type {
+  CryptoBackend,
+  SyncCryptoBackend,
+  KeyPrimitives,
+  SyncPrimitives,
+  AsyncPrimitives,
+  RawKeyPair,
+} from './backend/types.js';
+
+// --- key backup and key store ---
+export {
+  ARGON2_PARAMS_FLOOR,
+  ARGON2_PARAMS_MAX,
+  ARGON2_SALT_BYTES,
+  Argon2ParamsSchema,
+  DEFAULT_ARGON2_PARAMS,
+  MINIMAL_FORM_ARGON2_PARAMS,
+  BACKUP_BLOB_BYTES,
+  BACKUP_BLOB_VERSION,
+  BACKUP_KEY_ID,
+  DEVICE_ID_MAX_CHARS,
+  DeviceIdSchema,
+  FullKeyBackupRecordSchema,
+  KeyBackupRecordSchema,
+  MinimalKeyBackupRecordSchema,
+  isFullKeyBackupRecord,
+  parseKeyBackupRecord,
+  PROTECTION_PASSWORD_MIN_CHARS,
+  createKeyBackup,
+  createMinimalKeyBackup,
+  restoreKeyBackup,
+  type Argon2Params,
+  type BackupKeyId,
+  type FullKeyBackupRecord,
+  type KeyBackupRecord,
+  type MinimalKeyBackupRecord,
+  type CreateKeyBackupOptions,
+  type RestoreKeyBackupOptions,
+  type RestoredFullKeyBackup,
+  type RestoredKeyBackup,
+  type RestoredMinimalKeyBackup,
+} from './backup/index.js';
+export {
+  KeyRing,
+  KEY_RING_FORMAT,
+  KEY_RING_MAX_BYTES,
+  KeyRingFileSchema,
+  decodeKeyRing,
+  encodeKeyRing,
+  MemoryKeyStore,
+  FileKeyStore,
+  KEY_DIRECTORY_MODE,
+  KEY_FILE_MODE,
+  nodeFileSystem,
+  loadOrCreateKeys,
+  rotateStoredKeys,
+  type CurrentKeyGeneration,
+  type RetiredKeyGeneration,
+  type KeyRingFile,
+  type KeyStore,
+  type KeyStoreOptions,
+  type FileKeyStoreOptions,
+  type FileKeyStoreFs,
+  type LoadOrCreateKeysOptions,
+  type LoadedKeys,
+  type RotateStoredKeysOptions,
+} from './key-store/index.js';

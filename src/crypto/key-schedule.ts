@@ -1,0 +1,58 @@
+/**
+ * Envelope v1 key schedule: how the key-encryption key of each wrap and the
+ * signed message are derived. Written once over sync or async primitives.
+ *
+ * - KEK_i = HKDF-SHA256(salt = E ‖ R_i, ikm = X25519(e, R_i), info = "ams/envelope/v1/wrap" ‖ H ‖ u16(i), L = 32)
+ * - wrap_i = AES-256-GCM(KEK_i, nonce = 0¹², plaintext = content key, aad = H)
+ * - content = AES-256-GCM(content key, nonce, plaintext = payload JSON, aad = H)
+ * - signature = Ed25519(sender, "ams/envelope/v1/signature" ‖ SHA-256(body))
+ *
+ * where H = SHA-256(header bytes). HKDF with L = 32 is exactly two HMAC calls
+ * (extract, then one expand block), which is what we compute.
+ *
+ * @module
+ */
+import { concatBytes, utf8 } from '../core/encoding.js';
+import type { AsyncPrimitives, SyncPrimitives } from './backend/types.js';
+
+/** HKDF info label of key wraps. */
+export const WRAP_LABEL: Uint8Array = utf8('ams/envelope/v1/wrap');
+/** Prefix of the message the sender signs. */
+export const SIGNATURE_LABEL: Uint8Array = utf8('ams/envelope/v1/signature');
+/** Nonce of every key wrap: 12 zero bytes (each KEK encrypts exactly one message). */
+export const WRAP_NONCE: Uint8Array = new Uint8Array(12);
+
+/** HKDF salt of wrap `i`: ephemeral public key ‖ recipient public key. */
+export function wrapSalt(ephemeralPublicKey: Uint8Array, recipientPublicKey: Uint8Array): Uint8Array {
+  return concatBytes(ephemeralPublicKey, recipientPublicKey);
+}
+
+/** HKDF-Expand input of wrap `index`: info ‖ 0x01 (the first and only block counter). */
+export function wrapExpandInput(headerHash: Uint8Array, index: number): Uint8Array {
+  return concatBytes(WRAP_LABEL, headerHash, Uint8Array.of(index >> 8, index & 0xff, 0x01));
+}
+
+/** The message Ed25519 signs: label ‖ SHA-256(body). */
+export function signedMessage(bodyDigest: Uint8Array): Uint8Array {
+  return concatBytes(SIGNATURE_LABEL, bodyDigest);
+}
+
+/** KEK of one wrap (HKDF-SHA256, L = 32) on the sync primitives. */
+export function deriveKek(
+  s: SyncPrimitives,
+  sharedSecret: Uint8Array,
+  salt: Uint8Array,
+  expandInput: Uint8Array,
+): Uint8Array {
+  return s.hmacSha256(s.hmacSha256(salt, sharedSecret), expandInput);
+}
+
+/** KEK of one wrap (HKDF-SHA256, L = 32) on the async primitives. */
+export async function deriveKekAsync(
+  a: AsyncPrimitives,
+  sharedSecret: Uint8Array,
+  salt: Uint8Array,
+  expandInput: Uint8Array,
+): Promise<Uint8Array> {
+  return a.hmacSha256(await a.hmacSha256(salt, sharedSecret), expandInput);
+}

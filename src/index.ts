@@ -1,0 +1,234 @@
+/**
+ * agent-messaging-sdk: the SDK for agents on an end-to-end encrypted
+ * human/agent messaging service.
+ *
+ * The root entry carries what every agent needs whatever its transport:
+ * - typed errors (one base class, subclasses split by who failed, `isXError`
+ *   guards that work across two copies of the package, the error catalogue);
+ * - the service's V1 limits as named constants;
+ * - the injectable {@link Clock} (and {@link ManualClock} for tests);
+ * - the wire model: zod schemas beside their types, event names, WebSocket
+ *   frames and parsers that throw only {@link ValidationError}.
+ *
+ * Crypto, the webhook receiver and the reference server live in the
+ * `./crypto`, `./webhook` and `./testing` subpaths.
+ *
+ * @example
+ * ```ts
+ * import { isServiceError, parseWebhookDeliveryBody, parseJson } from 'agent-messaging-sdk';
+ *
+ * const body = parseWebhookDeliveryBody(parseJson(rawBody));
+ * try {
+ *   await send();
+ * } catch (err) {
+ *   if (isServiceError(err, 'RELATION_REVOKED')) forget(body.metadata.conversation_id);
+ * }
+ * ```
+ *
+ * @module
+ */
+
+// Errors
+export {
+  AmsError,
+  ServiceError,
+  RateLimitError,
+  TransportError,
+  TimeoutError,
+  ValidationError,
+  CryptoError,
+  WebhookVerificationError,
+  HandlerError,
+  ConfigurationError,
+  isAmsError,
+  isServiceError,
+  isRateLimitError,
+  isTransportError,
+  isTimeoutError,
+  isValidationError,
+  isCryptoError,
+  isWebhookVerificationError,
+  isHandlerError,
+  isConfigurationError,
+  ERROR_BRAND,
+  ERROR_CATALOGUE,
+  ERROR_CODES,
+  DECRYPT_FAILURE_REASONS,
+  STREAM_ERROR_VALUES,
+  ARTIFACT_DENIED_REASONS,
+  isErrorCode,
+  statusOf,
+  dispositionOf,
+  isTerminalCode,
+  toServiceError,
+  parseRetryAfter,
+  redactSecrets,
+  type AmsErrorOptions,
+  type ErrorKind,
+  type ErrorCode,
+  type AnyErrorCode,
+  type ErrorCategory,
+  type ErrorDisposition,
+  type ErrorCatalogueEntry,
+  type DecryptFailureReason,
+  type StreamErrorValue,
+  type ArtifactDeniedReason,
+  type ServiceErrorOptions,
+  type TransportErrorCode,
+  type TransportErrorOptions,
+  type TimeoutErrorOptions,
+  type ValidationErrorOptions,
+  type ValidationIssue,
+  type CryptoErrorCode,
+  type CryptoErrorOptions,
+  type WebhookVerificationCode,
+  type WebhookVerificationErrorOptions,
+  type HandlerErrorOptions,
+  type ConfigurationErrorOptions,
+  type ErrorResponseParts,
+  type HeaderSource,
+} from './core/errors/index.js';
+
+// Limits
+export { LIMITS, WEBHOOK_RETRY_SCHEDULE_MS, WEBHOOK_MAX_FAILURES, type Limits } from './core/limits.js';
+
+// Clock
+export { systemClock, ManualClock, type Clock, type TimerHandle } from './core/clock.js';
+
+// Protocol: error object
+export {
+  ErrorObjectSchema,
+  ErrorResponseSchema,
+  errorBody,
+  i18nKeyFor,
+  type ErrorObject,
+  type ErrorResponse,
+} from './core/protocol/index.js';
+
+// Protocol: agent token, key backup, devices, connection status
+export {
+  AGENT_TOKEN_PREFIX,
+  AgentTokenSchema,
+  isAgentToken,
+  type AgentToken,
+  Argon2ParamsSchema,
+  DeviceIdSchema,
+  KeyBackupFullSchema,
+  KeyBackupMinimalSchema,
+  KeyBackupRecordSchema,
+  isFullKeyBackup,
+  parseKeyBackupRecord,
+  type Argon2Params,
+  type DeviceId,
+  type KeyBackupFull,
+  type KeyBackupMinimal,
+  type KeyBackupRecord,
+  DeviceSchema,
+  DeviceListSchema,
+  parseDeviceList,
+  type Device,
+  type DeviceList,
+  CONNECTION_STATUSES,
+  ConnectionStatusSchema,
+  isKnownConnectionStatus,
+  RecoverConnectionResultSchema,
+  parseRecoverConnectionResult,
+  type ConnectionStatus,
+  type KnownConnectionStatus,
+  type RecoverConnectionResult,
+} from './core/protocol/index.js';
+
+// Protocol: webhook delivery body, object reference, delivery log
+export {
+  WEBHOOK_BODY_VERSION,
+  DeliveryMetadataSchema,
+  InlineDeliveryBodySchema,
+  ReferencedDeliveryBodySchema,
+  WebhookDeliveryBodySchema,
+  isReferencedDelivery,
+  parseWebhookDeliveryBody,
+  type DeliveryMetadata,
+  type InlineDeliveryBody,
+  type ReferencedDeliveryBody,
+  type WebhookDeliveryBody,
+  ObjectRefSchema,
+  isSafeObjectKey,
+  type ObjectRef,
+  DELIVERY_FINAL_STATUSES,
+  DeliveryLogEntrySchema,
+  DeliveryLogListSchema,
+  parseDeliveryLogEntry,
+  parseDeliveryLogList,
+  type DeliveryFinalStatus,
+  type DeliveryLogEntry,
+  type DeliveryLogList,
+  isUuidV7,
+  parseJson,
+} from './core/protocol/index.js';
+
+// Protocol: events and payloads
+export {
+  WEBHOOK_EVENT_TYPES,
+  WS_ONLY_EVENT_TYPES,
+  UNSPECIFIED_DELIVERY_EVENT_TYPES,
+  EVENT_TYPES,
+  isEventType,
+  isWebhookEventType,
+  isWsOnlyEventType,
+  EVENT_PAYLOAD_SCHEMAS,
+  RelationRevokedPayloadSchema,
+  GrantRevokedPayloadSchema,
+  ArtifactDeniedReasonSchema,
+  ArtifactResponsePayloadSchema,
+  OpaqueEventPayloadSchema,
+  parseEventPayload,
+  type AnyEventType,
+  type EventType,
+  type WebhookEventType,
+  type WsOnlyEventType,
+  type UnspecifiedDeliveryEventType,
+  type EventPayload,
+  type RelationRevokedPayload,
+  type GrantRevokedPayload,
+  type ArtifactResponsePayload,
+  type OpaqueEventPayload,
+  TextPayloadSchema,
+  OtherPayloadSchema,
+  MessagePayloadSchema,
+  SendMessageRequestSchema,
+  isTextPayload,
+  parseMessagePayload,
+  type TextPayload,
+  type OtherPayload,
+  type MessagePayload,
+  type SendMessageRequest,
+} from './core/protocol/index.js';
+
+// Protocol: WebSocket frames
+export {
+  WS_CONTROL_FRAME_TYPES,
+  WS_EVENT_FRAME_TYPES,
+  AUTH_ERROR_REASONS,
+  AuthFrameSchema,
+  AuthOkFrameSchema,
+  AuthErrorFrameSchema,
+  AuthRenewFrameSchema,
+  SessionInvalidatedFrameSchema,
+  WsControlFrameSchema,
+  WsEventFrameSchema,
+  parseWsFrame,
+  authFrame,
+  authRenewFrame,
+  encodeWsFrame,
+  type AuthFrame,
+  type AuthFrameOptions,
+  type AuthOkFrame,
+  type AuthErrorFrame,
+  type AuthRenewFrame,
+  type KnownAuthErrorReason,
+  type SessionInvalidatedFrame,
+  type WsControlFrame,
+  type WsControlFrameType,
+  type WsEventFrame,
+  type ParsedWsFrame,
+} from './core/protocol/index.js';

@@ -1,0 +1,74 @@
+/**
+ * The transport-independent core of the reference server: a request goes in,
+ * a response comes out. Order of checks: route → authentication → body (size,
+ * content type, JSON, schema) → handler. Every refusal is a catalogue error
+ * object; anything unexpected is a bare 500 without detail.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import { redactSecrets } from '../core/errors/index.js';
+import { authenticateUser } from './auth/authenticate.js';
+import type { ServerContext } from './context.js';
+import { decodeJsonBody } from './http/body.js';
+import { fail, invalidRequest, isServerFailure, ServerFailure } from './http/failure.js';
+import { failureResponse, internalErrorResponse } from './http/respond.js';
+import type { Route, Router } from './http/router.js';
+import type { ServerRequest, ServerResponse, UserPrincipal } from './http/types.js';
+import { parseBody } from './http/validation.js';
+
+/** A request handler: the server core. */
+export type RequestHandler = (req: ServerRequest) => Promise<ServerResponse>;
+
+const EMPTY_BODY = z.strictObject({});
+
+function decodeBodyFor(route: Route, req: ServerRequest, maxBytes: number): unknown {
+  if (route.ignoreBody) return undefined;
+  const decoded = decodeJsonBody(req, maxBytes);
+  if (route.body === undefined) {
+    if (decoded.present) parseBody(EMPTY_BODY, decoded.value);
+    return undefined;
+  }
+  if (!decoded.present) throw invalidRequest('body_required', 'This endpoint needs a JSON body.');
+  return parseBody(route.body, decoded.value);
+}
+
+async function dispatch(ctx: ServerContext, router: Router, req: ServerRequest): Promise<ServerResponse> {
+  const match = router.match(req.method, req.path);
+  if (match.kind === 'not_found') throw fail('NOT_FOUND', 'No such endpoint.');
+  if (match.kind === 'method_not_allowed') {
+    throw new ServerFailure({
+      code: 'NOT_FOUND',
+      message: `This endpoint does not support ${req.method}.`,
+      params: { reason: 'method_not_allowed', allow: match.allow },
+      headers: { allow: match.allow.join(', ') },
+    });
+  }
+  const { route, params } = match;
+  const principal: UserPrincipal | undefined =
+    route.auth === 'user' ? await authenticateUser(ctx, req) : undefined;
+  const body = decodeBodyFor(route, req, ctx.options.maxBodyBytes);
+  return route.handle({ req, params, body, principal, ctx });
+}
+
+/**
+ * Builds the core request handler over a route table.
+ *
+ * @example
+ * ```ts
+ * const handle = createRequestHandler(ctx, router);
+ * const res = await handle({ method: 'GET', path: '/users/me/devices', query: new URLSearchParams(), headers: {}, body: new Uint8Array() });
+ * ```
+ */
+export function createRequestHandler(ctx: ServerContext, router: Router): RequestHandler {
+  return async (req) => {
+    try {
+      return await dispatch(ctx, router, req);
+    } catch (err) {
+      if (isServerFailure(err)) return failureResponse(err);
+      const what = err instanceof Error ? `${err.name}: ${err.message}` : 'non-error thrown';
+      ctx.logger.error(`internal error on ${req.method} ${req.path}: ${redactSecrets(what)}`);
+      return internalErrorResponse();
+    }
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * The reference server's transport-independent request and response shapes.
+ * The node:http binding turns sockets into these; the core never sees a socket.
+ *
+ * @module
+ */
+
+/** One HTTP request as the core sees it. Header names are lower case. */
+export interface ServerRequest {
+  /** Upper-case method, e.g. `POST`. */
+  readonly method: string;
+  /** Path without the query string, e.g. `/auth/login`. */
+  readonly path: string;
+  /** Parsed query string. */
+  readonly query: URLSearchParams;
+  /** Request headers, names in lower case (repeated headers joined with `, `). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The raw body; empty when the request had none. */
+  readonly body: Uint8Array;
+  /** True when the binding stopped reading because the body exceeded the cap. */
+  readonly bodyTooLarge?: boolean;
+}
+
+/** One HTTP response from the core. `body` is serialised as JSON unless undefined. */
+export interface ServerResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  readonly body?: unknown;
+}
+
+/** The principal of a request that carried a valid user access token. */
+export interface UserPrincipal {
+  readonly kind: 'user';
+  readonly userId: string;
+  readonly deviceId: string;
+  /** Session id (the device session the token was derived from). */
+  readonly sessionId: string;
+  /** Expiry of the access token, ms since the epoch. */
+  readonly expiresAtMs: number;
+}

@@ -1,0 +1,91 @@
+/**
+ * node:http binding of the core: reads the body under a cap, builds a
+ * {@link ServerRequest}, writes the {@link ServerResponse} as JSON.
+ *
+ * A body over the cap is drained (so the client can read the answer) up to
+ * {@link DRAIN_FACTOR} × the cap; past that the connection is dropped.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse as NodeResponse } from 'node:http';
+import type { RequestHandler } from '../app.js';
+import type { ServerRequest, ServerResponse } from '../http/types.js';
+
+/** How far past the cap an oversized body is read and discarded before the socket is dropped. */
+export const DRAIN_FACTOR = 64;
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+): Promise<{ body: Uint8Array; tooLarge: boolean } | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes * DRAIN_FACTOR) {
+        req.destroy();
+        resolve(undefined);
+        return;
+      }
+      if (size > maxBytes) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve({ body: tooLarge ? new Uint8Array() : Buffer.concat(chunks), tooLarge }));
+    req.on('error', () => resolve(undefined));
+    req.on('aborted', () => resolve(undefined));
+  });
+}
+
+function write(res: NodeResponse, out: ServerResponse): void {
+  const text = out.body === undefined ? undefined : JSON.stringify(out.body);
+  res.statusCode = out.status;
+  for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value as string | string[]);
+  res.setHeader('x-request-id', randomUUID());
+  if (text === undefined) {
+    res.end();
+    return;
+  }
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/** A node:http request listener over the core handler. */
+export function createNodeListener(handle: RequestHandler, maxBytes: number) {
+  return (req: IncomingMessage, res: NodeResponse): void => {
+    void (async () => {
+      const read = await readBody(req, maxBytes);
+      if (read === undefined) {
+        res.destroy();
+        return;
+      }
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://reference.invalid');
+      } catch {
+        url = new URL('http://reference.invalid/');
+      }
+      const request: ServerRequest = {
+        method: (req.method ?? 'GET').toUpperCase(),
+        path: url.pathname,
+        query: url.searchParams,
+        headers: headersOf(req),
+        body: read.body,
+        bodyTooLarge: read.tooLarge,
+      };
+      write(res, await handle(request));
+    })().catch(() => res.destroy());
+  };
+}

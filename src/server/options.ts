@@ -1,0 +1,198 @@
+/**
+ * Options of the reference server, their defaults in one place, and their
+ * validation at start-up.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../core/errors/index.js';
+import type { Clock } from '../core/clock.js';
+import type { PasswordHashingOptions } from './auth/password-hash.js';
+import type { Mailer } from './auth/mailbox.js';
+import type { TurnstileVerifier } from './auth/turnstile.js';
+
+/** Lines the server may log. Never receives passwords, codes or tokens. */
+export interface ServerLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** WebAuthn relying-party settings. */
+export interface WebAuthnOptions {
+  /**
+   * Relying party id (a registrable domain).
+   * @defaultValue `'localhost'`
+   */
+  readonly rpId?: string;
+  /**
+   * Relying party name shown by authenticators.
+   * @defaultValue `'Agent Messaging (reference server)'`
+   */
+  readonly rpName?: string;
+  /**
+   * Origins accepted in `clientDataJSON`.
+   * @defaultValue `http://localhost`, `https://localhost` and the server's own `http://localhost:<port>`
+   */
+  readonly origins?: readonly string[];
+}
+
+/** Caller options of `startReferenceServer`. */
+export interface ReferenceServerOptions {
+  /**
+   * Interface to listen on.
+   * @defaultValue `'127.0.0.1'`
+   */
+  readonly host?: string;
+  /**
+   * Port; 0 picks a free one.
+   * @defaultValue `0`
+   */
+  readonly port?: number;
+  /**
+   * Dev/test mode: enables the control API under `/_control/…`. Never enable
+   * on a reachable interface: it reveals verification codes.
+   * @defaultValue `true` for `startReferenceServer`, `false` for `ams serve`
+   */
+  readonly dev?: boolean;
+  /**
+   * Run on a virtual clock ({@link ManualClock}) that only moves when told
+   * (`advanceTime`, or the control API). Ignored when `clock` is given.
+   * @defaultValue `false`
+   */
+  readonly virtualTime?: boolean;
+  /**
+   * Start of virtual time, ms since the epoch.
+   * @defaultValue `Date.now()`
+   */
+  readonly startTimeMs?: number;
+  /** A clock of your own; overrides `virtualTime`. */
+  readonly clock?: Clock;
+  /**
+   * scrypt cost of account passwords. Lower it in tests that log in often.
+   * @defaultValue `{ logN: 15, blockSize: 8, parallelization: 3 }`
+   */
+  readonly passwordHashing?: PasswordHashingOptions;
+  /**
+   * Largest accepted request body, in bytes.
+   * @defaultValue `65536`
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * HMAC key for access tokens (≥ 32 bytes).
+   * @defaultValue 32 random bytes per start
+   */
+  readonly jwtSecret?: Uint8Array;
+  /** WebAuthn relying-party settings. */
+  readonly webauthn?: WebAuthnOptions;
+  /**
+   * Human verification. @defaultValue a dev verifier whose policy the control API sets (all non-empty tokens pass)
+   */
+  readonly turnstile?: TurnstileVerifier;
+  /**
+   * Delivery of verification codes.
+   * @defaultValue an in-memory mailbox readable through the control API
+   */
+  readonly mailer?: Mailer;
+  /**
+   * Lifetime of a verification code, in ms.
+   * @defaultValue `600000` (10 minutes)
+   */
+  readonly verificationCodeTtlMs?: number;
+  /**
+   * Wrong guesses a verification code survives before it is burned.
+   * @defaultValue `5`
+   */
+  readonly verificationCodeAttempts?: number;
+  /**
+   * How long before an access token expires a user WebSocket gets `auth.expiring`, in ms.
+   * @defaultValue `60000`
+   */
+  readonly authExpiringNoticeMs?: number;
+  /**
+   * Where the server logs (start-up, internal errors; never secrets).
+   * @defaultValue silent
+   */
+  readonly logger?: ServerLogger;
+}
+
+/** Options after defaults. */
+export interface ResolvedServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly dev: boolean;
+  readonly maxBodyBytes: number;
+  readonly verificationCodeTtlMs: number;
+  readonly verificationCodeAttempts: number;
+  readonly authExpiringNoticeMs: number;
+  readonly webauthn: {
+    readonly rpId: string;
+    readonly rpName: string;
+    readonly origins: readonly string[] | undefined;
+  };
+}
+
+/** Defaults of the plain options. */
+export const DEFAULT_SERVER_OPTIONS = {
+  host: '127.0.0.1',
+  port: 0,
+  dev: true,
+  maxBodyBytes: 65_536,
+  verificationCodeTtlMs: 600_000,
+  verificationCodeAttempts: 5,
+  authExpiringNoticeMs: 60_000,
+} as const satisfies Partial<ResolvedServerOptions>;
+
+function positiveInt(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError({
+      option: name,
+      message: `${name} must be an integer from ${min} to ${max}.`,
+    });
+  }
+  return value;
+}
+
+/**
+ * Applies defaults and checks every option.
+ *
+ * @throws {@link ConfigurationError} naming the bad option.
+ */
+export function resolveServerOptions(options: ReferenceServerOptions): ResolvedServerOptions {
+  const d = DEFAULT_SERVER_OPTIONS;
+  const origins = options.webauthn?.origins;
+  if (origins !== undefined && origins.some((o) => !/^https?:\/\/[^/]+$/.test(o))) {
+    throw new ConfigurationError({
+      option: 'webauthn.origins',
+      message: 'webauthn.origins must be scheme://host[:port] values.',
+    });
+  }
+  return {
+    host: options.host ?? d.host,
+    port: positiveInt('port', options.port ?? d.port, 0, 65_535),
+    dev: options.dev ?? d.dev,
+    maxBodyBytes: positiveInt('maxBodyBytes', options.maxBodyBytes ?? d.maxBodyBytes, 1024, 16 * 1_048_576),
+    verificationCodeTtlMs: positiveInt(
+      'verificationCodeTtlMs',
+      options.verificationCodeTtlMs ?? d.verificationCodeTtlMs,
+      1000,
+      86_400_000,
+    ),
+    verificationCodeAttempts: positiveInt(
+      'verificationCodeAttempts',
+      options.verificationCodeAttempts ?? d.verificationCodeAttempts,
+      1,
+      100,
+    ),
+    authExpiringNoticeMs: positiveInt(
+      'authExpiringNoticeMs',
+      options.authExpiringNoticeMs ?? d.authExpiringNoticeMs,
+      0,
+      299_000,
+    ),
+    webauthn: {
+      rpId: options.webauthn?.rpId ?? 'localhost',
+      rpName: options.webauthn?.rpName ?? 'Agent Messaging (reference server)',
+      origins,
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The route table of the reference server, one module per endpoint group.
+ * Part 2 adds its groups here.
+ *
+ * @module
+ */
+import { codeLoginRoutes } from './auth/code-login.js';
+import { passwordLoginRoutes } from './auth/password-login.js';
+import { refreshRoutes } from './auth/refresh.js';
+import { registrationRoutes } from './auth/register.js';
+import type { ServerContext } from './context.js';
+import type { ControlApi } from './control/control-api.js';
+import { controlRoutes } from './control/routes.js';
+import { deviceRoutes } from './devices/routes.js';
+import { Router } from './http/router.js';
+import { keyRoutes } from './keys/routes.js';
+import { passkeyLoginRoutes } from './passkeys/login.js';
+import { passkeyManagementRoutes } from './passkeys/register.js';
+
+/** Builds the route table; the control routes only in dev mode. */
+export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
+  const router = new Router().add(
+    ...registrationRoutes,
+    ...passwordLoginRoutes,
+    ...codeLoginRoutes,
+    ...refreshRoutes,
+    ...passkeyLoginRoutes,
+    ...passkeyManagementRoutes,
+    ...deviceRoutes,
+    ...keyRoutes,
+  );
+  if (ctx.options.dev) router.add(...controlRoutes(control));
+  return router;
+}

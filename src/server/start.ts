@@ -1,0 +1,117 @@
+/**
+ * Starting the reference server: core + node:http + ws on one port.
+ *
+ * @module
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock, ManualClock } from '../core/clock.js';
+import { ConfigurationError } from '../core/errors/index.js';
+import { createRequestHandler } from './app.js';
+import { preloadJose } from './auth/access-token.js';
+import { createServerContext } from './context.js';
+import { ControlApi } from './control/control-api.js';
+import { createNodeListener } from './node/http-binding.js';
+import { attachWebSockets } from './node/ws-binding.js';
+import type { ReferenceServerOptions } from './options.js';
+import { buildRouter } from './routes.js';
+import { WS_PATH } from './ws/frames.js';
+import { registerUserSessions } from './ws/user-sessions.js';
+
+/** A running reference server. */
+export interface ReferenceServer {
+  /** Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash). */
+  readonly url: string;
+  /** WebSocket URL, e.g. `ws://127.0.0.1:41234/ws`. */
+  readonly wsUrl: string;
+  /** The server's clock. */
+  readonly clock: Clock;
+  /** The clock when the server runs in virtual time, else undefined. */
+  readonly virtualClock: ManualClock | undefined;
+  /** In-process control: emailed codes, Turnstile policy, time, accounts. */
+  readonly control: ControlApi;
+  /**
+   * Moves virtual time forward by `ms`, firing due timers.
+   *
+   * @throws {@link ConfigurationError} when not in virtual-time mode.
+   */
+  advanceTime(ms: number): void;
+  /** Closes every WebSocket (1001) and HTTP connection and stops listening. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Starts the reference server: in-memory state, the service's REST endpoints
+ * for human accounts, and the WebSocket hub at `/ws`.
+ *
+ * @throws {@link ConfigurationError} for a bad option or when the port cannot be bound.
+ * @example
+ * ```ts
+ * import { startReferenceServer } from 'agent-messaging-sdk/testing';
+ *
+ * const server = await startReferenceServer({ virtualTime: true, passwordHashing: { logN: 10 } });
+ * // ... talk to server.url and server.wsUrl ...
+ * server.advanceTime(301_000); // access tokens are now expired
+ * await server.close();
+ * ```
+ */
+export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  const ctx = createServerContext(options);
+  const control = new ControlApi(ctx);
+  registerUserSessions(ctx);
+  const handle = createRequestHandler(ctx, buildRouter(ctx, control));
+  const server = createServer(createNodeListener(handle, ctx.options.maxBodyBytes));
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const sockets = attachWebSockets(server, ctx.hub);
+  let address: AddressInfo;
+  try {
+    address = await listen(server, ctx.options.port, ctx.options.host);
+  } catch (err) {
+    throw new ConfigurationError({
+      option: 'port',
+      message: `Cannot listen on ${ctx.options.host}:${ctx.options.port}.`,
+      cause: err,
+    });
+  }
+  const authority = `${hostForUrl(address.address)}:${address.port}`;
+  ctx.baseUrl = `http://${authority}`;
+  ctx.logger.info(
+    `reference server listening on ${ctx.baseUrl}${ctx.options.dev ? ' (dev mode: control API on)' : ''}`,
+  );
+  // Load what the first requests need only after the server is ready.
+  sockets.preload();
+  preloadJose();
+  let closing: Promise<void> | undefined;
+  return {
+    url: ctx.baseUrl,
+    wsUrl: `ws://${authority}${WS_PATH}`,
+    clock: ctx.clock,
+    virtualClock: ctx.virtualClock,
+    control,
+    advanceTime: (ms) => control.advanceTime(ms),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        ctx.hub.closeAll();
+        sockets.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

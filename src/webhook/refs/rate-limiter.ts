@@ -1,0 +1,91 @@
+/**
+ * A client-side request limiter: at most `limit` starts in any `intervalMs`
+ * window (a sliding log of the last `limit` start times). Callers over the
+ * limit wait in FIFO order instead of failing. Time comes from a {@link Clock}.
+ *
+ * @module
+ */
+import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
+import { ConfigurationError } from '../../core/errors/configuration-error.js';
+import { LIMITS } from '../../core/limits.js';
+
+/** Options of {@link createRateLimiter}. */
+export interface RateLimiterOptions {
+  /** Starts allowed per window. @defaultValue `5` (the service's object-fetch limit per agent) */
+  limit?: number;
+  /** Window length. @defaultValue `1000` */
+  intervalMs?: number;
+  /** Source of time and timers. @defaultValue `systemClock` */
+  clock?: Clock;
+}
+
+/** Admits calls at a bounded rate. */
+export interface RateLimiter {
+  /** Resolves when the caller may start; never rejects. */
+  acquire(): Promise<void>;
+  /** Callers waiting now. */
+  readonly pending: number;
+}
+
+/**
+ * Creates a sliding-window limiter. Share one per agent across every fetcher
+ * of that agent: the service's limit is per agent, not per fetcher.
+ *
+ * @throws {@link ConfigurationError} for a non-positive `limit` or `intervalMs`.
+ * @example
+ * ```ts
+ * const limiter = createRateLimiter({ limit: 5, intervalMs: 1000 });
+ * await limiter.acquire(); // the 6th call within a second waits
+ * ```
+ */
+export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
+  const limit = options.limit ?? LIMITS.OBJECT_FETCHES_PER_SECOND;
+  const intervalMs = options.intervalMs ?? 1000;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new ConfigurationError({ option: 'limit', message: 'Option "limit" must be a positive integer.' });
+  }
+  if (!(intervalMs > 0)) {
+    throw new ConfigurationError({ option: 'intervalMs', message: 'Option "intervalMs" must be positive.' });
+  }
+  const clock = options.clock ?? systemClock;
+  const starts = new Array<number>(limit).fill(Number.NEGATIVE_INFINITY);
+  let oldest = 0;
+  const queue: (() => void)[] = [];
+  let queueHead = 0;
+  let timer: TimerHandle | undefined;
+
+  const tryTake = (): boolean => {
+    const now = clock.now();
+    if (now - starts[oldest]! < intervalMs) return false;
+    starts[oldest] = now;
+    oldest = (oldest + 1) % limit;
+    return true;
+  };
+  const drain = (): void => {
+    timer = undefined;
+    while (queueHead < queue.length && tryTake()) queue[queueHead++]!();
+    if (queueHead === queue.length) {
+      queue.length = 0;
+      queueHead = 0;
+    } else {
+      schedule();
+    }
+  };
+  const schedule = (): void => {
+    if (timer !== undefined) return;
+    timer = clock.setTimeout(drain, Math.max(0, starts[oldest]! + intervalMs - clock.now()));
+  };
+
+  return {
+    acquire() {
+      if (queueHead === queue.length && tryTake()) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        queue.push(resolve);
+        schedule();
+      });
+    },
+    get pending() {
+      return queue.length - queueHead;
+    },
+  };
+}

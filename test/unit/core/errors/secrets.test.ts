@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  CryptoError,
+  HandlerError,
+  RateLimitError,
+  ServiceError,
+  TimeoutError,
+  TransportError,
+  ValidationError,
+  WebhookVerificationError,
+  redactParams,
+  redactSecrets,
+  toServiceError,
+  type AmsError,
+} from '../../../../src/core/errors/index.js';
+
+const AGENT_TOKEN = 'hsk_' + 'aZ09'.repeat(10);
+const JWT =
+  'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTEiLCJleHAiOjE3MDAwMDAwMDB9.c2lnbmF0dXJlLWJ5dGVzLWhlcmU';
+const KEY_B64 = 'q83vASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4k=';
+const CIPHERTEXT_B64URL = 'Q2lwaGVydGV4dC1ieXRlcy1sb29rLWxpa2UtdGhpcy1hbmQtYXJlLWxvbmctZW5vdWdo';
+const SECRETS = [AGENT_TOKEN, JWT, KEY_B64, CIPHERTEXT_B64URL];
+
+const text = `token ${AGENT_TOKEN} jwt ${JWT} key ${KEY_B64} ct ${CIPHERTEXT_B64URL} Authorization: Bearer abc.def`;
+const params = {
+  token: AGENT_TOKEN,
+  nested: { jwt: JWT, list: [KEY_B64, { ct: CIPHERTEXT_B64URL }] },
+  [AGENT_TOKEN]: 'secret as a key',
+  count: 3,
+};
+
+function everyError(): AmsError[] {
+  return [
+    new ServiceError({ code: 'FORBIDDEN', status: 403, message: text, params }),
+    new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: text, params }),
+    new TransportError({ code: 'TRANSPORT_NETWORK', message: text }),
+    new TimeoutError({ message: text, timeoutMs: 1 }),
+    new ValidationError({ message: text, params }),
+    new CryptoError({ code: 'DECRYPT_FAILURE', message: text, reason: 'aead' }),
+    new WebhookVerificationError({ code: 'WEBHOOK_SIGNATURE_INVALID', message: text, status: 401, params }),
+    new HandlerError({ message: text, event: { token: AGENT_TOKEN }, cause: new Error(text) }),
+    new ConfigurationError({ message: text, option: 'token' }),
+    toServiceError({ status: 400, body: JSON.stringify({ error: { code: 'X', message: text, params } }) }),
+  ];
+}
+
+describe('no error message ever contains a token, key, password, plaintext or ciphertext', () => {
+  it.each(everyError().map((e) => [e.name, e] as const))('%s: message, toJSON and String()', (_name, err) => {
+    const surfaces = [err.message, JSON.stringify(err), String(err), JSON.stringify(err.toJSON())];
+    for (const surface of surfaces) {
+      for (const secret of SECRETS) expect(surface).not.toContain(secret);
+      expect(surface).not.toContain('Bearer abc.def');
+    }
+  });
+
+  it('keeps harmless params (numbers, short ids) intact', () => {
+    const err = new ServiceError({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: 'display_name must be 2 to 24 characters',
+      params: {
+        min: 2,
+        max: 24,
+        field: 'display_name',
+        conversation_id: '0190f0a8-7b3c-7def-8abc-0123456789ab',
+      },
+    });
+    expect(err.message).toBe('display_name must be 2 to 24 characters');
+    expect(err.params).toEqual({
+      min: 2,
+      max: 24,
+      field: 'display_name',
+      conversation_id: '0190f0a8-7b3c-7def-8abc-0123456789ab',
+    });
+  });
+});
+
+describe('redactSecrets', () => {
+  it('replaces each kind of secret with a placeholder', () => {
+    expect(redactSecrets(`x ${AGENT_TOKEN} y`)).toBe('x hsk_[redacted] y');
+    expect(redactSecrets(JWT)).toBe('[redacted-jwt]');
+    expect(redactSecrets('Authorization: Bearer opaque-value')).toBe('Authorization: Bearer [redacted]');
+    expect(redactSecrets('refresh_token=abc123; Path=/auth')).toBe('refresh_token=[redacted]; Path=/auth');
+    expect(redactSecrets(`key=${KEY_B64}`)).toBe('key=[redacted]');
+    expect(redactSecrets('plain words stay')).toBe('plain words stay');
+  });
+});
+
+describe('redactParams', () => {
+  it('redacts strings at any depth and keys, keeps other values, is safe with __proto__', () => {
+    const input = JSON.parse(
+      `{"__proto__": {"polluted": "${AGENT_TOKEN}"}, "n": 1, "b": true, "z": null}`,
+    ) as Record<string, unknown>;
+    const out = redactParams(input);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(JSON.stringify(out)).not.toContain(AGENT_TOKEN);
+    expect(out['n']).toBe(1);
+    expect(out['b']).toBe(true);
+    expect(out['z']).toBeNull();
+  });
+
+  it('cuts off deep nesting and survives cycles', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic['self'] = cyclic;
+    const out = redactParams(cyclic);
+    expect(JSON.stringify(out)).toContain('[truncated]');
+  });
+});

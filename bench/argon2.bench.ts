@@ -12,8 +12,8 @@ import {
   MINIMAL_FORM_ARGON2_PARAMS,
   createKeyBackup,
   restoreKeyBackup,
-  type Argon2Params,
 } from '../src/crypto/backup/index.js';
+import type { Argon2Params } from '../src/core/protocol/key-backup.js';
 import { generateKeys } from '../src/crypto/keys.js';
 import { fmt, measure, printTable, type Measurement } from './lib/harness.js';
 

@@ -54,6 +54,7 @@ export interface OpenAsyncOptions extends Omit<OpenOptions, 'backend' | 'senderK
 
 /** One recipient listed in an opened envelope. */
 export interface OpenedRecipient {
+  /** Recipient id. */
   readonly id: string;
   /** Fingerprint of the key the wrap was made for (see `keyFingerprint`). */
   readonly fingerprint: string;
@@ -63,8 +64,11 @@ export interface OpenedRecipient {
 export interface OpenedEnvelope {
   /** The decrypted payload object. */
   readonly payload: EnvelopePayload;
+  /** The signed sender id (authoritative, unlike a delivery's `metadata`). */
   readonly senderId: string;
+  /** The signed conversation id. */
   readonly conversationId: string;
+  /** The signed message id. */
   readonly messageId: string;
   /** ISO 8601 UTC with milliseconds. */
   readonly createdAt: string;

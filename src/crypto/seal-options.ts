@@ -23,7 +23,9 @@ export interface EnvelopeRecipient {
 
 /** The sender of an envelope: its id and Ed25519 key pair (an `AgentKeys` fits as `{ id, ...keys }`). */
 export interface EnvelopeSender {
+  /** The sender's id, bound into the envelope. */
   readonly id: string;
+  /** The sender's Ed25519 key pair. */
   readonly signing: KeyPair;
 }
 

@@ -35,8 +35,14 @@ export function getHeader(headers: WebhookHeaderSource, name: string): string | 
   const record = headers as Readonly<Record<string, HeaderValue>>;
   // Node lower-cases incoming header names, so the direct lookup nearly always hits.
   if (Object.prototype.hasOwnProperty.call(record, name)) return firstValue(record[name]);
-  for (const key of Object.keys(record)) {
-    if (key.length === name.length && key.toLowerCase() === name) return firstValue(record[key]);
+  for (const key in record) {
+    if (
+      key.length === name.length &&
+      key.toLowerCase() === name &&
+      Object.prototype.hasOwnProperty.call(record, key)
+    ) {
+      return firstValue(record[key]);
+    }
   }
   return undefined;
 }

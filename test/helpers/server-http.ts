@@ -4,7 +4,11 @@
  * registration and login flows.
  */
 import { expect } from 'vitest';
-import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../../src/testing/index.js';
+import {
+  startReferenceServer,
+  type ReferenceServer,
+  type ReferenceServerOptions,
+} from '../../src/testing/index.js';
 
 /** A cheap scrypt cost for tests that hash many passwords (production keeps the slow default). */
 export const TEST_HASHING = { logN: 10, blockSize: 8, parallelization: 1 } as const;
@@ -58,12 +62,12 @@ export interface CallOptions {
 /** Calls `method path` on `server`. */
 export async function call(server: { url: string }, method: string, path: string, options: CallOptions = {}) {
   const headers: Record<string, string> = { ...options.headers };
-  let body: string | Uint8Array | undefined;
+  let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);
     headers['content-type'] = 'application/json';
   } else if (options.raw !== undefined) {
-    body = options.raw;
+    body = typeof options.raw === 'string' ? options.raw : new Uint8Array(options.raw);
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
   }
   if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
@@ -142,8 +146,14 @@ export function uniqueEmail(prefix = 'user'): string {
 }
 
 /** Requests a code and returns it from the dev mailbox. */
-export async function requestCode(server: ReferenceServer, email: string, scene: 'register' | 'login' | 'reset') {
-  const res = await call(server, 'POST', '/auth/send-code', { json: { email, scene, turnstile_token: 'ok' } });
+export async function requestCode(
+  server: ReferenceServer,
+  email: string,
+  scene: 'register' | 'login' | 'reset',
+) {
+  const res = await call(server, 'POST', '/auth/send-code', {
+    json: { email, scene, turnstile_token: 'ok' },
+  });
   expect(res.status, res.text).toBe(200);
   const code = server.control.latestCode(email, scene);
   if (code === undefined) throw new Error('no code was sent');
@@ -153,7 +163,13 @@ export async function requestCode(server: ReferenceServer, email: string, scene:
 /** Registers a new account through send-code + register; returns the session. */
 export async function registerUser(
   server: ReferenceServer,
-  options: { email?: string; password?: string; displayName?: string; deviceId?: string; deviceName?: string } = {},
+  options: {
+    email?: string;
+    password?: string;
+    displayName?: string;
+    deviceId?: string;
+    deviceName?: string;
+  } = {},
 ): Promise<Session> {
   const email = options.email ?? uniqueEmail();
   const password = options.password ?? 'correct horse battery';

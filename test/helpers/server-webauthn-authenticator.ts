@@ -13,7 +13,13 @@ function head(major: number, length: number): Uint8Array {
   if (length < 24) return Uint8Array.of((major << 5) | length);
   if (length < 256) return Uint8Array.of((major << 5) | 24, length);
   if (length < 65_536) return Uint8Array.of((major << 5) | 25, length >> 8, length & 255);
-  return Uint8Array.of((major << 5) | 26, (length >>> 24) & 255, (length >> 16) & 255, (length >> 8) & 255, length & 255);
+  return Uint8Array.of(
+    (major << 5) | 26,
+    (length >>> 24) & 255,
+    (length >> 16) & 255,
+    (length >> 8) & 255,
+    length & 255,
+  );
 }
 
 /** Minimal CBOR encoder: unsigned/negative integers, byte and text strings, maps. */
@@ -32,7 +38,8 @@ export function cbor(value: Cbor): Uint8Array {
 
 const b64url = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url');
 const sha256 = (data: Uint8Array | string): Buffer => createHash('sha256').update(data).digest();
-const u32 = (n: number): Uint8Array => Uint8Array.of((n >>> 24) & 255, (n >> 16) & 255, (n >> 8) & 255, n & 255);
+const u32 = (n: number): Uint8Array =>
+  Uint8Array.of((n >>> 24) & 255, (n >> 16) & 255, (n >> 8) & 255, n & 255);
 
 /** Authenticator data flags. */
 const UP = 0x01;
@@ -106,13 +113,27 @@ export class SoftwareAuthenticator {
       cose,
     ]);
     const attestationObject = cbor({ fmt: 'none', attStmt: {}, authData });
-    this.credentials.push({ id, privateKey, publicKey, userHandle: Buffer.from(options.user.id, 'base64url'), counter: 0 });
-    const clientDataJSON = this.#clientData('webauthn.create', options.challenge, overrides.origin ?? this.origin);
+    this.credentials.push({
+      id,
+      privateKey,
+      publicKey,
+      userHandle: Buffer.from(options.user.id, 'base64url'),
+      counter: 0,
+    });
+    const clientDataJSON = this.#clientData(
+      'webauthn.create',
+      options.challenge,
+      overrides.origin ?? this.origin,
+    );
     return {
       id: b64url(id),
       rawId: b64url(id),
       type: 'public-key' as const,
-      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform' as const,
     };
@@ -123,9 +144,21 @@ export class SoftwareAuthenticator {
     const credential = this.credentials[overrides.index ?? 0];
     if (credential === undefined) throw new Error('no credential');
     credential.counter = overrides.counter ?? credential.counter + 1;
-    const authData = Buffer.concat([sha256(options.rpId ?? this.rpId), Uint8Array.of(this.#flags(0)), u32(credential.counter)]);
-    const clientDataJSON = this.#clientData('webauthn.get', options.challenge, overrides.origin ?? this.origin);
-    const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), credential.privateKey);
+    const authData = Buffer.concat([
+      sha256(options.rpId ?? this.rpId),
+      Uint8Array.of(this.#flags(0)),
+      u32(credential.counter),
+    ]);
+    const clientDataJSON = this.#clientData(
+      'webauthn.get',
+      options.challenge,
+      overrides.origin ?? this.origin,
+    );
+    const signature = sign(
+      'sha256',
+      Buffer.concat([authData, sha256(clientDataJSON)]),
+      credential.privateKey,
+    );
     return {
       id: b64url(credential.id),
       rawId: b64url(credential.id),

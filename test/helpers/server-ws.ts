@@ -52,7 +52,9 @@ export class WsProbe {
 
   /** Sends an object as JSON, or a string / bytes as-is. */
   send(frame: object | string | Uint8Array): void {
-    this.#socket.send(typeof frame === 'string' || frame instanceof Uint8Array ? frame : JSON.stringify(frame));
+    this.#socket.send(
+      typeof frame === 'string' || frame instanceof Uint8Array ? frame : JSON.stringify(frame),
+    );
   }
 
   /** True while the socket is open. */
@@ -87,7 +89,9 @@ export class WsProbe {
   async waitClosed(): Promise<{ code: number; reason: string }> {
     return Promise.race([
       this.closed,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('not closed within the failsafe')), FAILSAFE_MS)),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('not closed within the failsafe')), FAILSAFE_MS),
+      ),
     ]);
   }
 

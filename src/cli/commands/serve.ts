@@ -75,6 +75,13 @@ export function waitForSignal(): Promise<void> {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** Warnings about risky argument combinations (printed to stderr before start). */
+export function serveWarnings(args: ServeArgs): string[] {
+  return args.dev && !LOOPBACK.has(args.host)
+    ? ['--dev on a non-loopback interface exposes verification codes.']
+    : [];
+}
+
 /**
  * Runs `ams serve`. Resolves with the exit code once `waitForStop` resolves
  * and the server has closed.
@@ -93,9 +100,7 @@ export async function runServe(
     io.stderr.write(`ams serve: ${args.error}. Run 'ams serve --help'.\n`);
     return 2;
   }
-  if (args.dev && !LOOPBACK.has(args.host)) {
-    io.stderr.write('ams serve: warning: --dev on a non-loopback interface exposes verification codes.\n');
-  }
+  for (const warning of serveWarnings(args)) io.stderr.write(`ams serve: warning: ${warning}\n`);
   const options: ReferenceServerOptions = {
     port: args.port,
     host: args.host,

@@ -4,7 +4,19 @@
  * @module
  */
 
-const PATTERNS: readonly [RegExp, string][] = [
+/**
+ * A long run that is plainly a file path (two or more `/`-separated segments,
+ * each lowercase letters, digits, `_` or `-`) is kept, so an error about
+ * `/home/me/agent/keys/keys.json` still names the file. Random base64 of a key
+ * practically never has that shape.
+ */
+function redactLongRun(run: string): string {
+  const segments = run.split('/').filter((s) => s.length > 0);
+  const pathLike = segments.length >= 2 && segments.every((s) => /^[a-z0-9_-]+$/.test(s) && /[a-z]/.test(s));
+  return pathLike ? run : '[redacted]';
+}
+
+const PATTERNS: readonly [RegExp, string | ((match: string) => string)][] = [
   // Agent tokens: hsk_ + base62.
   [/hsk_[A-Za-z0-9]{8,}/g, 'hsk_[redacted]'],
   // JWTs: three base64url segments, the first starting with eyJ.
@@ -14,7 +26,7 @@ const PATTERNS: readonly [RegExp, string][] = [
   // refresh_token=... cookie values.
   [/(refresh_token=)[^;\s"']+/gi, '$1[redacted]'],
   // Long base64 / base64url / hex runs: keys, ciphertext, signatures.
-  [/[A-Za-z0-9+/_-]{40,}={0,2}/g, '[redacted]'],
+  [/[A-Za-z0-9+/_-]{40,}={0,2}/g, redactLongRun],
 ];
 
 /**
@@ -24,7 +36,9 @@ const PATTERNS: readonly [RegExp, string][] = [
  */
 export function redactSecrets(text: string): string {
   let out = text;
-  for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
+  for (const [re, replacement] of PATTERNS) {
+    out = typeof replacement === 'string' ? out.replace(re, replacement) : out.replace(re, replacement);
+  }
   return out;
 }
 

@@ -3,6 +3,11 @@
  * forms: the minimal form (X25519 key only) and the full form (both key pairs
  * plus the Argon2id parameters).
  *
+ * This module is the SDK's single model of the record: the crypto entry's
+ * `createKeyBackup` returns these types and its `checkKeyBackupRecord`
+ * validates with these schemas (after picking the known fields, since a
+ * record read back from the service may carry more).
+ *
  * Both forms are strict objects: an upload is written by a client, so an
  * unknown field is a bug rather than a newer service. The crypto engineer
  * decides which Argon2id parameters are strong enough
@@ -43,19 +48,29 @@ export const Argon2ParamsSchema = z
 /** Argon2id parameters (wire field names). */
 export type Argon2Params = z.infer<typeof Argon2ParamsSchema>;
 
-/** The hardware-unique device identifier uploaded with the key backup. */
+/**
+ * The hardware-unique device identifier uploaded with the key backup: 1 to
+ * 256 characters, no C0/C1 control characters or DEL (the service does not
+ * show its format). The one `device_id` rule of the SDK: the crypto entry's
+ * backup functions use it too.
+ */
 export const DeviceIdSchema = IdentifierSchema;
 /** A device identifier. */
 export type DeviceId = z.infer<typeof DeviceIdSchema>;
 
-const encryptedKey = () => base64Schema({ minBytes: 1, maxChars: KEY_BACKUP_BLOB_MAX_CHARS });
-const publicKey = () => base64Schema({ bytes: PUBLIC_KEY_BYTES });
+// The length is checked first and stops the parse, so a hostile megabyte string is never decoded.
+const boundedBase64 = (maxChars: number, options: { bytes?: number; minBytes?: number }) =>
+  z.string().max(maxChars, { abort: true }).pipe(base64Schema(options));
+const encryptedKey = () => boundedBase64(KEY_BACKUP_BLOB_MAX_CHARS, { minBytes: 1 });
+/** Padded base64 of exactly `bytes` bytes (at most 4·⌈bytes/3⌉ characters). */
+const exactBase64 = (bytes: number) => boundedBase64(4 * Math.ceil(bytes / 3), { bytes });
+const publicKey = () => exactBase64(PUBLIC_KEY_BYTES);
 
 const minimalShape = {
   /** X25519 private key, encrypted under the Argon2id-derived key. */
   backup_a: encryptedKey(),
   /** 32 random bytes. */
-  argon2_salt: base64Schema({ bytes: ARGON2_SALT_BYTES }),
+  argon2_salt: exactBase64(ARGON2_SALT_BYTES),
   /** X25519 public key, 32 bytes. */
   public_key: publicKey(),
   /** Hardware-unique device identifier. */

@@ -1,6 +1,8 @@
 /**
  * Creating a key backup record: Argon2id(password, fresh 32-byte salt) →
  * AES-256-GCM key; each private key sealed in the layout of `layout.ts`.
+ * The records are the core wire model's types (`KeyBackupFull`,
+ * `KeyBackupMinimal`), ready for `POST /keys/backup`.
  *
  * @module
  */
@@ -10,25 +12,29 @@ import { keysFromPrivate, type AgentKeys, type KeyPair } from '../keys.js';
 import { deriveBackupKey } from './kdf.js';
 import { BACKUP_KEY_ID, equalBytes, sealPrivateKey } from './layout.js';
 import {
-  ARGON2_PARAMS_FLOOR,
   ARGON2_SALT_BYTES,
-  Argon2ParamsSchema,
+  DeviceIdSchema,
+  type Argon2Params,
+  type KeyBackupFull,
+  type KeyBackupMinimal,
+} from '../../core/protocol/key-backup.js';
+import {
+  ARGON2_PARAMS_FLOOR,
   DEFAULT_ARGON2_PARAMS,
   MINIMAL_FORM_ARGON2_PARAMS,
   assertArgon2Floor,
-  type Argon2Params,
+  parseArgon2Option,
 } from './params.js';
-import { DeviceIdSchema, type FullKeyBackupRecord, type MinimalKeyBackupRecord } from './record.js';
 
 /** Shortest protection password accepted when creating a backup, in characters. */
 export const PROTECTION_PASSWORD_MIN_CHARS = 8;
 
 /** Options of {@link createKeyBackup} and {@link createMinimalKeyBackup}. */
 export interface CreateKeyBackupOptions {
-  /** The hardware-unique device identifier (`device_id`): 1–256 characters, no control characters. */
+  /** The hardware-unique device identifier (`device_id`): 1–256 characters, no control characters (the core `DeviceIdSchema`). */
   deviceId: string;
   /**
-   * Argon2id cost. Only lower it in tests (together with `minParams`).
+   * Argon2id cost; at most `ARGON2_PARAMS_MAX`. Only lower it in tests (together with `minParams`).
    * @defaultValue {@link DEFAULT_ARGON2_PARAMS} (full form), {@link MINIMAL_FORM_ARGON2_PARAMS} (minimal form)
    */
   params?: Argon2Params;
@@ -54,10 +60,9 @@ function checkPair(pair: KeyPair, path: string): void {
 function resolveParams(options: CreateKeyBackupOptions, fallback: Argon2Params): Argon2Params {
   const deviceId = DeviceIdSchema.safeParse(options.deviceId);
   if (!deviceId.success) throw invalid('deviceId', deviceId.error.issues[0]?.message ?? 'is invalid');
-  const parsed = Argon2ParamsSchema.safeParse(options.params ?? fallback);
-  if (!parsed.success) throw invalid('params', parsed.error.issues[0]?.message ?? 'are invalid');
-  assertArgon2Floor(parsed.data, options.minParams ?? ARGON2_PARAMS_FLOOR);
-  return parsed.data;
+  const params = parseArgon2Option(options.params ?? fallback, 'params');
+  assertArgon2Floor(params, options.minParams ?? ARGON2_PARAMS_FLOOR);
+  return params;
 }
 
 function checkPassword(password: string): void {
@@ -86,7 +91,8 @@ function checkKeys(keys: AgentKeys): void {
  *
  * @param keys - the agent's X25519 and Ed25519 key pairs.
  * @param password - the protection password (not the account password); at least 8 characters.
- * @throws {@link ValidationError} when the password, `deviceId`, `params` or the key pairs are malformed.
+ * @throws {@link ValidationError} when the password, `deviceId`, `params` (malformed or above
+ *   `ARGON2_PARAMS_MAX`) or the key pairs are malformed.
  * @throws {@link CryptoError} `KEY_BACKUP_PARAMS_TOO_WEAK` when `params` are below `minParams`.
  * @example
  * ```ts
@@ -98,7 +104,7 @@ export async function createKeyBackup(
   keys: AgentKeys,
   password: string,
   options: CreateKeyBackupOptions,
-): Promise<FullKeyBackupRecord> {
+): Promise<KeyBackupFull> {
   checkPassword(password);
   const params = resolveParams(options, DEFAULT_ARGON2_PARAMS);
   checkKeys(keys);
@@ -130,7 +136,8 @@ export async function createKeyBackup(
  *
  * @param encryption - the agent's X25519 key pair.
  * @param password - the protection password; at least 8 characters.
- * @throws {@link ValidationError} when the password, `deviceId`, `params` or the key pair are malformed.
+ * @throws {@link ValidationError} when the password, `deviceId`, `params` (malformed or above
+ *   `ARGON2_PARAMS_MAX`) or the key pair are malformed.
  * @throws {@link CryptoError} `KEY_BACKUP_PARAMS_TOO_WEAK` when `params` are below `minParams`.
  * @example
  * ```ts
@@ -141,7 +148,7 @@ export async function createMinimalKeyBackup(
   encryption: KeyPair,
   password: string,
   options: CreateKeyBackupOptions,
-): Promise<MinimalKeyBackupRecord> {
+): Promise<KeyBackupMinimal> {
   checkPassword(password);
   const params = resolveParams(options, MINIMAL_FORM_ARGON2_PARAMS);
   checkPair(encryption, 'encryption');

@@ -3,30 +3,21 @@
  * pairs and a protection password (Argon2id → AES-256-GCM), and restored
  * from it. See docs/key-backup.md for the byte layout and the choices made.
  *
+ * The record's shape and types (`KeyBackupRecord`, `KeyBackupFull`,
+ * `KeyBackupMinimal`, `Argon2Params`, their schemas and
+ * `parseKeyBackupRecord`) live in the core protocol model and are exported
+ * from the package root only; this barrel exports crypto's own parts.
+ *
  * @module
  */
 export {
   ARGON2_PARAMS_FLOOR,
   ARGON2_PARAMS_MAX,
-  ARGON2_SALT_BYTES,
-  Argon2ParamsSchema,
   DEFAULT_ARGON2_PARAMS,
   MINIMAL_FORM_ARGON2_PARAMS,
-  type Argon2Params,
 } from './params.js';
 export { BACKUP_BLOB_BYTES, BACKUP_BLOB_VERSION, BACKUP_KEY_ID, type BackupKeyId } from './layout.js';
-export {
-  DEVICE_ID_MAX_CHARS,
-  DeviceIdSchema,
-  FullKeyBackupRecordSchema,
-  KeyBackupRecordSchema,
-  MinimalKeyBackupRecordSchema,
-  isFullKeyBackupRecord,
-  parseKeyBackupRecord,
-  type FullKeyBackupRecord,
-  type KeyBackupRecord,
-  type MinimalKeyBackupRecord,
-} from './record.js';
+export { checkKeyBackupRecord } from './check.js';
 export {
   PROTECTION_PASSWORD_MIN_CHARS,
   createKeyBackup,

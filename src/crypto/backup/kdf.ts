@@ -12,7 +12,7 @@
 import { argon2id } from 'hash-wasm';
 import { utf8 } from '../../core/encoding.js';
 import { CryptoError } from '../../core/errors/crypto-error.js';
-import type { Argon2Params } from './params.js';
+import type { Argon2Params } from '../../core/protocol/key-backup.js';
 import { plainBytes } from './layout.js';
 
 const DERIVED_KEY_BYTES = 32;

@@ -1,40 +1,28 @@
 /**
- * Argon2id cost parameters of a key backup: the defaults we create with, the
- * floor below which we refuse to derive (so a server cannot downgrade a
- * backup to cheap parameters), and the ceiling above which a record is
- * rejected as hostile (so a server cannot make the client allocate gigabytes).
+ * Argon2id cost parameters of a key backup, as crypto's policy: the defaults
+ * we create with, the floor below which we refuse to derive (so a server
+ * cannot downgrade a backup to cheap parameters), and the ceiling above which
+ * a record is rejected as hostile (so a server cannot make the client
+ * allocate gigabytes).
  *
- * `m` is memory in KiB (as in RFC 9106 and the `argon2_params` wire field),
- * `t` the number of passes, `p` the number of lanes.
+ * The wire shape and its structural bounds are the core model's
+ * (`Argon2ParamsSchema` in `src/core/protocol/key-backup.ts`); this module
+ * only adds the policy on top. `m` is memory in KiB (as in RFC 9106 and the
+ * `argon2_params` wire field), `t` the number of passes, `p` the number of lanes.
  *
  * @module
  */
-import { z } from 'zod';
 import { CryptoError } from '../../core/errors/crypto-error.js';
-
-/** Size of the Argon2id salt (`argon2_salt`), in bytes. */
-export const ARGON2_SALT_BYTES = 32;
+import type { ValidationIssue } from '../../core/errors/validation-error.js';
+import { Argon2ParamsSchema, type Argon2Params } from '../../core/protocol/key-backup.js';
+import { validationError } from '../../core/protocol/parse.js';
 
 /**
- * Upper bounds of a record's `argon2_params`. Anything above is
- * `KEY_BACKUP_INVALID`: 256 MiB and 8 passes cost about 5 s of one core.
+ * Upper bounds of a record's `argon2_params`, tighter than the wire model's
+ * structural bounds. Anything above is `KEY_BACKUP_INVALID` at restore (and a
+ * `ValidationError` at create): 256 MiB and 8 passes cost about 5 s of one core.
  */
 export const ARGON2_PARAMS_MAX = Object.freeze({ m: 262_144, t: 8, p: 16 } as const);
-
-/** Argon2id cost parameters, as on the wire (`argon2_params`). */
-export const Argon2ParamsSchema = z
-  .object({
-    /** Memory in KiB. */
-    m: z.int().min(8).max(ARGON2_PARAMS_MAX.m),
-    /** Passes (iterations). */
-    t: z.int().min(1).max(ARGON2_PARAMS_MAX.t),
-    /** Lanes (parallelism). */
-    p: z.int().min(1).max(ARGON2_PARAMS_MAX.p),
-  })
-  .refine((v) => v.m >= 8 * v.p, { message: 'm must be at least 8 KiB per lane (8 * p)', path: ['m'] });
-
-/** Argon2id cost parameters: `m` memory in KiB, `t` passes, `p` lanes. */
-export type Argon2Params = z.infer<typeof Argon2ParamsSchema>;
 
 /**
  * Parameters new backups are created with: RFC 9106's second recommended
@@ -58,6 +46,35 @@ export const ARGON2_PARAMS_FLOOR: Readonly<Argon2Params> = Object.freeze({ m: 19
  * or older minimal backups would stop opening.
  */
 export const MINIMAL_FORM_ARGON2_PARAMS: Readonly<Argon2Params> = Object.freeze({ m: 65_536, t: 3, p: 4 });
+
+/** The components of `params` above {@link ARGON2_PARAMS_MAX}, in `m`, `t`, `p` order (empty when within). */
+export function argon2ParamsAboveCeiling(params: Argon2Params): ('m' | 't' | 'p')[] {
+  return (['m', 't', 'p'] as const).filter((k) => params[k] > ARGON2_PARAMS_MAX[k]);
+}
+
+/**
+ * Checks Argon2id parameters given by the caller (`params` at create,
+ * `minimalFormParams` at restore): the wire model's structural bounds, then
+ * {@link ARGON2_PARAMS_MAX}. The floor is not checked here.
+ *
+ * @param value - the caller's parameters.
+ * @param option - the option's name, used as the first path segment of each issue.
+ * @throws {@link ValidationError} naming the offending components.
+ */
+export function parseArgon2Option(value: unknown, option: string): Argon2Params {
+  const parsed = Argon2ParamsSchema.safeParse(value);
+  const issues: ValidationIssue[] = parsed.success
+    ? argon2ParamsAboveCeiling(parsed.data).map((k) => ({
+        path: [option, k],
+        message: `Must be at most ${ARGON2_PARAMS_MAX[k]}`,
+      }))
+    : parsed.error.issues.map((i) => ({
+        path: [option, ...i.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+        message: i.message,
+      }));
+  if (parsed.success && issues.length === 0) return parsed.data;
+  throw validationError('Argon2id parameters', issues);
+}
 
 /**
  * Throws `KEY_BACKUP_PARAMS_TOO_WEAK` when `params` fall below `floor` in

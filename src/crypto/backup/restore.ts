@@ -1,7 +1,7 @@
 /**
  * Restoring keys from a key backup record. Order of checks:
  *
- * 1. shape (`KEY_BACKUP_INVALID`), before any expensive work;
+ * 1. shape (`KEY_BACKUP_INVALID`, see `check.ts`), before any expensive work;
  * 2. Argon2id parameters against the floor (`KEY_BACKUP_PARAMS_TOO_WEAK`),
  *    so a server cannot downgrade the derivation;
  * 3. derive the key and open `backup_a`: a failed tag means the password is
@@ -18,15 +18,14 @@ import { CryptoError } from '../../core/errors/crypto-error.js';
 import { keysFromPrivate, type AgentKeys, type KeyPair } from '../keys.js';
 import { deriveBackupKey } from './kdf.js';
 import { BACKUP_KEY_ID, equalBytes, openPrivateKey } from './layout.js';
-import { ValidationError } from '../../core/errors/validation-error.js';
+import { isFullKeyBackup, type Argon2Params } from '../../core/protocol/key-backup.js';
+import { checkKeyBackupRecord } from './check.js';
 import {
   ARGON2_PARAMS_FLOOR,
-  Argon2ParamsSchema,
   MINIMAL_FORM_ARGON2_PARAMS,
   assertArgon2Floor,
-  type Argon2Params,
+  parseArgon2Option,
 } from './params.js';
-import { isFullKeyBackupRecord, parseKeyBackupRecord } from './record.js';
 
 /** Options of {@link restoreKeyBackup}. */
 export interface RestoreKeyBackupOptions {
@@ -71,7 +70,7 @@ function invalid(message: string): CryptoError {
   return new CryptoError({ code: 'KEY_BACKUP_INVALID', message });
 }
 
-// Shape was checked by parseKeyBackupRecord, so these decode.
+// Shape was checked by checkKeyBackupRecord, so these decode.
 function decoded(text: string): Uint8Array {
   const bytes = fromBase64(text);
   if (bytes === undefined) throw invalid('Key backup record is invalid: a field is not base64');
@@ -79,22 +78,17 @@ function decoded(text: string): Uint8Array {
 }
 
 function impliedParams(option: Argon2Params | undefined): Argon2Params {
-  const parsed = Argon2ParamsSchema.safeParse(option ?? MINIMAL_FORM_ARGON2_PARAMS);
-  if (parsed.success) return parsed.data;
-  const message = parsed.error.issues[0]?.message ?? 'are invalid';
-  throw new ValidationError({
-    message: `Cannot restore key backup: minimalFormParams ${message}`,
-    issues: [{ path: ['minimalFormParams'], message }],
-  });
+  return parseArgon2Option(option ?? MINIMAL_FORM_ARGON2_PARAMS, 'minimalFormParams');
 }
 
 /**
  * Restores the private keys from a key backup record (as fetched from the
  * service, untrusted). The password is only fed to Argon2id.
  *
- * @param input - the record, in either form; validated here.
+ * @param input - the record, in either form; checked here with {@link checkKeyBackupRecord}
+ *   (unknown extra fields are dropped).
  * @param password - the protection password.
- * @throws {@link ValidationError} when `minimalFormParams` is malformed.
+ * @throws {@link ValidationError} when `minimalFormParams` is malformed or above `ARGON2_PARAMS_MAX`.
  * @throws {@link CryptoError} `KEY_BACKUP_INVALID` (malformed or inconsistent record),
  *   `KEY_BACKUP_PARAMS_TOO_WEAK` (parameters below the floor),
  *   `KEY_BACKUP_PASSWORD_INVALID` (wrong password, or `backup_a`/`public_key` altered).
@@ -109,8 +103,8 @@ export async function restoreKeyBackup(
   password: string,
   options: RestoreKeyBackupOptions = {},
 ): Promise<RestoredKeyBackup> {
-  const record = parseKeyBackupRecord(input);
-  const full = isFullKeyBackupRecord(record);
+  const record = checkKeyBackupRecord(input);
+  const full = isFullKeyBackup(record);
   const params = full ? record.argon2_params : impliedParams(options.minimalFormParams);
   assertArgon2Floor(params, options.minParams ?? ARGON2_PARAMS_FLOOR);
   // Backups are never created with an empty password (and hash-wasm refuses one), so it cannot be right.

@@ -37,9 +37,10 @@ function boundsOf(issue: z.core.$ZodIssue): Record<string, unknown> {
 }
 
 function reasonOf(issue: z.core.$ZodIssue, input: unknown): FieldReason {
+  if (valueAt(input, issue.path) === undefined) return 'missing';
   switch (issue.code) {
     case 'invalid_type':
-      return valueAt(input, issue.path) === undefined ? 'missing' : 'wrong_type';
+      return 'wrong_type';
     case 'too_small':
       return issue.origin === 'string' ? 'too_short' : 'too_small';
     case 'too_big':

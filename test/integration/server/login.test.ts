@@ -33,14 +33,26 @@ describe('POST /auth/login (password)', () => {
     const session = await registerUser(server);
     const res = await passwordLogin(server, session.email, session.password, { deviceId: session.deviceId });
     expect(res.status, res.text).toBe(200);
-    expect(res.data).toMatchObject({ user_id: session.userId, device_id: session.deviceId, expires_in_seconds: 300 });
+    expect(res.data).toMatchObject({
+      user_id: session.userId,
+      device_id: session.deviceId,
+      expires_in_seconds: 300,
+    });
     expect(refreshTokenOf(res)).not.toBe(session.refreshToken);
   });
 
   it('answers a wrong password and an unknown address alike (401 UNAUTHORIZED)', async () => {
     const session = await registerUser(server);
-    const wrong = expectError(await passwordLogin(server, session.email, 'nope nope nope'), 401, 'UNAUTHORIZED');
-    const unknown = expectError(await passwordLogin(server, uniqueEmail('ghost'), 'nope nope nope'), 401, 'UNAUTHORIZED');
+    const wrong = expectError(
+      await passwordLogin(server, session.email, 'nope nope nope'),
+      401,
+      'UNAUTHORIZED',
+    );
+    const unknown = expectError(
+      await passwordLogin(server, uniqueEmail('ghost'), 'nope nope nope'),
+      401,
+      'UNAUTHORIZED',
+    );
     expect(unknown).toEqual(wrong);
   });
 
@@ -74,7 +86,9 @@ describe('account lock (5 failures → 15 minutes)', () => {
     const wrongDuring = await passwordLogin(server, session.email, 'wrong password!');
     expect(expectError(wrongDuring, 423, 'ACCOUNT_LOCKED').params).toEqual({ retry_after: 600 });
     server.advanceTime(10 * MIN - 1_000);
-    expect(expectError(await passwordLogin(server, session.email, session.password), 423, 'ACCOUNT_LOCKED').params).toEqual({
+    expect(
+      expectError(await passwordLogin(server, session.email, session.password), 423, 'ACCOUNT_LOCKED').params,
+    ).toEqual({
       retry_after: 1,
     });
     server.advanceTime(1_000);
@@ -128,7 +142,11 @@ describe('EMAIL_VERIFICATION_REQUIRED', () => {
   it('an unverified address cannot sign in with its password until a code proves it', async () => {
     const email = uniqueEmail('unverified');
     await server.control.createUser({ email, password: 'correct horse battery', emailVerified: false });
-    expectError(await passwordLogin(server, email, 'correct horse battery'), 403, 'EMAIL_VERIFICATION_REQUIRED');
+    expectError(
+      await passwordLogin(server, email, 'correct horse battery'),
+      403,
+      'EMAIL_VERIFICATION_REQUIRED',
+    );
     // A wrong password still gets the plain 401: the 403 is not an oracle for the address.
     expectError(await passwordLogin(server, email, 'wrong password!'), 401, 'UNAUTHORIZED');
     const code = await requestCode(server, email, 'login');
@@ -150,10 +168,20 @@ describe('POST /auth/login-code', () => {
   it('refuses a code of another scene, a wrong code and a code for an unknown address', async () => {
     const session = await registerUser(server);
     const resetCode = await requestCode(server, session.email, 'reset');
-    const res = await call(server, 'POST', '/auth/login-code', { json: { email: session.email, code: resetCode } });
-    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'code', reason: 'invalid' });
-    const ghost = await call(server, 'POST', '/auth/login-code', { json: { email: uniqueEmail('ghost'), code: '123456' } });
-    expect(expectError(ghost, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'code', reason: 'invalid' });
+    const res = await call(server, 'POST', '/auth/login-code', {
+      json: { email: session.email, code: resetCode },
+    });
+    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'code',
+      reason: 'invalid',
+    });
+    const ghost = await call(server, 'POST', '/auth/login-code', {
+      json: { email: uniqueEmail('ghost'), code: '123456' },
+    });
+    expect(expectError(ghost, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'code',
+      reason: 'invalid',
+    });
   });
 });
 
@@ -166,7 +194,9 @@ describe('POST /auth/reset-password', () => {
       public_key: randomBytes(32).toString('base64'),
       device_id: session.deviceId,
     };
-    expect((await call(server, 'POST', '/keys/backup', { token: session.accessToken, json: backup })).status).toBe(201);
+    expect(
+      (await call(server, 'POST', '/keys/backup', { token: session.accessToken, json: backup })).status,
+    ).toBe(201);
     await failTimes(session.email, 5);
 
     const code = await requestCode(server, session.email, 'reset');
@@ -176,10 +206,22 @@ describe('POST /auth/reset-password', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.data).toEqual({ password_reset: true, devices_signed_out: 1 });
 
-    expectError(await call(server, 'GET', '/keys/backup', { token: session.accessToken }), 401, 'TOKEN_EXPIRED');
-    expectError(await call(server, 'POST', '/auth/refresh', { refreshToken: session.refreshToken }), 401, 'TOKEN_EXPIRED');
+    expectError(
+      await call(server, 'GET', '/keys/backup', { token: session.accessToken }),
+      401,
+      'TOKEN_EXPIRED',
+    );
+    expectError(
+      await call(server, 'POST', '/auth/refresh', { refreshToken: session.refreshToken }),
+      401,
+      'TOKEN_EXPIRED',
+    );
     expectError(await passwordLogin(server, session.email, session.password), 401, 'UNAUTHORIZED');
-    const fresh = sessionOf(await passwordLogin(server, session.email, 'brand new password'), session.email, '');
+    const fresh = sessionOf(
+      await passwordLogin(server, session.email, 'brand new password'),
+      session.email,
+      '',
+    );
     const read = await call(server, 'GET', '/keys/backup', { token: fresh.accessToken });
     expect(read.data).toMatchObject(backup);
   });
@@ -199,9 +241,12 @@ describe('POST /auth/reset-password', () => {
 });
 
 describe('/auth/device/* (V2 placeholders)', () => {
-  it.each(['/auth/device/code', '/auth/device/verify', '/auth/device/poll'])('%s is not supported in V1', async (path) => {
-    const res = await call(server, 'POST', path, { json: { anything: 1 } });
-    expect(expectError(res, 404, 'NOT_FOUND').params).toEqual({ reason: 'not_supported_in_v1' });
-    expect(res.error?.message).toMatch(/V2/);
-  });
+  it.each(['/auth/device/code', '/auth/device/verify', '/auth/device/poll'])(
+    '%s is not supported in V1',
+    async (path) => {
+      const res = await call(server, 'POST', path, { json: { anything: 1 } });
+      expect(expectError(res, 404, 'NOT_FOUND').params).toEqual({ reason: 'not_supported_in_v1' });
+      expect(res.error?.message).toMatch(/V2/);
+    },
+  );
 });

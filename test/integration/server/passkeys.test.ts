@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceServer } from '../../../src/testing/index.js';
-import { call, expectError, registerUser, sessionOf, startTestServer, type Session } from '../../helpers/server-http.js';
-import { SoftwareAuthenticator, type CreationOptions, type RequestOptions } from '../../helpers/server-webauthn-authenticator.js';
+import {
+  call,
+  expectError,
+  registerUser,
+  sessionOf,
+  startTestServer,
+  type Session,
+} from '../../helpers/server-http.js';
+import {
+  SoftwareAuthenticator,
+  type CreationOptions,
+  type RequestOptions,
+} from '../../helpers/server-webauthn-authenticator.js';
 
 let server: ReferenceServer;
 
@@ -34,10 +45,14 @@ describe('passkey registration (signed-in user)', () => {
     const session = await registerUser(server);
     const { complete, authenticator, options } = await enrol(session);
     expect(complete.status, complete.text).toBe(201);
-    expect(complete.data['credential_id']).toBe(Buffer.from(authenticator.credentials[0]!.id).toString('base64url'));
+    expect(complete.data['credential_id']).toBe(
+      Buffer.from(authenticator.credentials[0]!.id).toString('base64url'),
+    );
     expect(options.user.name).toBe(session.email);
     const list = await call(server, 'GET', '/users/me/passkeys', { token: session.accessToken });
-    expect(list.json).toMatchObject({ data: [{ credential_id: complete.data['credential_id'], name: 'Laptop key' }] });
+    expect(list.json).toMatchObject({
+      data: [{ credential_id: complete.data['credential_id'], name: 'Laptop key' }],
+    });
   });
 
   it('needs a signed-in user', async () => {
@@ -51,7 +66,10 @@ describe('passkey registration (signed-in user)', () => {
       rp: { name: 'x' },
       user: { id: 'dXNlcg', name: 'u', displayName: 'u' },
     });
-    const res = await call(server, 'POST', '/users/me/passkeys/complete', { token: session.accessToken, json: { credential } });
+    const res = await call(server, 'POST', '/users/me/passkeys/complete', {
+      token: session.accessToken,
+      json: { credential },
+    });
     expectError(res, 401, 'PASSKEY_VERIFICATION_FAILED');
   });
 
@@ -61,7 +79,10 @@ describe('passkey registration (signed-in user)', () => {
     const credential = new SoftwareAuthenticator().create(begin.data['options'] as CreationOptions, {
       origin: 'https://evil.example',
     });
-    const res = await call(server, 'POST', '/users/me/passkeys/complete', { token: session.accessToken, json: { credential } });
+    const res = await call(server, 'POST', '/users/me/passkeys/complete', {
+      token: session.accessToken,
+      json: { credential },
+    });
     expectError(res, 401, 'PASSKEY_VERIFICATION_FAILED');
   });
 
@@ -70,7 +91,10 @@ describe('passkey registration (signed-in user)', () => {
     const bob = await registerUser(server);
     const begin = await call(server, 'POST', '/users/me/passkeys/begin', { token: alice.accessToken });
     const credential = new SoftwareAuthenticator().create(begin.data['options'] as CreationOptions);
-    const res = await call(server, 'POST', '/users/me/passkeys/complete', { token: bob.accessToken, json: { credential } });
+    const res = await call(server, 'POST', '/users/me/passkeys/complete', {
+      token: bob.accessToken,
+      json: { credential },
+    });
     expectError(res, 401, 'PASSKEY_VERIFICATION_FAILED');
   });
 
@@ -80,7 +104,11 @@ describe('passkey registration (signed-in user)', () => {
     const id = String(complete.data['credential_id']);
     const del = await call(server, 'DELETE', `/users/me/passkeys/${id}`, { token: session.accessToken });
     expect(del.status).toBe(200);
-    expectError(await call(server, 'DELETE', `/users/me/passkeys/${id}`, { token: session.accessToken }), 404, 'NOT_FOUND');
+    expectError(
+      await call(server, 'DELETE', `/users/me/passkeys/${id}`, { token: session.accessToken }),
+      404,
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -105,9 +133,13 @@ describe('passkey sign-in (POST /auth/passkey/begin, /complete)', () => {
     const { authenticator } = await enrol(session);
     const credential = authenticator.get(await beginLogin());
     const sig = Buffer.from(credential.response.signature, 'base64url');
-    sig[sig.length - 1] ^= 0x01;
+    sig[sig.length - 1] = sig[sig.length - 1]! ^ 0x01;
     credential.response.signature = sig.toString('base64url');
-    expectError(await call(server, 'POST', '/auth/passkey/complete', { json: { credential } }), 401, 'PASSKEY_VERIFICATION_FAILED');
+    expectError(
+      await call(server, 'POST', '/auth/passkey/complete', { json: { credential } }),
+      401,
+      'PASSKEY_VERIFICATION_FAILED',
+    );
   });
 
   it('PASSKEY_VERIFICATION_FAILED when authenticatorData was altered after signing', async () => {
@@ -115,18 +147,26 @@ describe('passkey sign-in (POST /auth/passkey/begin, /complete)', () => {
     const { authenticator } = await enrol(session);
     const credential = authenticator.get(await beginLogin());
     const data = Buffer.from(credential.response.authenticatorData, 'base64url');
-    data[data.length - 1] ^= 0x01; // signature counter
+    data[data.length - 1] = data[data.length - 1]! ^ 0x01; // signature counter
     credential.response.authenticatorData = data.toString('base64url');
-    expectError(await call(server, 'POST', '/auth/passkey/complete', { json: { credential } }), 401, 'PASSKEY_VERIFICATION_FAILED');
+    expectError(
+      await call(server, 'POST', '/auth/passkey/complete', { json: { credential } }),
+      401,
+      'PASSKEY_VERIFICATION_FAILED',
+    );
   });
 
   it('a challenge is single use', async () => {
     const session = await registerUser(server);
     const { authenticator } = await enrol(session);
     const options = await beginLogin();
-    const first = await call(server, 'POST', '/auth/passkey/complete', { json: { credential: authenticator.get(options) } });
+    const first = await call(server, 'POST', '/auth/passkey/complete', {
+      json: { credential: authenticator.get(options) },
+    });
     expect(first.status, first.text).toBe(200);
-    const replay = await call(server, 'POST', '/auth/passkey/complete', { json: { credential: authenticator.get(options) } });
+    const replay = await call(server, 'POST', '/auth/passkey/complete', {
+      json: { credential: authenticator.get(options) },
+    });
     expectError(replay, 401, 'PASSKEY_VERIFICATION_FAILED');
   });
 
@@ -135,7 +175,9 @@ describe('passkey sign-in (POST /auth/passkey/begin, /complete)', () => {
     const { authenticator } = await enrol(session);
     const options = await beginLogin();
     server.advanceTime(300_001);
-    const res = await call(server, 'POST', '/auth/passkey/complete', { json: { credential: authenticator.get(options) } });
+    const res = await call(server, 'POST', '/auth/passkey/complete', {
+      json: { credential: authenticator.get(options) },
+    });
     expectError(res, 401, 'PASSKEY_VERIFICATION_FAILED');
   });
 
@@ -143,8 +185,14 @@ describe('passkey sign-in (POST /auth/passkey/begin, /complete)', () => {
     const session = await registerUser(server);
     const { authenticator } = await enrol(session);
     const stranger = new SoftwareAuthenticator();
-    stranger.create({ challenge: 'AAAA', rp: { name: 'x' }, user: { id: 'dXNlcg', name: 'u', displayName: 'u' } });
-    const unknown = await call(server, 'POST', '/auth/passkey/complete', { json: { credential: stranger.get(await beginLogin()) } });
+    stranger.create({
+      challenge: 'AAAA',
+      rp: { name: 'x' },
+      user: { id: 'dXNlcg', name: 'u', displayName: 'u' },
+    });
+    const unknown = await call(server, 'POST', '/auth/passkey/complete', {
+      json: { credential: stranger.get(await beginLogin()) },
+    });
     expectError(unknown, 401, 'PASSKEY_VERIFICATION_FAILED');
 
     const ok = await call(server, 'POST', '/auth/passkey/complete', {
@@ -157,7 +205,9 @@ describe('passkey sign-in (POST /auth/passkey/begin, /complete)', () => {
     expectError(rewound, 401, 'PASSKEY_VERIFICATION_FAILED');
 
     authenticator.userVerified = false;
-    const noUv = await call(server, 'POST', '/auth/passkey/complete', { json: { credential: authenticator.get(await beginLogin()) } });
+    const noUv = await call(server, 'POST', '/auth/passkey/complete', {
+      json: { credential: authenticator.get(await beginLogin()) },
+    });
     expectError(noUv, 401, 'PASSKEY_VERIFICATION_FAILED');
   });
 

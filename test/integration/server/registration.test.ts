@@ -38,12 +38,15 @@ function registerBody(email: string, code: string, overrides: Record<string, unk
   };
 }
 
-const register = (body: unknown): Promise<ApiResponse> => call(server, 'POST', '/auth/register', { json: body });
+const register = (body: unknown): Promise<ApiResponse> =>
+  call(server, 'POST', '/auth/register', { json: body });
 
 describe('POST /auth/send-code', () => {
   it('returns expires_in_seconds and emails a 6-digit code', async () => {
     const email = uniqueEmail();
-    const res = await call(server, 'POST', '/auth/send-code', { json: { email, scene: 'register', turnstile_token: 'x' } });
+    const res = await call(server, 'POST', '/auth/send-code', {
+      json: { email, scene: 'register', turnstile_token: 'x' },
+    });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ data: { expires_in_seconds: 600 } });
     expect(server.control.latestCode(email, 'register')).toMatch(/^\d{6}$/);
@@ -61,7 +64,9 @@ describe('POST /auth/send-code', () => {
   it('answers the same for an unknown address in scenes login and reset, without sending anything', async () => {
     for (const scene of ['login', 'reset'] as const) {
       const email = uniqueEmail('ghost');
-      const res = await call(server, 'POST', '/auth/send-code', { json: { email, scene, turnstile_token: 'x' } });
+      const res = await call(server, 'POST', '/auth/send-code', {
+        json: { email, scene, turnstile_token: 'x' },
+      });
       expect(res.json).toEqual({ data: { expires_in_seconds: 600 } });
       expect(server.control.emails(email)).toHaveLength(0);
     }
@@ -71,7 +76,10 @@ describe('POST /auth/send-code', () => {
     const res = await call(server, 'POST', '/auth/send-code', {
       json: { email: uniqueEmail(), scene: 'signup', turnstile_token: 'x' },
     });
-    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'scene', reason: 'invalid_value' });
+    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'scene',
+      reason: 'invalid_value',
+    });
   });
 });
 
@@ -80,7 +88,11 @@ describe('POST /auth/register', () => {
     const email = uniqueEmail();
     const res = await register(registerBody(email, await requestCode(server, email, 'register')));
     expect(res.status).toBe(201);
-    expect(res.data).toMatchObject({ user_id: expect.any(String), expires_in_seconds: 300, token_type: 'Bearer' });
+    expect(res.data).toMatchObject({
+      user_id: expect.any(String),
+      expires_in_seconds: 300,
+      token_type: 'Bearer',
+    });
     expect(String(res.data['access_token']).split('.')).toHaveLength(3);
     expect(res.headers.get('set-cookie')).toMatch(
       /^refresh_token=[A-Za-z0-9_-]{43}; HttpOnly; Secure; SameSite=Strict; Path=\/auth; Max-Age=2592000$/,
@@ -90,7 +102,10 @@ describe('POST /auth/register', () => {
 
   it('signs the access token with HS256 and binds it to one user and one device (documented claims)', async () => {
     const session = await registerUser(server, { deviceId: 'hw-1234', deviceName: 'Laptop' });
-    const [header, payload] = session.accessToken.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const [header, payload] = session.accessToken
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toMatchObject({
       iss: 'ams-reference-server',
@@ -123,11 +138,15 @@ describe('POST /auth/register', () => {
     // 24 family emoji are 264 UTF-16 code units but 24 characters to a reader.
     const family = '👨‍👩‍👧‍👦'.repeat(24);
     const email = uniqueEmail();
-    const ok = await register(registerBody(email, await requestCode(server, email, 'register'), { display_name: family }));
+    const ok = await register(
+      registerBody(email, await requestCode(server, email, 'register'), { display_name: family }),
+    );
     expect(ok.status, ok.text).toBe(201);
     // "é" written as e + combining accent, twice: 4 code units, 2 characters.
     const email2 = uniqueEmail();
-    const ok2 = await register(registerBody(email2, await requestCode(server, email2, 'register'), { display_name: 'e\u0301e\u0301' }));
+    const ok2 = await register(
+      registerBody(email2, await requestCode(server, email2, 'register'), { display_name: 'e\u0301e\u0301' }),
+    );
     expect(ok2.status, ok2.text).toBe(201);
   });
 
@@ -135,13 +154,18 @@ describe('POST /auth/register', () => {
     const email = uniqueEmail();
     const code = await requestCode(server, email, 'register');
     const wrong = code === '000000' ? '000001' : '000000';
-    expect(expectError(await register(registerBody(email, wrong)), 400, 'VALIDATION_ERROR').params).toMatchObject({
+    expect(
+      expectError(await register(registerBody(email, wrong)), 400, 'VALIDATION_ERROR').params,
+    ).toMatchObject({
       field: 'code',
       reason: 'invalid',
     });
     expect((await register(registerBody(email, code))).status).toBe(201);
     const again = await register(registerBody(email, code));
-    expect(expectError(again, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'code', reason: 'invalid' });
+    expect(expectError(again, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'code',
+      reason: 'invalid',
+    });
   });
 
   it('burns a code after 5 wrong attempts', async () => {
@@ -149,10 +173,14 @@ describe('POST /auth/register', () => {
     const code = await requestCode(server, email, 'register');
     const wrong = code === '999999' ? '999998' : '999999';
     const reasons: unknown[] = [];
-    for (let i = 0; i < 5; i++) reasons.push((await register(registerBody(email, wrong))).error?.params['reason']);
+    for (let i = 0; i < 5; i++)
+      reasons.push((await register(registerBody(email, wrong))).error?.params['reason']);
     expect(reasons).toEqual(['invalid', 'invalid', 'invalid', 'invalid', 'too_many_attempts']);
     const right = await register(registerBody(email, code));
-    expect(expectError(right, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'code', reason: 'invalid' });
+    expect(expectError(right, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'code',
+      reason: 'invalid',
+    });
   });
 
   it('a code expires after 10 minutes of (virtual) time', async () => {
@@ -160,7 +188,10 @@ describe('POST /auth/register', () => {
     const code = await requestCode(server, email, 'register');
     server.advanceTime(600_000);
     const res = await register(registerBody(email, code));
-    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'code', reason: 'expired' });
+    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'code',
+      reason: 'expired',
+    });
   });
 
   it('a new code replaces the previous one', async () => {
@@ -168,14 +199,20 @@ describe('POST /auth/register', () => {
     const first = await requestCode(server, email, 'register');
     let second = await requestCode(server, email, 'register');
     while (second === first) second = await requestCode(server, email, 'register');
-    expect(expectError(await register(registerBody(email, first)), 400, 'VALIDATION_ERROR').params['field']).toBe('code');
+    expect(
+      expectError(await register(registerBody(email, first)), 400, 'VALIDATION_ERROR').params['field'],
+    ).toBe('code');
     expect((await register(registerBody(email, second))).status).toBe(201);
   });
 
   it('TURNSTILE_FAILED without using up the code', async () => {
     const email = uniqueEmail();
     const code = await requestCode(server, email, 'register');
-    expectError(await register(registerBody(email, code, { turnstile_token: 'bad-token' })), 403, 'TURNSTILE_FAILED');
+    expectError(
+      await register(registerBody(email, code, { turnstile_token: 'bad-token' })),
+      403,
+      'TURNSTILE_FAILED',
+    );
     expect((await register(registerBody(email, code))).status).toBe(201);
   });
 
@@ -183,7 +220,10 @@ describe('POST /auth/register', () => {
     const session = await registerUser(server);
     const code = await requestCode(server, session.email, 'register');
     const res = await register(registerBody(session.email, code));
-    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'email', reason: 'already_registered' });
+    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'email',
+      reason: 'already_registered',
+    });
   });
 
   it('treats addresses case-insensitively', async () => {
@@ -195,7 +235,12 @@ describe('POST /auth/register', () => {
 });
 
 describe('POST /keys/backup and GET /keys/backup', () => {
-  const minimal = (deviceId: string) => ({ backup_a: b64(60), argon2_salt: b64(32), public_key: b64(32), device_id: deviceId });
+  const minimal = (deviceId: string) => ({
+    backup_a: b64(60),
+    argon2_salt: b64(32),
+    public_key: b64(32),
+    device_id: deviceId,
+  });
   const full = (deviceId: string) => ({
     ...minimal(deviceId),
     backup_b: b64(60),
@@ -205,7 +250,11 @@ describe('POST /keys/backup and GET /keys/backup', () => {
 
   it('KEY_BACKUP_NOT_FOUND before an upload; the backup reads back after one (both forms)', async () => {
     const session = await registerUser(server);
-    expectError(await call(server, 'GET', '/keys/backup', { token: session.accessToken }), 404, 'KEY_BACKUP_NOT_FOUND');
+    expectError(
+      await call(server, 'GET', '/keys/backup', { token: session.accessToken }),
+      404,
+      'KEY_BACKUP_NOT_FOUND',
+    );
     const first = minimal(session.deviceId);
     const up = await call(server, 'POST', '/keys/backup', { token: session.accessToken, json: first });
     expect(up.status, up.text).toBe(201);
@@ -215,7 +264,9 @@ describe('POST /keys/backup and GET /keys/backup', () => {
     const second = full(session.deviceId);
     const replaced = await call(server, 'POST', '/keys/backup', { token: session.accessToken, json: second });
     expect(replaced.status).toBe(200);
-    expect((await call(server, 'GET', '/keys/backup', { token: session.accessToken })).data).toMatchObject(second);
+    expect((await call(server, 'GET', '/keys/backup', { token: session.accessToken })).data).toMatchObject(
+      second,
+    );
   });
 
   it.each([
@@ -237,8 +288,14 @@ describe('POST /keys/backup and GET /keys/backup', () => {
 
   it('requires the device_id of the access token', async () => {
     const session = await registerUser(server);
-    const res = await call(server, 'POST', '/keys/backup', { token: session.accessToken, json: minimal('another-device') });
-    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'device_id', reason: 'device_mismatch' });
+    const res = await call(server, 'POST', '/keys/backup', {
+      token: session.accessToken,
+      json: minimal('another-device'),
+    });
+    expect(expectError(res, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      field: 'device_id',
+      reason: 'device_mismatch',
+    });
   });
 
   it('requires an access token', async () => {

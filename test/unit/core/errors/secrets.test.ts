@@ -108,3 +108,17 @@ describe('redactParams', () => {
     expect(JSON.stringify(out)).toContain('[truncated]');
   });
 });
+
+describe('redactSecrets keeps file paths readable', () => {
+  it('keeps a long lowercase path but still redacts a key next to it', () => {
+    const key = 'q3Zp9vR2kT8mW1xY4bN6cD0eF5gH7jK2lM3nP4rS6tU=';
+    const out = redactSecrets(`cannot read /home/agentuser/projects/my-agent-service/keys/keys.json (${key})`);
+    expect(out).toContain('/home/agentuser/projects/my-agent-service/keys/keys.json');
+    expect(out).not.toContain(key);
+  });
+
+  it('still redacts base64 that happens to contain slashes', () => {
+    const key = 'Ab3/Zx9+Qw7/Er5Ty1Ui2Op3As4Df5Gh6Jk7Lz8Xc9Vb0Nm1Q==';
+    expect(redactSecrets(key)).toBe('[redacted]');
+  });
+});

@@ -50,9 +50,26 @@ describe('parseKeyBackupRecord', () => {
     ['extra param', { argon2_params: { m: 65536, t: 3, p: 1, v: 19 } }, 'argon2_params'],
     ['empty device id', { device_id: '' }, 'device_id'],
     ['device id with a newline', { device_id: 'dev\n1' }, 'device_id'],
+    ['device id with a C1 control', { device_id: 'dev\u00851' }, 'device_id'],
+    ['device id of 257 characters', { device_id: 'd'.repeat(257) }, 'device_id'],
+    ['salt longer than 32 bytes can be', { argon2_salt: 'A'.repeat(10_000) }, 'argon2_salt'],
+    ['public key longer than 32 bytes can be', { public_key: `${b64(32)}AAAA` }, 'public_key'],
+    ['backup over 4096 characters', { backup_a: 'AAAA'.repeat(1025) }, 'backup_a'],
     ['unknown field', { protection_password: 'never sent' }, ''],
   ])('rejects %s', (_name, patch, path) => {
     expect(issuesOf({ ...fullBackup(), ...patch })).toContain(path);
+  });
+
+  it('stops at the length of an oversize fixed-size field, without decoding it', () => {
+    const issues = (() => {
+      try {
+        parseKeyBackupRecord({ ...fullBackup(), argon2_salt: 'A'.repeat(100_000) });
+      } catch (err) {
+        return (err as ValidationError).issues;
+      }
+      return [];
+    })();
+    expect(issues.filter((i) => i.path.join('.') === 'argon2_salt')).toHaveLength(1);
   });
 
   it('never echoes the protection password or key material', () => {

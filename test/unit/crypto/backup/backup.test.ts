@@ -9,13 +9,13 @@ import {
   createKeyBackup,
   createMinimalKeyBackup,
   restoreKeyBackup,
-  type FullKeyBackupRecord,
 } from '../../../../src/crypto/backup/index.js';
+import type { KeyBackupFull } from '../../../../src/core/protocol/key-backup.js';
 import { generateKeys } from '../../../../src/crypto/keys.js';
 import { CHEAP, PASSWORD, TEST_FLOOR, cheap, cheapRestore } from './helpers.js';
 
 const keys = generateKeys();
-const full: FullKeyBackupRecord = await createKeyBackup(keys, PASSWORD, { deviceId: 'device-A', ...cheap });
+const full: KeyBackupFull = await createKeyBackup(keys, PASSWORD, { deviceId: 'device-A', ...cheap });
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {

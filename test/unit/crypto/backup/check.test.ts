@@ -3,16 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { fromBase64, toBase64 } from '../../../../src/core/encoding.js';
 import { isCryptoError } from '../../../../src/core/errors/index.js';
 import {
-  BACKUP_BLOB_BYTES,
-  createKeyBackup,
-  isFullKeyBackupRecord,
+  isFullKeyBackup,
   parseKeyBackupRecord,
-  type FullKeyBackupRecord,
+  type KeyBackupFull,
+} from '../../../../src/core/protocol/key-backup.js';
+import {
+  ARGON2_PARAMS_MAX,
+  BACKUP_BLOB_BYTES,
+  checkKeyBackupRecord,
+  createKeyBackup,
+  createMinimalKeyBackup,
 } from '../../../../src/crypto/backup/index.js';
 import { generateKeys } from '../../../../src/crypto/keys.js';
 import { PASSWORD, cheap } from './helpers.js';
 
-const record: FullKeyBackupRecord = await createKeyBackup(generateKeys(), PASSWORD, {
+const record: KeyBackupFull = await createKeyBackup(generateKeys(), PASSWORD, {
   deviceId: 'dev-1',
   ...cheap,
 });
@@ -20,7 +25,7 @@ const { backup_b: _b, argon2_params: _p, signing_public_key: _s, ...minimal } = 
 
 function invalidCode(input: unknown): string | undefined {
   try {
-    parseKeyBackupRecord(input);
+    checkKeyBackupRecord(input);
     return undefined;
   } catch (err) {
     if (!isCryptoError(err)) throw err;
@@ -28,18 +33,89 @@ function invalidCode(input: unknown): string | undefined {
   }
 }
 
-describe('parseKeyBackupRecord', () => {
+function messageOf(input: unknown): string {
+  try {
+    checkKeyBackupRecord(input);
+  } catch (err) {
+    expect(isCryptoError(err, 'KEY_BACKUP_INVALID')).toBe(true);
+    return (err as Error).message;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('checkKeyBackupRecord', () => {
   it('accepts both forms and tells them apart', () => {
-    const full = parseKeyBackupRecord(record);
-    expect(isFullKeyBackupRecord(full)).toBe(true);
+    const full = checkKeyBackupRecord(record);
+    expect(isFullKeyBackup(full)).toBe(true);
     expect(full).toEqual(record);
-    const min = parseKeyBackupRecord(minimal);
-    expect(isFullKeyBackupRecord(min)).toBe(false);
+    const min = checkKeyBackupRecord(minimal);
+    expect(isFullKeyBackup(min)).toBe(false);
     expect(min).toEqual(minimal);
   });
 
-  it('drops unknown fields', () => {
-    expect(parseKeyBackupRecord({ ...record, created_at: 'x' })).toEqual(record);
+  it('creates records that the core wire model accepts as uploads (one model)', async () => {
+    expect(parseKeyBackupRecord(record)).toEqual(record);
+    const min = await createMinimalKeyBackup(generateKeys().encryption, PASSWORD, {
+      deviceId: 'd',
+      ...cheap,
+    });
+    expect(parseKeyBackupRecord(min)).toEqual(min);
+    expect(checkKeyBackupRecord(min)).toEqual(min);
+  });
+
+  it('drops unknown top-level fields that the strict upload model refuses', () => {
+    const readBack = { ...record, created_at: 'x', uploaded_at: '2026-01-01T00:00:00.000Z' };
+    expect(() => parseKeyBackupRecord(readBack)).toThrow();
+    const checked = checkKeyBackupRecord(readBack);
+    expect(checked).toEqual(record);
+    expect(Object.keys(checked)).not.toContain('uploaded_at');
+    expect(checkKeyBackupRecord({ ...minimal, extra: { nested: true } })).toEqual(minimal);
+    const nullProto: Record<string, unknown> = Object.assign(Object.create(null) as object, record);
+    expect(checkKeyBackupRecord(nullProto)).toEqual(record);
+  });
+
+  it('does not pick inherited fields', () => {
+    const inherited = Object.assign(Object.create({ backup_b: record.backup_b }) as object, minimal);
+    expect(checkKeyBackupRecord(inherited)).toEqual(minimal);
+  });
+
+  it('refuses unknown members inside argon2_params (they could change the derivation)', () => {
+    const withVersion = { ...record, argon2_params: { ...record.argon2_params, v: 19 } };
+    expect(messageOf(withVersion)).toContain('argon2_params');
+  });
+
+  it('refuses device ids with C1 control characters (the core rule, stricter than C0 only)', () => {
+    expect(invalidCode({ ...record, device_id: 'dev\u0085id' })).toBe('KEY_BACKUP_INVALID');
+    expect(invalidCode({ ...record, device_id: 'dev\u009fid' })).toBe('KEY_BACKUP_INVALID');
+    expect(invalidCode({ ...record, device_id: 'x'.repeat(256) })).toBeUndefined();
+  });
+
+  it('names each component above the ceiling', () => {
+    const over = { m: ARGON2_PARAMS_MAX.m + 8, t: ARGON2_PARAMS_MAX.t + 1, p: ARGON2_PARAMS_MAX.p };
+    const message = messageOf({ ...record, argon2_params: over });
+    expect(message).toContain('argon2_params.m');
+    expect(message).toContain('argon2_params.t');
+    expect(message).not.toContain('argon2_params.p');
+  });
+
+  it('turns a throwing getter or a non-object into KEY_BACKUP_INVALID', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor() {
+          throw new Error(`leak ${PASSWORD}`);
+        },
+      },
+    );
+    expect(messageOf(hostile)).not.toContain(PASSWORD);
+    const getter = Object.defineProperty({ ...record }, 'argon2_salt', {
+      enumerable: true,
+      get() {
+        throw new Error(`leak ${PASSWORD}`);
+      },
+    });
+    expect(messageOf(getter)).not.toContain(PASSWORD);
+    expect(messageOf([record])).toContain('(record)');
   });
 
   it('rejects a record with some but not all full-form fields', () => {
@@ -82,7 +158,7 @@ describe('parseKeyBackupRecord', () => {
   it('names fields but never their values in the message', () => {
     const bad = { ...record, public_key: record.backup_a };
     try {
-      parseKeyBackupRecord(bad);
+      checkKeyBackupRecord(bad);
       expect.unreachable();
     } catch (err) {
       expect(isCryptoError(err, 'KEY_BACKUP_INVALID')).toBe(true);

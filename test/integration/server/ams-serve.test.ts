@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../src/cli/run.js';
+import { parseServeArgs, runServe, serveWarnings } from '../../../src/cli/commands/serve.js';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    io: { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } },
+  };
+}
+
+async function firstLine(lines: string[]): Promise<string> {
+  for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  if (lines.length === 0) throw new Error('no output');
+  return lines[0]!;
+}
+
+describe('ams serve', () => {
+  it('prints one line with the URL when ready and stops cleanly on SIGTERM', async () => {
+    const { out, err, io } = capture();
+    const exit = runCli(['serve', '--port', '0', '--dev', '--virtual-time'], io);
+    const line = await firstLine(out);
+    expect(line).toMatch(
+      /^ams serve: listening on http:\/\/127\.0\.0\.1:\d+ \(WebSocket ws:\/\/127\.0\.0\.1:\d+\/ws\)\n$/,
+    );
+    const url = /listening on (\S+)/.exec(line)![1]!;
+    const clock = await fetch(`${url}/_control/clock`);
+    expect(await clock.json()).toMatchObject({ data: { virtual: true } });
+    process.emit('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(out).toHaveLength(1);
+    expect(err).toEqual([]);
+    await expect(fetch(`${url}/_control/clock`)).rejects.toThrow();
+  });
+
+  it('stops on SIGINT; without --dev the control API is off', async () => {
+    const { out, io } = capture();
+    const exit = runServe(['--port=0'], io);
+    const url = /listening on (\S+)/.exec(await firstLine(out))![1]!;
+    const res = await fetch(`${url}/_control/clock`);
+    expect(res.status).toBe(404);
+    process.emit('SIGINT');
+    expect(await exit).toBe(0);
+  });
+
+  it('parses its options and refuses bad ones with exit code 2', async () => {
+    expect(parseServeArgs(['--port', '8080', '--host', '::1', '--dev'])).toEqual({
+      port: 8080,
+      host: '::1',
+      dev: true,
+      virtualTime: false,
+    });
+    expect(parseServeArgs(['--help'])).toBe('help');
+    for (const bad of [['--port'], ['--port', '70000'], ['--port', 'x'], ['--host'], ['--bogus']]) {
+      expect(parseServeArgs(bad)).toHaveProperty('error');
+      const { err, io } = capture();
+      expect(await runServe(bad, io)).toBe(2);
+      expect(err.join('')).toMatch(/^ams serve: /);
+    }
+    const { out, io } = capture();
+    expect(await runCli(['serve', '--help'], io)).toBe(0);
+    expect(out.join('')).toMatch(/--port N/);
+  });
+
+  it('warns when --dev would bind a non-loopback interface', () => {
+    const args = { port: 0, dev: true, virtualTime: false };
+    expect(serveWarnings({ ...args, host: '0.0.0.0' })).toEqual([
+      '--dev on a non-loopback interface exposes verification codes.',
+    ]);
+    expect(serveWarnings({ ...args, host: '127.0.0.1' })).toEqual([]);
+    expect(serveWarnings({ ...args, host: '0.0.0.0', dev: false })).toEqual([]);
+  });
+
+  it('keeps --help and --version', async () => {
+    const { out, io } = capture();
+    expect(await runCli(['--help'], io)).toBe(0);
+    expect(out.join('')).toMatch(/serve\s+Run the reference server/);
+    expect(await runCli(['nope'], capture().io)).toBe(2);
+  });
+});

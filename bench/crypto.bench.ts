@@ -175,6 +175,7 @@ async function inFlightTable(s: Scenario): Promise<void> {
 
 export default async function (): Promise<void> {
   const small = scenario('1 KB, 1 recipient', 1, 1024);
+  if (process.env['BENCH_ONLY'] === 'inflight') return inFlightTable(small);
   const group = scenario('1 KB, 10 recipients', 10, 1024);
   const large = scenario('1 MB, 1 recipient', 1, 1_048_576);
   await openTable([small, group, large]);

@@ -103,14 +103,21 @@ async function verifyCases(size: number): Promise<Case[]> {
   ];
 }
 
+/** Rounds per size; each figure is the best round, so one noisy slice of a shared machine does not decide it. */
+const ROUNDS = 3;
+
 async function benchVerify(): Promise<void> {
   const results = new Map<string, number[]>();
   for (const size of SIZES) {
     const cases = await verifyCases(size);
-    for (const c of cases) {
-      const m = await measure(c.name, c.run, size > 100_000 ? { durationMs: 600 } : {});
-      results.set(c.name, [...(results.get(c.name) ?? []), m.opsPerSec]);
+    const best = new Map<string, number>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of cases) {
+        const m = await measure(c.name, c.run, { durationMs: size > 100_000 ? 500 : 300 });
+        best.set(c.name, Math.max(best.get(c.name) ?? 0, m.opsPerSec));
+      }
     }
+    for (const [name, ops] of best) results.set(name, [...(results.get(name) ?? []), ops]);
   }
   const baseline = results.values().next().value as number[];
   const rows = [...results].map(([name, ops]) => [
@@ -118,7 +125,7 @@ async function benchVerify(): Promise<void> {
     ...ops.flatMap((o, i) => [fmt(o), `${fmt(o / baseline[i]!, 2)}×`]),
   ]);
   printTable(
-    'Verifications per second (ratio to the node:crypto baseline of the same size, same run)',
+    `Verifications per second (best of ${ROUNDS} interleaved rounds; ratio to the node:crypto baseline of the same size, same run)`,
     ['verifier', '1 KB/s', 'vs base', '64 KB/s', 'vs base', '1 MB/s', 'vs base'],
     rows,
   );
@@ -229,8 +236,11 @@ function benchSweep(n: number): string[][] {
     fmt(lat[Math.floor(n * 0.9999)]! * 1000, 1),
     fmt(lat[n - 1]!, 2),
   ];
-  const quiet = claimLatencies(n, 0);
-  const expiring = claimLatencies(n, n);
+  // Best of two runs each (by p99.99): on a shared machine a single run mostly measures its neighbours.
+  const better = (a: Float64Array, b: Float64Array): Float64Array =>
+    a[Math.floor(n * 0.9999)]! <= b[Math.floor(n * 0.9999)]! ? a : b;
+  const quiet = better(claimLatencies(n, 0), claimLatencies(n, 0));
+  const expiring = better(claimLatencies(n, n), claimLatencies(n, n));
   const clock = new ManualClock(0);
   const other = createMemoryDedupStore({ clock, maxEntries: n, initialCapacity: n });
   for (let i = 0; i < n; i++) other.complete(uuidV7(i, i), '');
@@ -347,7 +357,7 @@ export default async function (): Promise<void> {
     benchDedupOps(),
   );
   printTable(
-    'Expiry without a stall (single-claim latency; GC and scheduler pauses show in both rows)',
+    'Expiry without a stall (single-claim latency, best of 2 runs; GC and scheduler pauses show in both rows)',
     ['case', 'p99.9 µs', 'p99.99 µs', 'max ms'],
     benchSweep(1_000_000),
   );

@@ -105,6 +105,12 @@ export function encodeHeader(h: EnvelopeHeader): Uint8Array {
   return out;
 }
 
+/** Strict UTF-8 of a short field; ASCII (the common case) skips the TextDecoder. */
+function decodeField(bytes: Uint8Array): string | undefined {
+  for (const b of bytes) if (b > 0x7f) return fromUtf8(bytes);
+  return String.fromCharCode(...bytes);
+}
+
 /** A bounds-checked cursor over the envelope bytes. */
 class Reader {
   offset = 0;
@@ -123,7 +129,7 @@ class Reader {
 
   id(field: string): string {
     const len = this.u8();
-    const text = len === 0 ? undefined : fromUtf8(this.take(len));
+    const text = len === 0 ? undefined : decodeField(this.take(len));
     if (text === undefined) throw invalidEnvelope(`${field} is empty or not UTF-8`);
     return text;
   }
@@ -144,7 +150,7 @@ function readHeader(r: Reader): EnvelopeHeader {
   const senderId = r.id('sender id');
   const conversationId = r.id('conversation id');
   const messageId = r.id('message id');
-  const createdAt = fromUtf8(r.take(SIZES.createdAt)) ?? '';
+  const createdAt = decodeField(r.take(SIZES.createdAt)) ?? '';
   if (!isCreatedAt(createdAt)) throw invalidEnvelope('bad created_at');
   const ephemeralPublicKey = r.take(SIZES.publicKey);
   const count = (r.u8() << 8) | r.u8();

@@ -55,7 +55,7 @@ export interface ReferenceServerOptions {
    */
   readonly dev?: boolean;
   /**
-   * Run on a virtual clock ({@link ManualClock}) that only moves when told
+   * Run on a virtual clock (`ManualClock`) that only moves when told
    * (`advanceTime`, or the control API). Ignored when `clock` is given.
    * @defaultValue `false`
    */

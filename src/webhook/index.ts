@@ -11,13 +11,12 @@
  */
 
 // Verification and signing
+export { verifyWebhook, type VerifyWebhookOptions } from './verify-webhook.js';
 export {
   createWebhookVerifier,
-  verifyWebhook,
   type WebhookVerifier,
   type WebhookVerifierOptions,
   type WebhookVerifyInput,
-  type VerifyWebhookOptions,
   type VerifiedSignature,
   type VerifiedWebhook,
 } from './verify.js';
@@ -47,12 +46,8 @@ export {
 } from './delivery.js';
 
 // Receiver
-export {
-  createWebhookReceiver,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-  type WebhookRequest,
-} from './receiver.js';
+export { createWebhookReceiver, type WebhookReceiver, type WebhookRequest } from './receiver.js';
+export type { WebhookReceiverOptions } from './receiver-options.js';
 export type { OpenEnvelope } from './open-step.js';
 export type {
   WebhookEvent,

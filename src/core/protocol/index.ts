@@ -163,3 +163,17 @@ export {
   type WsControlFrameType,
   type WsEventFrame,
 } from './ws-frames.js';
+export {
+  agentWebSocketUrl,
+  authErrorDisposition,
+  catalogueCodeForWsFailure,
+  closeDisposition,
+  isTerminalAuthError,
+  isTerminalClose,
+  WS_AGENT_PATH,
+  WS_AUTH_ERROR_REASONS,
+  WS_CLOSE_CODES,
+  type WsAuthErrorReason,
+  type WsCloseCode,
+  type WsDisposition,
+} from './ws-close.js';

@@ -35,13 +35,19 @@ function view(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
 }
 
 const support = new Map<Curve, Promise<boolean>>();
+const hexBytes = (h: string): Uint8Array => Uint8Array.from(h.match(/../g) ?? [], (b) => parseInt(b, 16));
+/** Valid public keys to probe with: RFC 8032 §7.1 test 1 and RFC 7748 §6.1 (Alice). */
+const PROBE_KEYS: Record<Curve, Uint8Array> = {
+  Ed25519: hexBytes('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a'),
+  X25519: hexBytes('8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a'),
+};
 
 /** Whether this runtime's WebCrypto implements `curve`; probed once. */
 function hasCurve(curve: Curve): Promise<boolean> {
   let probe = support.get(curve);
   if (probe === undefined) {
     const usages: KeyUsage[] = curve === 'Ed25519' ? ['verify'] : [];
-    const base = x25519.getPublicKey(new Uint8Array(32).fill(7));
+    const base = PROBE_KEYS[curve];
     probe = subtle()
       .importKey('raw', view(base), { name: curve }, false, usages)
       .then(

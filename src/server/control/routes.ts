@@ -21,7 +21,8 @@ import { fail, invalidField } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validation.js';
-import type { ControlApi } from './control-api.js';
+import type { VerificationEmail } from '../auth/mailbox.js';
+import type { AccountState, ControlApi } from './control-api.js';
 
 const MAX_ADVANCE_MS = 400 * 24 * 3_600_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -56,102 +57,121 @@ function clockData(ctx: ServerContext) {
   return { now_ms: now, now: iso(now), virtual: ctx.virtualClock !== undefined };
 }
 
+function emailToWire(m: VerificationEmail) {
+  return { to: m.to, scene: m.scene, code: m.code, sent_at: iso(m.sentAtMs), expires_at: iso(m.expiresAtMs) };
+}
+
+function accountToWire(state: AccountState) {
+  return {
+    user_id: state.userId,
+    email: state.email,
+    email_verified: state.emailVerified,
+    failed_logins: state.failedLogins,
+    locked_until: state.lockedUntilMs === undefined ? null : iso(state.lockedUntilMs),
+    lock_count: state.lockCount,
+    device_count: state.deviceCount,
+    has_key_backup: state.hasKeyBackup,
+  };
+}
+
 function queryEmail(query: URLSearchParams): string {
   return parseBody(z.strictObject({ email: EmailSchema }), { email: query.get('email') ?? undefined }).email;
 }
 
-/** The control routes, bound to one {@link ControlApi}. */
+function emailRoutes(control: ControlApi): Route[] {
+  const list = defineRoute({
+    method: 'GET',
+    path: '/_control/emails',
+    auth: 'none',
+    handler({ req }) {
+      const scene = req.query.get('scene');
+      const parsedScene = scene === null ? undefined : SceneSchema.safeParse(scene).data;
+      if (scene !== null && parsedScene === undefined) throw invalidField('scene', 'invalid_value');
+      const emails = guard(() => control.emails(queryEmail(req.query), parsedScene));
+      return ok(emails.map(emailToWire));
+    },
+  });
+  return [list];
+}
+
+function turnstileRoutes(control: ControlApi): Route[] {
+  const read = defineRoute({
+    method: 'GET',
+    path: '/_control/turnstile',
+    auth: 'none',
+    handler: () => ok(guard(() => control.turnstilePolicy)),
+  });
+  const write = defineRoute({
+    method: 'PUT',
+    path: '/_control/turnstile',
+    auth: 'none',
+    body: TurnstileBodySchema,
+    handler({ body }) {
+      const policy = { default: body.default, pass: body.pass ?? [], fail: body.fail ?? [] };
+      guard(() => control.setTurnstilePolicy(policy));
+      return ok(control.turnstilePolicy);
+    },
+  });
+  return [read, write];
+}
+
+function clockRoutes(control: ControlApi): Route[] {
+  const read = defineRoute({
+    method: 'GET',
+    path: '/_control/clock',
+    auth: 'none',
+    handler: ({ ctx }) => ok(clockData(ctx)),
+  });
+  const advance = defineRoute({
+    method: 'POST',
+    path: '/_control/clock/advance',
+    auth: 'none',
+    body: z.strictObject({ ms: z.int().min(0).max(MAX_ADVANCE_MS) }),
+    handler({ body, ctx }) {
+      guard(() => control.advanceTime(body.ms));
+      return ok(clockData(ctx));
+    },
+  });
+  return [read, advance];
+}
+
+function userRoutes(control: ControlApi): Route[] {
+  const create = defineRoute({
+    method: 'POST',
+    path: '/_control/users',
+    auth: 'none',
+    body: UserBodySchema,
+    async handler({ body, ctx }) {
+      if (await ctx.store.users.byEmail(body.email)) throw invalidField('email', 'already_registered');
+      const userId = await control.createUser({
+        email: body.email,
+        password: body.account_password,
+        ...(body.display_name === undefined ? {} : { displayName: body.display_name }),
+        ...(body.device_locale === undefined ? {} : { deviceLocale: body.device_locale }),
+        ...(body.email_verified === undefined ? {} : { emailVerified: body.email_verified }),
+      });
+      return ok({ user_id: userId }, 201);
+    },
+  });
+  const read = defineRoute({
+    method: 'GET',
+    path: '/_control/users',
+    auth: 'none',
+    async handler({ req }) {
+      const state = await control.account(queryEmail(req.query));
+      if (state === undefined) throw fail('USER_NOT_FOUND', 'No account has this email.');
+      return ok(accountToWire(state));
+    },
+  });
+  return [create, read];
+}
+
+/** The control routes, bound to one {@link ControlApi}. Part 2 adds governance and relations here. */
 export function controlRoutes(control: ControlApi): readonly Route[] {
   return [
-    defineRoute({
-      method: 'GET',
-      path: '/_control/emails',
-      auth: 'none',
-      handler({ req }) {
-        const scene = req.query.get('scene');
-        const parsedScene = scene === null ? undefined : SceneSchema.safeParse(scene).data;
-        if (scene !== null && parsedScene === undefined) throw invalidField('scene', 'invalid_value');
-        const emails = guard(() => control.emails(queryEmail(req.query), parsedScene));
-        return ok(
-          emails.map((m) => ({
-            to: m.to,
-            scene: m.scene,
-            code: m.code,
-            sent_at: iso(m.sentAtMs),
-            expires_at: iso(m.expiresAtMs),
-          })),
-        );
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/_control/turnstile',
-      auth: 'none',
-      handler: () => ok(guard(() => control.turnstilePolicy)),
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: '/_control/turnstile',
-      auth: 'none',
-      body: TurnstileBodySchema,
-      handler({ body }) {
-        guard(() =>
-          control.setTurnstilePolicy({ default: body.default, pass: body.pass ?? [], fail: body.fail ?? [] }),
-        );
-        return ok(control.turnstilePolicy);
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/_control/clock',
-      auth: 'none',
-      handler: ({ ctx }) => ok(clockData(ctx)),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/_control/clock/advance',
-      auth: 'none',
-      body: z.strictObject({ ms: z.int().min(0).max(MAX_ADVANCE_MS) }),
-      handler({ body, ctx }) {
-        guard(() => control.advanceTime(body.ms));
-        return ok(clockData(ctx));
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/_control/users',
-      auth: 'none',
-      body: UserBodySchema,
-      async handler({ body, ctx }) {
-        if (await ctx.store.users.byEmail(body.email)) throw invalidField('email', 'already_registered');
-        const userId = await control.createUser({
-          email: body.email,
-          password: body.account_password,
-          ...(body.display_name === undefined ? {} : { displayName: body.display_name }),
-          ...(body.device_locale === undefined ? {} : { deviceLocale: body.device_locale }),
-          ...(body.email_verified === undefined ? {} : { emailVerified: body.email_verified }),
-        });
-        return ok({ user_id: userId }, 201);
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/_control/users',
-      auth: 'none',
-      async handler({ req }) {
-        const state = await control.account(queryEmail(req.query));
-        if (state === undefined) throw fail('USER_NOT_FOUND', 'No account has this email.');
-        return ok({
-          user_id: state.userId,
-          email: state.email,
-          email_verified: state.emailVerified,
-          failed_logins: state.failedLogins,
-          locked_until: state.lockedUntilMs === undefined ? null : iso(state.lockedUntilMs),
-          lock_count: state.lockCount,
-          device_count: state.deviceCount,
-          has_key_backup: state.hasKeyBackup,
-        });
-      },
-    }),
+    ...emailRoutes(control),
+    ...turnstileRoutes(control),
+    ...clockRoutes(control),
+    ...userRoutes(control),
   ];
 }

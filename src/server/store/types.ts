@@ -119,8 +119,6 @@ export interface DeviceStore {
   remove(userId: string, deviceId: string): Promise<DeviceRecord | undefined>;
   /** Removes every device of an account; returns them. */
   removeAll(userId: string): Promise<readonly DeviceRecord[]>;
-  /** Records activity. */
-  touch(userId: string, deviceId: string, nowMs: number): Promise<void>;
 }
 
 /** Scenes of a verification code. */

@@ -78,6 +78,34 @@ describe('verifier properties', () => {
     );
   });
 
+  it('a signed body of any shape verifies to a delivery or WEBHOOK_PAYLOAD_INVALID (400), nothing else', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.json(),
+          fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+        ),
+        async (b) => {
+          const { headers: h } = await signWebhook({
+            secret: SECRET,
+            timestamp: T0_MS / 1000,
+            deliveryId: 'd-1',
+            body: b,
+          });
+          try {
+            const verified = await verifier.verify({ body: b, headers: h });
+            expect(verified.delivery.version).toBe('v1');
+          } catch (err) {
+            expect(
+              isWebhookVerificationError(err) && err.code === 'WEBHOOK_PAYLOAD_INVALID' && err.status === 400,
+            ).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('the delivery validator returns a delivery or throws WEBHOOK_PAYLOAD_INVALID, nothing else', () => {
     const field = fc.oneof(
       fc.string(),

@@ -116,3 +116,19 @@ describe('default backend selection', () => {
     expect(isConfigurationError(caught)).toBe(true);
   });
 });
+
+describe('portable backend curve source', () => {
+  it('verifies the same signature through WebCrypto curves and through forced @noble curves', async () => {
+    const k = keysFromPrivate(ALICE.encryption.privateKey, ALICE.signing.privateKey);
+    const msg = utf8('probe');
+    const sig = node.sync.ed25519Sign(k.signing, msg);
+    // Both paths must agree; the forced-noble backend reports its name.
+    expect(await portableBackend.async.ed25519Verify(k.signing.publicKey, msg, sig)).toBe(true);
+    expect(await nobleBackend.async.ed25519Verify(k.signing.publicKey, msg, sig)).toBe(true);
+    expect([portableBackend.name, nobleBackend.name]).toEqual(['portable', 'portable-noble']);
+    const imported = await globalThis.crypto.subtle
+      .importKey('raw', new Uint8Array(k.signing.publicKey), { name: 'Ed25519' }, false, ['verify'])
+      .then(() => true);
+    expect(imported).toBe(true);
+  });
+});

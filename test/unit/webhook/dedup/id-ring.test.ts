@@ -47,6 +47,24 @@ describe('IdRing', () => {
     }
   });
 
+  it('parses any UUID to exactly its 128 bits, in either case', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.boolean(), (uuid, upper) => {
+        const w = words(upper ? uuid.toUpperCase() : uuid);
+        expect([...w].map((x) => x.toString(16).padStart(8, '0')).join('')).toBe(uuid.replaceAll('-', ''));
+      }),
+    );
+  });
+
+  it('maps distinct non-UUID ids to distinct words', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ maxLength: 40 }), { minLength: 2, maxLength: 50 }), (ids) => {
+        const seen = new Set(ids.map((id) => [...words(id)].join(',')));
+        expect(seen.size).toBe(ids.length);
+      }),
+    );
+  });
+
   it('maps UUIDs to their 16 bytes regardless of case', () => {
     const w = words('0123ABCD-4567-89ab-cdef-0123456789AB');
     expect([...w].map((x) => x.toString(16).padStart(8, '0')).join('')).toBe(

@@ -1,0 +1,195 @@
+/**
+ * The REST client core on undici: bearer authentication from a credentials
+ * provider, `{ data }` unwrapping with optional zod validation, typed errors,
+ * bounded jittered retries, client-side rate limits per agent, and binary
+ * GETs. The Agent facade and the owner client build their operations on it.
+ *
+ * @module
+ */
+import EventEmitter from 'eventemitter3';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { createRateLimiter, type RateLimiter } from '../../webhook/refs/rate-limiter.js';
+import type { ResponseHeaders } from './attempt.js';
+import { defaultDispatcher } from './default-dispatcher.js';
+import type { RestClientEventName, RestClientEvents } from './events.js';
+import { execute, type ExecuteContext, type PreparedRequest } from './execute.js';
+import { resolveRestOptions, type ResolvedRestOptions, type RestClientOptions } from './options.js';
+import { targetOf, type QueryParams } from './paths.js';
+import { contentTypeOf, dataOf } from './response.js';
+import { isIdempotentMethod } from './retry.js';
+import { describeRequest } from './attempt.js';
+
+/** HTTP methods the client sends. */
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Which client-side limiter a request passes: sending messages, or fetching objects. */
+export type RateLimitKey = 'messages' | 'objects';
+
+/** Per-request options shared by every call. */
+export interface RequestCallOptions {
+  /** Query parameters (`undefined` values left out). */
+  query?: QueryParams;
+  /** Mark a non-idempotent method as safe to repeat after a network error. @defaultValue true for GET, HEAD, PUT, DELETE */
+  idempotent?: boolean;
+  /** Queue behind this client-side limiter. @defaultValue none */
+  limiter?: RateLimitKey;
+  /** Deadline of each attempt, ms. @defaultValue the client's `timeoutMs` */
+  timeoutMs?: number;
+  /** Aborts the request (and any wait between attempts); its reason is rethrown. */
+  signal?: AbortSignal;
+  /** Send the bearer token. `false` for public endpoints (`/auth/login`…). @defaultValue `true` */
+  auth?: boolean;
+  /** Extra headers (e.g. `cookie` for `/auth/refresh`). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** A JSON request. */
+export interface RestRequestOptions<T = unknown> extends RequestCallOptions {
+  /** @defaultValue `'GET'` */
+  method?: HttpMethod;
+  /** Path relative to the base URL, starting with `/`, segments already encoded (see `pathSegment`). */
+  path: string;
+  /** JSON body. */
+  body?: unknown;
+  /** Checks `data`; a mismatch is a ValidationError (never retried). */
+  schema?: z.ZodType<T>;
+}
+
+/** A JSON answer with its status and headers. */
+export interface RestResponse<T> {
+  readonly data: T;
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+}
+
+/** A binary answer (e.g. the ciphertext behind `GET /r2/<object_key>`). */
+export interface BinaryResponse {
+  readonly bytes: Uint8Array;
+  /** The `content-type` header as sent, if any. */
+  readonly contentType: string | undefined;
+  /** `bytes.length`. */
+  readonly size: number;
+  readonly status: number;
+}
+
+/** The REST client. */
+export interface RestClient {
+  /** The base URL requests are relative to. */
+  readonly baseUrl: string;
+  /** Sends a JSON request and returns the answer's `data`. */
+  request<T = unknown>(options: RestRequestOptions<T>): Promise<T>;
+  /** Like {@link RestClient.request}, also returning status and headers. */
+  requestWithResponse<T = unknown>(options: RestRequestOptions<T>): Promise<RestResponse<T>>;
+  /** `GET path`. */
+  get<T = unknown>(path: string, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
+  /** `POST path` with a JSON body. */
+  post<T = unknown>(path: string, body?: unknown, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
+  /** `PUT path` with a JSON body. */
+  put<T = unknown>(path: string, body?: unknown, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
+  /** `DELETE path`. */
+  delete<T = unknown>(path: string, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
+  /** `GET path` returning raw bytes. */
+  getBytes(path: string, options?: RequestCallOptions): Promise<BinaryResponse>;
+  /** Subscribes to an event. */
+  on<E extends RestClientEventName>(event: E, listener: (...args: RestClientEvents[E]) => void): RestClient;
+  /** Subscribes to one occurrence of an event. */
+  once<E extends RestClientEventName>(event: E, listener: (...args: RestClientEvents[E]) => void): RestClient;
+  /** Unsubscribes. */
+  off<E extends RestClientEventName>(event: E, listener: (...args: RestClientEvents[E]) => void): RestClient;
+}
+
+function limitersOf(o: ResolvedRestOptions): Record<RateLimitKey, RateLimiter> | undefined {
+  if (o.rateLimits === false) return undefined;
+  return {
+    messages: createRateLimiter({ limit: o.rateLimits.messages, intervalMs: 1000, clock: o.clock }),
+    objects: createRateLimiter({ limit: o.rateLimits.objects, intervalMs: 1000, clock: o.clock }),
+  };
+}
+
+function singleFlight(fn: (() => void | Promise<void>) | undefined): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    if (fn === undefined) return Promise.resolve();
+    running ??= Promise.resolve()
+      .then(fn)
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+}
+
+/**
+ * Creates a REST client.
+ *
+ * Requests reject with {@link ServiceError} / {@link RateLimitError} (the
+ * service refused), {@link TransportError} (network failure, or a non-JSON
+ * answer, `status` kept), {@link TimeoutError}, {@link ValidationError} (the
+ * `schema` rejected `data`) or {@link ConfigurationError} (bad path, missing
+ * credentials). A caller's abort reason is rethrown as-is.
+ *
+ * @throws {@link ConfigurationError} naming the first bad option.
+ * @example
+ * ```ts
+ * const rest = createRestClient({ baseUrl: 'https://api.example.com', credentials: process.env.AGENT_TOKEN! });
+ * const logs = await rest.get(`/agents/${pathSegment(agentId)}/delivery-logs`, { query: { limit: 20 } });
+ * await rest.post(`/agents/${pathSegment(agentId)}/messages`, body, { limiter: 'messages' });
+ * ```
+ */
+export function createRestClient(options: RestClientOptions): RestClient {
+  const o = resolveRestOptions(options);
+  const events = new EventEmitter<RestClientEvents>();
+  const ctx: ExecuteContext = {
+    options: o,
+    dispatcher: o.dispatcher ?? defaultDispatcher(),
+    events,
+    refresh: singleFlight(o.onTokenExpired),
+  };
+  const limiters = limitersOf(o);
+
+  const prepare = (method: HttpMethod, path: string, call: RequestCallOptions, body: unknown, accept: string): PreparedRequest => {
+    const target = targetOf(o.base, path, call.query);
+    const json = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = { ...o.headers, accept };
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    for (const [k, v] of Object.entries(call.headers ?? {})) if (k.toLowerCase() !== 'authorization') headers[k.toLowerCase()] = v;
+    return {
+      origin: target.origin,
+      path: target.path,
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body: json,
+      idempotent: call.idempotent ?? isIdempotentMethod(method),
+      timeoutMs: call.timeoutMs ?? o.timeoutMs,
+      maxBytes: o.maxResponseBytes,
+      signal: call.signal,
+      auth: call.auth ?? true,
+      limiter: call.limiter === undefined ? undefined : limiters?.[call.limiter],
+    };
+  };
+
+  const requestWithResponse = async <T>(r: RestRequestOptions<T>): Promise<RestResponse<T>> => {
+    const req = prepare(r.method ?? 'GET', r.path, r, r.body, 'application/json');
+    const raw = await execute(ctx, req);
+    return { data: dataOf(raw, describeRequest(req.method, req.path), r.schema), status: raw.status, headers: raw.headers };
+  };
+
+  const client: RestClient = {
+    baseUrl: o.base.href,
+    requestWithResponse,
+    request: async (r) => (await requestWithResponse(r)).data,
+    get: (path, call = {}) => client.request({ ...call, method: 'GET', path }),
+    post: (path, body, call = {}) => client.request({ ...call, method: 'POST', path, body }),
+    put: (path, body, call = {}) => client.request({ ...call, method: 'PUT', path, body }),
+    delete: (path, call = {}) => client.request({ ...call, method: 'DELETE', path }),
+    async getBytes(path, call = {}) {
+      const raw = await execute(ctx, prepare('GET', path, call, undefined, '*/*'));
+      return { bytes: raw.bytes, contentType: contentTypeOf(raw), size: raw.bytes.length, status: raw.status };
+    },
+    on: (event, listener) => (events.on(event, listener), client),
+    once: (event, listener) => (events.once(event, listener), client),
+    off: (event, listener) => (events.off(event, listener), client),
+  };
+  return client;
+}

@@ -1,0 +1,18 @@
+/**
+ * The dispatcher used when none is injected: one keep-alive undici `Agent`
+ * shared by every REST client of the process, created on first use.
+ *
+ * @module
+ */
+import { Agent, type Dispatcher } from 'undici';
+
+let shared: Dispatcher | undefined;
+
+/** Keep-alive settings of the shared agent. */
+export const DEFAULT_AGENT_OPTIONS = { keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 } as const;
+
+/** The process-wide keep-alive agent (idle sockets do not keep the process alive). */
+export function defaultDispatcher(): Dispatcher {
+  shared ??= new Agent(DEFAULT_AGENT_OPTIONS);
+  return shared;
+}

@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RateLimitError } from '../../../../src/core/errors/rate-limit-error.js';
+import { ServiceError } from '../../../../src/core/errors/service-error.js';
+import { TimeoutError } from '../../../../src/core/errors/timeout-error.js';
+import { TransportError } from '../../../../src/core/errors/transport-error.js';
+import { ValidationError } from '../../../../src/core/errors/validation-error.js';
+import { fullJitterDelay, isIdempotentMethod, retryReasonOf } from '../../../../src/transport/rest/index.js';
+import { retryDelayFor } from '../../../../src/transport/rest/retry.js';
+
+const service = (code: string, status: number): ServiceError => new ServiceError({ code, status, message: code });
+const network = new TransportError({ code: 'TRANSPORT_NETWORK', message: 'reset' });
+const timeout = new TimeoutError({ message: 'slow', timeoutMs: 5 });
+
+describe('retryReasonOf', () => {
+  it('classifies failures', () => {
+    expect(retryReasonOf(new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: 'x' }), false)).toBe('rate_limited');
+    expect(retryReasonOf(service('SOMETHING', 503), false)).toBe('unavailable');
+    expect(retryReasonOf(service('SOMETHING', 502), false)).toBe('unavailable');
+    expect(retryReasonOf(service('SOMETHING', 504), true)).toBe('unavailable');
+    expect(retryReasonOf(new TransportError({ code: 'TRANSPORT_BAD_RESPONSE', status: 502, message: 'x' }), false)).toBe('unavailable');
+    expect(retryReasonOf(new TransportError({ code: 'TRANSPORT_BAD_RESPONSE', status: 429, message: 'x' }), false)).toBe('rate_limited');
+    expect(retryReasonOf(network, true)).toBe('network');
+    expect(retryReasonOf(network, false)).toBeUndefined();
+    expect(retryReasonOf(timeout, true)).toBe('timeout');
+    expect(retryReasonOf(timeout, false)).toBeUndefined();
+  });
+
+  it('never retries terminal codes, other 4xx, 500, validation or foreign errors', () => {
+    for (const code of ['AGENT_TOKEN_INVALID', 'AGENT_SUSPENDED', 'AGENT_BANNED']) {
+      expect(retryReasonOf(service(code, 503), true)).toBeUndefined();
+      expect(retryReasonOf(service(code, 429), true)).toBeUndefined();
+    }
+    for (const status of [400, 401, 403, 404, 409, 413, 423, 500]) {
+      expect(retryReasonOf(service('X', status), true)).toBeUndefined();
+    }
+    expect(retryReasonOf(new ValidationError({ message: 'bad' }), true)).toBeUndefined();
+    expect(retryReasonOf(new Error('plain'), true)).toBeUndefined();
+  });
+});
+
+describe('fullJitterDelay', () => {
+  it('stays within [0, min(cap, base·2^(n-1))] for any random value', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.oneof(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.constant(Number.NaN), fc.double()),
+        (retry, base, cap, r) => {
+          const d = fullJitterDelay(retry, base, cap, () => r);
+          expect(Number.isInteger(d)).toBe(true);
+          expect(d).toBeGreaterThanOrEqual(0);
+          expect(d).toBeLessThanOrEqual(Math.min(cap, base * 2 ** (retry - 1)));
+        },
+      ),
+    );
+  });
+
+  it('grows exponentially until the cap', () => {
+    const max = (n: number): number => fullJitterDelay(n, 100, 1000, () => 0.999999);
+    expect([1, 2, 3, 4, 5, 6].map(max)).toEqual([99, 199, 399, 799, 999, 999]);
+  });
+});
+
+describe('retryDelayFor', () => {
+  it('raises the jitter to retryAfterMs, never lowers it', () => {
+    const policy = { baseDelayMs: 1000, maxDelayMs: 1000, random: () => 0.5 };
+    const limited = new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: 'x', retryAfterMs: 3000 });
+    expect(retryDelayFor(limited, 1, policy)).toBe(3000);
+    const small = new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: 'x', retryAfterMs: 10 });
+    expect(retryDelayFor(small, 1, policy)).toBe(500);
+    expect(retryDelayFor(service('X', 503), 1, policy)).toBe(500);
+  });
+});
+
+describe('isIdempotentMethod', () => {
+  it('knows the RFC 9110 idempotent methods', () => {
+    expect(['GET', 'HEAD', 'PUT', 'DELETE', 'get'].map(isIdempotentMethod)).toEqual([true, true, true, true, true]);
+    expect(['POST', 'PATCH'].map(isIdempotentMethod)).toEqual([false, false]);
+  });
+});

@@ -11,7 +11,17 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../shared/*', '../../shared/*'], message: 'Nothing may read ../shared at build, run or test time.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../shared/*', '../../shared/*'],
+              message: 'Nothing may read ../shared at build, run or test time.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -24,7 +34,10 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'src/core is platform-neutral: no node:* imports.' },
             { group: ['undici', 'ws'], message: 'src/core is platform-neutral: no transport libraries.' },
-            { group: ['../crypto/*', '../transport/*', '../webhook/*', '../server/*', '../cli/*'], message: 'Imports flow one way: core imports nothing above it.' },
+            {
+              group: ['../crypto/*', '../transport/*', '../webhook/*', '../server/*', '../cli/*'],
+              message: 'Imports flow one way: core imports nothing above it.',
+            },
           ],
         },
       ],
@@ -38,8 +51,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*'], message: 'Only *.node.ts / backend/node*.ts files in src/crypto may touch node:*.' },
-            { group: ['../transport/*', '../webhook/*', '../server/*', '../cli/*'], message: 'Imports flow one way: crypto imports only core.' },
+            {
+              group: ['node:*'],
+              message: 'Only *.node.ts / backend/node*.ts files in src/crypto may touch node:*.',
+            },
+            {
+              group: ['../transport/*', '../webhook/*', '../server/*', '../cli/*'],
+              message: 'Imports flow one way: crypto imports only core.',
+            },
           ],
         },
       ],
@@ -47,6 +66,8 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable' },
+    },
   },
 );

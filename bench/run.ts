@@ -16,7 +16,9 @@ const files = readdirSync(here)
   .sort();
 
 console.log(`# agent-messaging-sdk benchmarks`);
-console.log(`node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString()}`);
+console.log(
+  `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString()}`,
+);
 for (const f of files) {
   const mod = (await import(pathToFileURL(join(here, f)).href)) as { default: () => Promise<void> };
   console.log(`\n## ${f.replace('.bench.ts', '')}`);

@@ -41,7 +41,12 @@ export async function measure(
   };
   await runFor(warmupMs);
   const [iterations, elapsed] = await runFor(durationMs);
-  return { name, iterations, opsPerSec: (iterations / elapsed) * 1000, meanUs: (elapsed / iterations) * 1000 };
+  return {
+    name,
+    iterations,
+    opsPerSec: (iterations / elapsed) * 1000,
+    meanUs: (elapsed / iterations) * 1000,
+  };
 }
 
 /** Formats a number with thousands separators and `digits` decimals. */
@@ -50,13 +55,21 @@ export function fmt(n: number, digits = 0): string {
 }
 
 /** Prints a titled table with aligned columns. */
-export function printTable(title: string, header: readonly string[], rows: readonly (readonly string[])[]): void {
+export function printTable(
+  title: string,
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     '| ' + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ') + ' |';
   console.log(`\n### ${title}\n`);
   console.log(line(header));
-  console.log('|' + widths.map((w, i) => (i === 0 ? ':' : '') + '-'.repeat(w + 1) + (i === 0 ? '' : ':')).join('|') + '|');
+  console.log(
+    '|' +
+      widths.map((w, i) => (i === 0 ? ':' : '') + '-'.repeat(w + 1) + (i === 0 ? '' : ':')).join('|') +
+      '|',
+  );
   for (const r of rows) console.log(line(r));
 }
 

@@ -109,7 +109,10 @@ export class ManualClock implements Clock {
     for (;;) {
       let next: PendingTimer | undefined;
       for (const t of this.#timers.values()) {
-        if (t.at <= target && (next === undefined || t.at < next.at || (t.at === next.at && t.seq < next.seq))) {
+        if (
+          t.at <= target &&
+          (next === undefined || t.at < next.at || (t.at === next.at && t.seq < next.seq))
+        ) {
           next = t;
         }
       }

@@ -21,12 +21,14 @@ const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike 
 
 /** Encodes bytes as standard, padded base64. */
 export function toBase64(bytes: Uint8Array): string {
-  if (NodeBuffer !== undefined) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64');
+  if (NodeBuffer !== undefined)
+    return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64');
   let out = '';
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
+    out +=
+      ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
   }
   const rest = bytes.length - i;
   if (rest === 1) {

@@ -3,7 +3,7 @@
  * request (method, target, headers, and the raw request head as received on
  * the socket) and answers through a handler the test sets.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request as the server saw it. */
@@ -28,14 +28,15 @@ export interface StagedHttpServer {
 export async function stageHttpServer(): Promise<StagedHttpServer> {
   let raw = '';
   const seen: SeenRequest[] = [];
-  const staged = {
+  const staged: StagedHttpServer = {
     url: '',
     seen,
     raw: () => raw,
     handler: (_req: IncomingMessage, res: ServerResponse): void => {
       res.writeHead(404).end();
     },
-  } as StagedHttpServer & { server?: Server };
+    close: () => Promise.resolve(),
+  };
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -50,7 +51,7 @@ export async function stageHttpServer(): Promise<StagedHttpServer> {
   const port = (server.address() as AddressInfo).port;
   return Object.assign(staged, {
     url: `http://127.0.0.1:${port}`,
-    close: async () => {
+    close: async (): Promise<void> => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -45,6 +45,6 @@ let cached: Promise<WebSocketConstructor> | undefined;
  * code paths which inject their own constructor never load it.
  */
 export function loadDefaultWebSocket(): Promise<WebSocketConstructor> {
-  cached ??= import('ws').then((m) => m.WebSocket as unknown as WebSocketConstructor);
+  cached ??= import('ws').then((m): WebSocketConstructor => m.WebSocket);
   return cached;
 }

@@ -112,7 +112,9 @@ describe('redactParams', () => {
 describe('redactSecrets keeps file paths readable', () => {
   it('keeps a long lowercase path but still redacts a key next to it', () => {
     const key = 'q3Zp9vR2kT8mW1xY4bN6cD0eF5gH7jK2lM3nP4rS6tU=';
-    const out = redactSecrets(`cannot read /home/agentuser/projects/my-agent-service/keys/keys.json (${key})`);
+    const out = redactSecrets(
+      `cannot read /home/agentuser/projects/my-agent-service/keys/keys.json (${key})`,
+    );
     expect(out).toContain('/home/agentuser/projects/my-agent-service/keys/keys.json');
     expect(out).not.toContain(key);
   });

@@ -157,7 +157,7 @@ export function authErrorDisposition(reason: string): WsDisposition {
  * AGENT_KEYS_MISMATCH, TOKEN_EXPIRED); otherwise undefined.
  */
 export function catalogueCodeForWsFailure(
-  failure: { readonly closeCode?: number; readonly authError?: string },
+  failure: { readonly closeCode?: number | undefined; readonly authError?: string | undefined },
 ): 'AGENT_TOKEN_INVALID' | 'AGENT_SUSPENDED' | 'AGENT_BANNED' | 'AGENT_KEYS_MISMATCH' | 'TOKEN_EXPIRED' | undefined {
   switch (failure.authError) {
     case WS_AUTH_ERROR_REASONS.INVALID_TOKEN:

@@ -38,3 +38,14 @@ export interface UserPrincipal {
   /** Expiry of the access token, ms since the epoch. */
   readonly expiresAtMs: number;
 }
+
+/** The principal of a request that carried a valid agent token (`Bearer hsk_…`). */
+export interface AgentPrincipal {
+  readonly kind: 'agent';
+  readonly agentId: string;
+  /** Id of the token record used (current, or one in its 7-day grace). */
+  readonly tokenId: string;
+}
+
+/** Either kind of authenticated caller. */
+export type AnyPrincipal = UserPrincipal | AgentPrincipal;

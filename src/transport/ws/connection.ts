@@ -56,6 +56,8 @@ export interface ConnectionListener {
   protocolError(error: AmsError): void;
   /** `session.invalidated` arrived; the connection is closing. */
   sessionInvalidated(): void;
+  /** `auth.error` answered the `auth` frame; the connection is closing. */
+  authError(reason: string): void;
 }
 
 /** Settings of one connection. */
@@ -212,6 +214,7 @@ export class WsConnection {
     }
     if (parsed.kind === 'control' && parsed.frame.type === 'auth.error') {
       this.#authError = parsed.frame.reason;
+      this.#listener.authError(parsed.frame.reason);
       // Wait for the server's own close (its code is kept), but not forever.
       this.#beginClosing(() => undefined);
       return;

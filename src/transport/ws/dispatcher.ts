@@ -151,7 +151,7 @@ class Dispatcher implements WsDispatcher {
   }
 
   async #run(): Promise<void> {
-    const ctor = await this.#constructor();
+    const ctor = await this.#socketClass();
     while (ctor !== undefined && !isFinalState(this.#sm.state)) {
       if (this.#connections > 0 && !(await this.#backoff())) break;
       if (!this.#sm.to('connecting')) break;
@@ -166,7 +166,7 @@ class Dispatcher implements WsDispatcher {
     }
   }
 
-  async #constructor(): Promise<WebSocketConstructor | undefined> {
+  async #socketClass(): Promise<WebSocketConstructor | undefined> {
     if (this.#o.WebSocket !== undefined) return this.#o.WebSocket;
     try {
       return await loadDefaultWebSocket();
@@ -204,7 +204,6 @@ class Dispatcher implements WsDispatcher {
       this.#o.logger.warn('the credentials provider failed', { terminal, error: (err as Error)?.name });
       const error = isAmsError(err) ? err : new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'The credentials provider failed.', cause: err });
       if (terminal) this.#stopFatal(error, { closeCode: 1006, closeReason: '', authError: undefined, sessionInvalidated: false });
-      else this.#sm.to('waiting');
       this.#connections += 1;
       return undefined;
     }
@@ -233,6 +232,10 @@ class Dispatcher implements WsDispatcher {
         this.#emit('protocolError', error);
       },
       sessionInvalidated: () => this.#emit('sessionInvalidated'),
+      authError: (reason) => {
+        this.#o.logger.warn('WebSocket authentication refused', { reason });
+        this.#emit('authError', { reason, terminal: isTerminalAuthError(reason), duringAuth: true });
+      },
     };
   }
 

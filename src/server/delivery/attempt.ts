@@ -1,0 +1,76 @@
+/**
+ * One webhook attempt: sign the body with the current registration at the
+ * engine's "now", POST it through the sender, and turn the answer into an
+ * {@link AttemptOutcome}. The deadline runs on both clocks: the sender's real
+ * timer (network time) and a timer on the engine's clock (so a virtual clock
+ * moved past the deadline counts as a timeout too).
+ *
+ * @module
+ */
+import type { Clock } from '../../core/clock.js';
+import type { WebhookSigner } from '../../webhook/sign.js';
+import { classifyResponse, type AttemptOutcome } from './schedule.js';
+import type { WebhookSender } from './webhook-sender.js';
+
+/** What one attempt needs. */
+export interface AttemptInput {
+  readonly url: string;
+  readonly signer: WebhookSigner;
+  readonly agentId: string;
+  readonly deliveryId: string;
+  readonly body: Uint8Array;
+  readonly clock: Clock;
+  readonly timeoutMs: number;
+  readonly sender: WebhookSender;
+  /** Aborted by the engine on shutdown or when it forgets the agent. */
+  readonly cancel: AbortSignal;
+}
+
+/** An attempt's outcome, or `cancelled` when the engine gave up on it. */
+export type AttemptResult = AttemptOutcome | { readonly kind: 'cancelled' };
+
+/** Signs and sends one attempt. Never throws. */
+export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+  const { clock } = input;
+  const controller = new AbortController();
+  let clockTimedOut = false;
+  const onCancel = (): void => controller.abort();
+  input.cancel.addEventListener('abort', onCancel, { once: true });
+  const timer = clock.setTimeout(() => {
+    clockTimedOut = true;
+    controller.abort();
+  }, input.timeoutMs);
+  try {
+    if (input.cancel.aborted) return { kind: 'cancelled' };
+    const { headers } = await input.signer.sign({
+      timestamp: Math.floor(clock.now() / 1000),
+      deliveryId: input.deliveryId,
+      body: input.body,
+      agentId: input.agentId,
+    });
+    const result = await input.sender.send({
+      url: input.url,
+      headers: { ...headers, 'content-length': String(input.body.length) },
+      body: input.body,
+      timeoutMs: input.timeoutMs,
+      signal: controller.signal,
+    });
+    if (input.cancel.aborted) return { kind: 'cancelled' };
+    switch (result.kind) {
+      case 'response':
+        return classifyResponse(result.status, result.retryAfter, clock.now());
+      case 'timeout':
+        return { kind: 'temporary', errorClass: 'timeout' };
+      case 'network':
+        return { kind: 'temporary', errorClass: 'network' };
+      case 'aborted':
+        return clockTimedOut ? { kind: 'temporary', errorClass: 'timeout' } : { kind: 'cancelled' };
+    }
+  } catch {
+    // Signing failed (cannot happen with a registration accepted by setWebhook).
+    return input.cancel.aborted ? { kind: 'cancelled' } : { kind: 'temporary', errorClass: 'internal' };
+  } finally {
+    clock.clearTimeout(timer);
+    input.cancel.removeEventListener('abort', onCancel);
+  }
+}

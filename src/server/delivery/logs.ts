@@ -1,0 +1,100 @@
+/**
+ * Delivery log entries per agent, kept 30 days on the engine's clock.
+ *
+ * An entry is written when a delivery reaches a final status. A delivery that
+ * ended `unreachable` stays queued; when it is sent again after a recovery
+ * (same delivery id), its entry is replaced, so there is still one entry per
+ * delivery. "Newest first" means most recently completed first.
+ *
+ * @module
+ */
+import type { Clock } from '../../core/clock.js';
+import type { DeliveryFinalStatus, DeliveryLogEntry } from '../../core/protocol/delivery-log.js';
+import { LIMITS } from '../../core/limits.js';
+
+/** Entries kept per agent at most (oldest dropped first); bounds the reference server's memory. */
+export const MAX_LOG_ENTRIES_PER_AGENT = 10_000;
+
+/** What the engine knows when a delivery ends. */
+export interface LogInput {
+  readonly deliveryId: string;
+  readonly agentId: string;
+  readonly eventType: string;
+  readonly createdAtMs: number;
+  readonly attempts: number;
+  readonly status: DeliveryFinalStatus;
+  readonly errorClass?: string | undefined;
+}
+
+interface StoredEntry {
+  readonly entry: DeliveryLogEntry;
+  readonly completedAtMs: number;
+}
+
+function toEntry(input: LogInput, completedAtMs: number): DeliveryLogEntry {
+  const completed = Math.max(completedAtMs, input.createdAtMs);
+  const base = {
+    delivery_id: input.deliveryId,
+    agent_id: input.agentId,
+    event_type: input.eventType,
+    created_at: new Date(input.createdAtMs).toISOString(),
+    completed_at: new Date(completed).toISOString(),
+    attempt_count: Math.max(1, input.attempts),
+  };
+  if (input.status === 'delivered') {
+    return { ...base, final_status: 'delivered', latency_ms: completed - input.createdAtMs };
+  }
+  if (input.status === 'failed') {
+    return { ...base, final_status: 'failed', error_class: input.errorClass ?? 'unknown' };
+  }
+  return input.errorClass === undefined
+    ? { ...base, final_status: 'unreachable' }
+    : { ...base, final_status: 'unreachable', error_class: input.errorClass };
+}
+
+/** The delivery logs of every agent. */
+export class DeliveryLogBook {
+  readonly #clock: Clock;
+  readonly #byAgent = new Map<string, StoredEntry[]>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Writes (or replaces) the entry of a delivery. */
+  record(input: LogInput): DeliveryLogEntry {
+    const now = this.#clock.now();
+    const list = this.#prune(input.agentId, now);
+    const existing = list.findIndex((s) => s.entry.delivery_id === input.deliveryId);
+    if (existing >= 0) list.splice(existing, 1);
+    const entry = toEntry(input, now);
+    list.push({ entry, completedAtMs: now });
+    if (list.length > MAX_LOG_ENTRIES_PER_AGENT) list.splice(0, list.length - MAX_LOG_ENTRIES_PER_AGENT);
+    this.#byAgent.set(input.agentId, list);
+    return entry;
+  }
+
+  /** Up to `limit` entries of the agent within 30 days, most recently completed first. */
+  list(agentId: string, limit: number): DeliveryLogEntry[] {
+    const list = this.#prune(agentId, this.#clock.now());
+    const out: DeliveryLogEntry[] = [];
+    for (let i = list.length - 1; i >= 0 && out.length < limit; i--) out.push(list[i]!.entry);
+    return out;
+  }
+
+  /** Drops the agent's entries. */
+  forget(agentId: string): void {
+    this.#byAgent.delete(agentId);
+  }
+
+  /** Removes entries completed more than 30 days ago (they are in completion order). */
+  #prune(agentId: string, now: number): StoredEntry[] {
+    const list = this.#byAgent.get(agentId) ?? [];
+    const cutoff = now - LIMITS.DELIVERY_LOG_RETENTION_MS;
+    let stale = 0;
+    while (stale < list.length && list[stale]!.completedAtMs <= cutoff) stale++;
+    if (stale > 0) list.splice(0, stale);
+    if (list.length === 0) this.#byAgent.delete(agentId);
+    return list;
+  }
+}

@@ -12,6 +12,8 @@ import { seal, sealAsync } from '../src/crypto/seal.js';
 import type { SealOptions } from '../src/crypto/seal-options.js';
 import { ENVELOPE_REF_MAX_BYTES } from '../src/crypto/envelope-wire.js';
 import { portableBackend } from '../src/crypto/backend/portable.js';
+import { nodeBackend } from '../src/crypto/backend/node.js';
+import type { CryptoBackend, RawKeyPair } from '../src/crypto/backend/types.js';
 import { fmt, measure, printTable } from './lib/harness.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -152,23 +154,75 @@ async function sealTable(scenarios: readonly Scenario[]): Promise<void> {
   );
 }
 
+/** Control: raw Ed25519 verify, sync vs many in flight on the pool, shows how much parallelism the machine gives now. */
+function verifyControl(s: Scenario): [Fn, Fn] {
+  const priv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: b64url(s.sender.signing.privateKey),
+      x: b64url(s.sender.signing.publicKey),
+    },
+    format: 'jwk',
+  });
+  const pub = c.createPublicKey(priv);
+  const msg = c.randomBytes(57);
+  const sig = c.sign(null, msg, priv);
+  const one = (): Promise<boolean> =>
+    new Promise((resolve) => c.verify(null, msg, pub, sig, (_e, ok) => resolve(ok)));
+  return [() => c.verify(null, msg, pub, sig), () => Promise.all(Array.from({ length: IN_FLIGHT }, one))];
+}
+
+/** The alternative we rejected: node:crypto, but X25519 through crypto.subtle (on the pool) in the async path. */
+function subtleX25519Backend(): CryptoBackend {
+  const node = nodeBackend()!;
+  const subtle = globalThis.crypto.subtle;
+  const privates = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+  const jwk = (kp: RawKeyPair): JsonWebKey => ({
+    kty: 'OKP',
+    crv: 'X25519',
+    d: b64url(kp.privateKey),
+    x: b64url(kp.publicKey),
+  });
+  const x25519 = async (kp: RawKeyPair, peer: Uint8Array): Promise<Uint8Array | undefined> => {
+    let priv = privates.get(kp.privateKey);
+    if (priv === undefined) {
+      priv = subtle.importKey('jwk', jwk(kp), { name: 'X25519' }, false, ['deriveBits']);
+      privates.set(kp.privateKey, priv);
+    }
+    const pub = await subtle.importKey('raw', new Uint8Array(peer), { name: 'X25519' }, false, []);
+    return new Uint8Array(await subtle.deriveBits({ name: 'X25519', public: pub }, await priv, 256));
+  };
+  return { ...node, name: 'node+subtle-x25519', sync: undefined, async: { ...node.async, x25519 } };
+}
+
 async function inFlightTable(s: Scenario): Promise<void> {
   const many = (fn: () => Promise<unknown>) => () => Promise.all(Array.from({ length: IN_FLIGHT }, fn));
-  const [base, sync, serialAsync, parallel] = await paired([
+  const [verifySync, verifyPool] = verifyControl(s);
+  const alt = { ...s.open, backend: subtleX25519Backend() };
+  const [base, sync, serialAsync, parallel, parallelAlt, vSync, vPool] = await paired([
     primitivePipeline(s.sender, s.me, s.bytes),
     () => open(s.wire, s.open),
     () => openAsync(s.wire, s.open),
     many(() => openAsync(s.wire, s.open)),
+    many(() => openAsync(s.wire, alt)),
+    verifySync,
+    verifyPool,
   ]);
+  const parAlt = parallelAlt! * IN_FLIGHT;
   const par = parallel! * IN_FLIGHT;
+  const pool = vPool! * IN_FLIGHT;
   printTable(
     `open with ${IN_FLIGHT} messages in flight, ${s.name} (${os.availableParallelism()} cores, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4})`,
-    ['path', 'opens/s', 'vs pipeline'],
+    ['path', 'ops/s', 'vs baseline'],
     [
-      ['primitive pipeline (sync, one core)', fmt(base!), '1.00×'],
+      ['primitive pipeline (sync, one core) — baseline', fmt(base!), '1.00×'],
       ['open (sync)', fmt(sync!), ratio(sync!, base!)],
       ['openAsync, one at a time', fmt(serialAsync!), ratio(serialAsync!, base!)],
       [`openAsync, ${IN_FLIGHT} in flight`, fmt(par), ratio(par, base!)],
+      [`rejected: X25519 via crypto.subtle too, ${IN_FLIGHT} in flight`, fmt(parAlt), ratio(parAlt, base!)],
+      ['control: raw Ed25519 verify, sync — baseline', fmt(vSync!), '1.00×'],
+      [`control: raw Ed25519 verify, ${IN_FLIGHT} in flight on the pool`, fmt(pool), ratio(pool, vSync!)],
     ],
   );
 }

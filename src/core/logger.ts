@@ -44,8 +44,6 @@ const noop = (): void => undefined;
 /** A logger that discards everything: the default wherever a `logger` option exists. */
 export const silentLogger: Logger = Object.freeze({ debug: noop, info: noop, warn: noop, error: noop });
 
-const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-
 /**
  * Wraps `logger` so that every message and every string in `fields` passes
  * through `redactSecrets` (tokens, JWTs, Bearer values and long key-like runs
@@ -61,7 +59,7 @@ const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export function redactingLogger(logger: Logger): Logger {
   if (logger === silentLogger) return silentLogger;
   const wrap =
-    (level: (typeof LEVELS)[number]) =>
+    (level: keyof Logger) =>
     (message: string, fields?: LogFields): void => {
       try {
         const clean = redactSecrets(message);

@@ -8,13 +8,15 @@
  */
 import { z } from 'zod';
 import { redactSecrets } from '../core/errors/index.js';
-import { authenticateUser } from './auth/authenticate.js';
+import { authenticateAgent, requireAgentSelf } from './agents/authenticate-agent.js';
+import { authenticateUser, bearerToken } from './auth/authenticate.js';
 import type { ServerContext } from './context.js';
 import { decodeJsonBody } from './http/body.js';
 import { fail, invalidRequest, isServerFailure, ServerFailure } from './http/failure.js';
 import { failureResponse, internalErrorResponse } from './http/respond.js';
-import type { Route, Router } from './http/router.js';
-import type { ServerRequest, ServerResponse, UserPrincipal } from './http/types.js';
+import { bodyLimitOf, type Route, type Router } from './http/router.js';
+import type { ResolvedServerOptions } from './options.js';
+import type { AnyPrincipal, ServerRequest, ServerResponse } from './http/types.js';
 import { parseBody } from './http/validation.js';
 
 /** A request handler: the server core. */
@@ -22,9 +24,9 @@ export type RequestHandler = (req: ServerRequest) => Promise<ServerResponse>;
 
 const EMPTY_BODY = z.strictObject({});
 
-function decodeBodyFor(route: Route, req: ServerRequest, maxBytes: number): unknown {
+function decodeBodyFor(route: Route, req: ServerRequest, options: ResolvedServerOptions): unknown {
   if (route.ignoreBody) return undefined;
-  const decoded = decodeJsonBody(req, maxBytes);
+  const decoded = decodeJsonBody(req, bodyLimitOf(route, options));
   if (route.body === undefined) {
     if (decoded.present) parseBody(EMPTY_BODY, decoded.value);
     return undefined;
@@ -45,10 +47,47 @@ async function dispatch(ctx: ServerContext, router: Router, req: ServerRequest):
     });
   }
   const { route, params } = match;
-  const principal: UserPrincipal | undefined =
-    route.auth === 'user' ? await authenticateUser(ctx, req) : undefined;
-  const body = decodeBodyFor(route, req, ctx.options.maxBodyBytes);
+  const principal = await authenticate(ctx, route, req, params);
+  if (route.guard !== undefined) await route.guard({ req, params, principal, ctx });
+  const body = decodeBodyFor(route, req, ctx.options);
   return route.handle({ req, params, body, principal, ctx });
+}
+
+const SELF_PATH = /^\/agents\/:(id|agent_id)(\/|$)/;
+
+async function authenticateAsAgent(
+  ctx: ServerContext,
+  route: Route,
+  req: ServerRequest,
+  params: Readonly<Record<string, string>>,
+): Promise<AnyPrincipal> {
+  const hint = route.agent.agentHint?.(params, ctx) ?? params['id'] ?? params['agent_id'];
+  const principal = await authenticateAgent(ctx, req, {
+    agentHint: hint,
+    allowGoverned: route.agent.allowGoverned ?? false,
+  });
+  if (route.agent.selfOnly ?? SELF_PATH.test(route.path)) requireAgentSelf(principal, params);
+  return principal;
+}
+
+async function authenticate(
+  ctx: ServerContext,
+  route: Route,
+  req: ServerRequest,
+  params: Readonly<Record<string, string>>,
+): Promise<AnyPrincipal | undefined> {
+  switch (route.auth) {
+    case 'none':
+      return undefined;
+    case 'user':
+      return authenticateUser(ctx, req);
+    case 'agent':
+      return authenticateAsAgent(ctx, route, req, params);
+    case 'user_or_agent':
+      return bearerToken(req)?.startsWith('hsk_') === true
+        ? authenticateAsAgent(ctx, route, req, params)
+        : authenticateUser(ctx, req);
+  }
 }
 
 /**

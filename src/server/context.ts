@@ -15,6 +15,13 @@ import {
   type ResolvedServerOptions,
   type ServerLogger,
 } from './options.js';
+import { AgentSockets } from './agents/agent-sockets.js';
+import { KeyChallenges } from './agents/key-challenges.js';
+import { createSystemSender, type SystemSender } from './agents/system-sender.js';
+import { createAgentTokenService, type AgentTokenService } from './agents/token-service.js';
+import { createDeliveryEngine, type ReferenceDeliveryEngine } from './delivery/index.js';
+import { sendDeliveryFailureNotices } from './messages/notices.js';
+import { RateLimits } from './limits/rate-limiter.js';
 import { createMemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { WsHub } from './ws/hub.js';
@@ -37,6 +44,20 @@ export interface ServerContext {
   readonly devTurnstile: DevTurnstile | undefined;
   readonly hub: WsHub;
   readonly logger: ServerLogger;
+  /** Agent tokens: issuing and the fast (verified-digest) check. */
+  readonly agentTokens: AgentTokenService;
+  /** Ids of the agents that exist (a synchronous view for the delivery engine). */
+  readonly agentIds: Set<string>;
+  /** The agents' WebSockets. */
+  readonly agentSockets: AgentSockets;
+  /** Outstanding key-registration challenges. */
+  readonly keyChallenges: KeyChallenges;
+  /** Per-agent request-rate limits on the server's clock. */
+  readonly limits: RateLimits;
+  /** The identity service-originated events are sealed with. */
+  readonly system: SystemSender;
+  /** Delivery of events to agents (WebSocket or webhook). */
+  readonly delivery: ReferenceDeliveryEngine;
   /** `http://host:port` once listening (WebAuthn's default origin uses it). */
   baseUrl: string;
 }
@@ -71,7 +92,23 @@ export function createServerContext(
   const logger = options.logger ?? SILENT;
   const mailbox = options.mailer === undefined ? new DevMailbox() : undefined;
   const devTurnstile = options.turnstile === undefined ? new DevTurnstile() : undefined;
-  return {
+  const hub = new WsHub(clock, logger);
+  const agentSockets = new AgentSockets(hub);
+  const agentIds = new Set<string>();
+  let ctx: ServerContext | undefined;
+  const delivery = createDeliveryEngine({
+    clock,
+    target: {
+      mode: (id) => (agentIds.has(id) ? (delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook') : undefined),
+      sendWs: (id, frame) => agentSockets.send(id, frame),
+    },
+    // Events dropped after 24 h pending: their senders get a delivery-failure notice.
+    onExpired: (agentId, events) => {
+      if (ctx !== undefined) void sendDeliveryFailureNotices(ctx, agentId, events);
+    },
+    webhookTimeoutMs: resolved.webhookTimeoutMs,
+  });
+  ctx = {
     options: resolved,
     clock,
     virtualClock,
@@ -82,8 +119,16 @@ export function createServerContext(
     mailbox,
     turnstile: options.turnstile ?? devTurnstile!.verify,
     devTurnstile,
-    hub: new WsHub(clock, logger),
+    hub,
     logger,
+    agentTokens: createAgentTokenService(store.agents, clock, resolved.agentTokenBcryptCost),
+    agentIds,
+    agentSockets,
+    keyChallenges: new KeyChallenges(clock),
+    limits: new RateLimits(clock),
+    system: createSystemSender(clock),
+    delivery,
     baseUrl: `http://${resolved.host}:${resolved.port}`,
   };
+  return ctx;
 }

@@ -17,3 +17,22 @@ export { DEFAULT_TURNSTILE_POLICY, type TurnstilePolicy, type TurnstileVerifier 
 export { MAILBOX_DEPTH, type Mailer, type VerificationEmail } from './auth/mailbox.js';
 export type { CodeScene } from './store/types.js';
 export { WS_CLOSE, WS_PATH } from './ws/frames.js';
+export {
+  type ControlAccessToken,
+  type ControlAgent,
+  type ControlAgentOptions,
+  type ControlWebhook,
+} from './control/agent-control.js';
+export type { AgentView } from './agents/records.js';
+export type { SystemEventOutcome } from './agents/system-events.js';
+export type { GovernanceLevel } from './store/agent-types.js';
+export { SYSTEM_SENDER_ID, SYSTEM_CONVERSATION_ID } from './agents/system-sender.js';
+export {
+  buildKeyProof,
+  keyProofTranscript,
+  KEY_CHALLENGE_TTL_MS,
+  type KeyChallenge,
+  type KeyProofFields,
+} from './agents/key-proof.js';
+export { RATE_LIMIT_RULES, type RateLimitRule, type RateLimitName } from './limits/rate-limiter.js';
+export { DELIVERY_FAILED_EVENT } from './messages/notices.js';

@@ -113,6 +113,29 @@ export interface ReferenceServerOptions {
    * @defaultValue silent
    */
   readonly logger?: ServerLogger;
+  /**
+   * bcrypt cost of agent tokens (4 to 15). The service uses 10; lower it only in
+   * tests that create many agents.
+   * @defaultValue `10`
+   */
+  readonly agentTokenBcryptCost?: number;
+  /**
+   * Agents one user may own (AGENT_LIMIT_EXCEEDED above it).
+   * @defaultValue `50`
+   */
+  readonly maxAgentsPerUser?: number;
+  /**
+   * Largest body of a message send (`wire_envelope` in base64 plus the JSON
+   * around it), in bytes. Envelopes whose delivery body would exceed 1 MB are
+   * relayed as objects (`ref`).
+   * @defaultValue `8388608` (8 MiB)
+   */
+  readonly maxMessageBodyBytes?: number;
+  /**
+   * How long the delivery engine waits for a webhook receiver's answer, in ms.
+   * @defaultValue `10000`
+   */
+  readonly webhookTimeoutMs?: number;
 }
 
 /** Options after defaults. */
@@ -124,6 +147,10 @@ export interface ResolvedServerOptions {
   readonly verificationCodeTtlMs: number;
   readonly verificationCodeAttempts: number;
   readonly authExpiringNoticeMs: number;
+  readonly agentTokenBcryptCost: number;
+  readonly maxAgentsPerUser: number;
+  readonly maxMessageBodyBytes: number;
+  readonly webhookTimeoutMs: number;
   readonly webauthn: {
     readonly rpId: string;
     readonly rpName: string;
@@ -140,6 +167,10 @@ export const DEFAULT_SERVER_OPTIONS = {
   verificationCodeTtlMs: 600_000,
   verificationCodeAttempts: 5,
   authExpiringNoticeMs: 60_000,
+  agentTokenBcryptCost: 10,
+  maxAgentsPerUser: 50,
+  maxMessageBodyBytes: 8 * 1_048_576,
+  webhookTimeoutMs: 10_000,
 } as const satisfies Partial<ResolvedServerOptions>;
 
 function positiveInt(name: string, value: number, min: number, max: number): number {
@@ -189,10 +220,31 @@ export function resolveServerOptions(options: ReferenceServerOptions): ResolvedS
       0,
       299_000,
     ),
+    ...resolveAgentOptions(options),
     webauthn: {
       rpId: options.webauthn?.rpId ?? 'localhost',
       rpName: options.webauthn?.rpName ?? 'Agent Messaging (reference server)',
       origins,
     },
+  };
+}
+
+function resolveAgentOptions(options: ReferenceServerOptions) {
+  const d = DEFAULT_SERVER_OPTIONS;
+  return {
+    agentTokenBcryptCost: positiveInt(
+      'agentTokenBcryptCost',
+      options.agentTokenBcryptCost ?? d.agentTokenBcryptCost,
+      4,
+      15,
+    ),
+    maxAgentsPerUser: positiveInt('maxAgentsPerUser', options.maxAgentsPerUser ?? d.maxAgentsPerUser, 1, 100_000),
+    maxMessageBodyBytes: positiveInt(
+      'maxMessageBodyBytes',
+      options.maxMessageBodyBytes ?? d.maxMessageBodyBytes,
+      65_536,
+      64 * 1_048_576,
+    ),
+    webhookTimeoutMs: positiveInt('webhookTimeoutMs', options.webhookTimeoutMs ?? d.webhookTimeoutMs, 1, 600_000),
   };
 }

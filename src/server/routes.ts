@@ -4,16 +4,24 @@
  *
  * @module
  */
+import { governanceRoutes } from './agents/governance.js';
+import { agentKeyRoutes } from './agents/key-routes.js';
+import { agentRoutes } from './agents/routes.js';
+import { webhookRoutes } from './agents/webhook.js';
 import { codeLoginRoutes } from './auth/code-login.js';
+import { conversationRoutes } from './conversations/routes.js';
+import { messageRoutes } from './messages/routes.js';
 import { passwordLoginRoutes } from './auth/password-login.js';
 import { refreshRoutes } from './auth/refresh.js';
 import { registrationRoutes } from './auth/register.js';
 import type { ServerContext } from './context.js';
 import type { ControlApi } from './control/control-api.js';
 import { controlRoutes } from './control/routes.js';
+import { deliveryRoutes } from './delivery/routes.js';
 import { deviceRoutes } from './devices/routes.js';
 import { Router } from './http/router.js';
 import { keyRoutes } from './keys/routes.js';
+import { objectRoutes } from './objects/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
 
@@ -28,6 +36,14 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...passkeyManagementRoutes,
     ...deviceRoutes,
     ...keyRoutes,
+    ...agentRoutes,
+    ...agentKeyRoutes,
+    ...governanceRoutes,
+    ...webhookRoutes,
+    ...conversationRoutes,
+    ...messageRoutes,
+    ...deliveryRoutes,
+    ...objectRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

@@ -15,8 +15,10 @@ import { createNodeListener } from './node/http-binding.js';
 import { attachWebSockets } from './node/ws-binding.js';
 import type { ReferenceServerOptions } from './options.js';
 import { buildRouter } from './routes.js';
+import { bodyLimitOf } from './http/router.js';
 import { WS_PATH } from './ws/frames.js';
 import { registerUserSessions } from './ws/user-sessions.js';
+import { registerAgentSessions } from './agents/agent-sessions.js';
 
 /** A running reference server. */
 export interface ReferenceServer {
@@ -73,8 +75,14 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const ctx = createServerContext(options);
   const control = new ControlApi(ctx);
   registerUserSessions(ctx);
-  const handle = createRequestHandler(ctx, buildRouter(ctx, control));
-  const server = createServer(createNodeListener(handle, ctx.options.maxBodyBytes));
+  registerAgentSessions(ctx);
+  const router = buildRouter(ctx, control);
+  const handle = createRequestHandler(ctx, router);
+  const bodyCap = (method: string, path: string): number => {
+    const match = router.match(method, path);
+    return match.kind === 'found' ? bodyLimitOf(match.route, ctx.options) : ctx.options.maxBodyBytes;
+  };
+  const server = createServer(createNodeListener(handle, bodyCap));
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   const sockets = attachWebSockets(server, ctx.hub);
@@ -110,7 +118,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
         sockets.close();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => ctx.delivery.close());
       return closing;
     },
   };

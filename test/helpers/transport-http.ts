@@ -46,7 +46,9 @@ export async function stageHttpServer(): Promise<StagedHttpServer> {
       staged.handler(req, res, body);
     });
   });
-  server.on('connection', (socket) => socket.on('data', (chunk: Buffer) => (raw += chunk.toString('latin1'))));
+  server.on('connection', (socket) =>
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString('latin1'))),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return Object.assign(staged, {
@@ -59,6 +61,11 @@ export async function stageHttpServer(): Promise<StagedHttpServer> {
 }
 
 /** Writes a JSON answer. */
-export function json(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
 }

@@ -156,9 +156,16 @@ export function authErrorDisposition(reason: string): WsDisposition {
  * when there is one (AGENT_TOKEN_INVALID, AGENT_SUSPENDED, AGENT_BANNED,
  * AGENT_KEYS_MISMATCH, TOKEN_EXPIRED); otherwise undefined.
  */
-export function catalogueCodeForWsFailure(
-  failure: { readonly closeCode?: number | undefined; readonly authError?: string | undefined },
-): 'AGENT_TOKEN_INVALID' | 'AGENT_SUSPENDED' | 'AGENT_BANNED' | 'AGENT_KEYS_MISMATCH' | 'TOKEN_EXPIRED' | undefined {
+export function catalogueCodeForWsFailure(failure: {
+  readonly closeCode?: number | undefined;
+  readonly authError?: string | undefined;
+}):
+  | 'AGENT_TOKEN_INVALID'
+  | 'AGENT_SUSPENDED'
+  | 'AGENT_BANNED'
+  | 'AGENT_KEYS_MISMATCH'
+  | 'TOKEN_EXPIRED'
+  | undefined {
   switch (failure.authError) {
     case WS_AUTH_ERROR_REASONS.INVALID_TOKEN:
     case WS_AUTH_ERROR_REASONS.TOKEN_REVOKED:

@@ -15,9 +15,10 @@
  */
 import type * as NodeCrypto from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import type { AsyncPrimitives, RawKeyPair, SyncCryptoBackend, SyncPrimitives } from './types.js';
+import type { AsyncPrimitives, SyncCryptoBackend, SyncPrimitives } from './types.js';
 
 type NodeCryptoModule = typeof NodeCrypto;
+type Curve = 'X25519' | 'Ed25519';
 interface ProcessLike {
   getBuiltinModule?: (id: string) => unknown;
 }
@@ -69,58 +70,35 @@ function toBytes(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** Builds the node:crypto backend from a loaded node:crypto module. */
-function build(c: NodeCryptoModule): SyncCryptoBackend {
-  const xPriv = new KeyCache(false);
-  const xPub = new KeyCache(false);
-  const edPriv = new KeyCache(false);
-  const edPub = new KeyCache(true);
-  // `x` of a private JWK is required by node:crypto but not used: the public key is derived from `d`.
-  const privJwk = (crv: string, priv: Uint8Array, pub: Uint8Array): KeyObject =>
-    c.createPrivateKey({ key: { kty: 'OKP', crv, d: b64url(priv), x: b64url(pub) }, format: 'jwk' });
-  const pubJwk = (crv: string, pub: Uint8Array): KeyObject =>
+/** Imports raw keys as KeyObjects through JWK, with caching. */
+function keyImporter(c: NodeCryptoModule) {
+  const caches = {
+    X25519: [new KeyCache(false), new KeyCache(false)],
+    Ed25519: [new KeyCache(false), new KeyCache(true)],
+  };
+  // node:crypto requires `x` in a private JWK but derives the public key from `d`, so a dummy `x` is harmless.
+  const privateKey = (crv: Curve, priv: Uint8Array, pub: Uint8Array = priv): KeyObject =>
+    caches[crv][0]!.get(priv, () =>
+      c.createPrivateKey({ key: { kty: 'OKP', crv, d: b64url(priv), x: b64url(pub) }, format: 'jwk' }),
+    );
+  const importPublic = (crv: Curve, pub: Uint8Array): KeyObject =>
     c.createPublicKey({ key: { kty: 'OKP', crv, x: b64url(pub) }, format: 'jwk' });
-  // The dummy `x` is ignored by node:crypto, so the cached KeyObject stays valid for later use.
-  const derivePublic = (crv: 'X25519' | 'Ed25519', priv: Uint8Array): Uint8Array => {
-    const key = (crv === 'X25519' ? xPriv : edPriv).get(priv, () => privJwk(crv, priv, priv));
-    const jwk = c.createPublicKey(key).export({ format: 'jwk' });
+  // An X25519 key that is a view into a larger buffer is an envelope's ephemeral key: never reused, not cached.
+  const publicKey = (crv: Curve, pub: Uint8Array): KeyObject =>
+    crv === 'X25519' && pub.byteLength !== pub.buffer.byteLength
+      ? importPublic(crv, pub)
+      : caches[crv][1]!.get(pub, () => importPublic(crv, pub));
+  const derivePublic = (crv: Curve, priv: Uint8Array): Uint8Array => {
+    const jwk = c.createPublicKey(privateKey(crv, priv)).export({ format: 'jwk' });
     return toBytes(Buffer.from(jwk.x ?? '', 'base64url'));
   };
-  const edPrivKey = (kp: RawKeyPair): KeyObject =>
-    edPriv.get(kp.privateKey, () => privJwk('Ed25519', kp.privateKey, kp.publicKey));
-  const edPubKey = (pub: Uint8Array): KeyObject | undefined => {
-    if (pub.length !== 32) return undefined;
-    try {
-      return edPub.get(pub, () => pubJwk('Ed25519', pub));
-    } catch {
-      return undefined;
-    }
-  };
-  const sync: SyncPrimitives = {
-    x25519(kp, peer) {
-      if (peer.length !== 32 || kp.privateKey.length !== 32) return undefined;
-      try {
-        const privateKey = xPriv.get(kp.privateKey, () => privJwk('X25519', kp.privateKey, kp.publicKey));
-        // A view into a larger buffer is part of an envelope (an ephemeral key): never reused, not cached.
-        const standalone = peer.byteLength === peer.buffer.byteLength;
-        const publicKey = standalone ? xPub.get(peer, () => pubJwk('X25519', peer)) : pubJwk('X25519', peer);
-        return toBytes(c.diffieHellman({ privateKey, publicKey }));
-      } catch {
-        return undefined; // invalid point or all-zero shared secret
-      }
-    },
-    ed25519Sign: (kp, message) => toBytes(c.sign(null, message, edPrivKey(kp))),
-    ed25519Verify(pub, message, signature) {
-      const key = edPubKey(pub);
-      if (key === undefined || signature.length !== 64) return false;
-      try {
-        return c.verify(null, message, key, signature);
-      } catch {
-        return false;
-      }
-    },
-    sha256: (data) => toBytes(c.createHash('sha256').update(data).digest()),
-    hmacSha256: (key, data) => toBytes(c.createHmac('sha256', key).update(data).digest()),
+  return { privateKey, publicKey, derivePublic };
+}
+
+type Importer = ReturnType<typeof keyImporter>;
+
+function aesGcm(c: NodeCryptoModule): Pick<SyncPrimitives, 'aesGcmEncrypt' | 'aesGcmDecrypt'> {
+  return {
     aesGcmEncrypt(key, nonce, plaintext, aad) {
       const cipher = c.createCipheriv('aes-256-gcm', key, nonce);
       cipher.setAAD(aad);
@@ -145,15 +123,52 @@ function build(c: NodeCryptoModule): SyncCryptoBackend {
       }
     },
   };
-  const async: AsyncPrimitives = {
+}
+
+function syncPrimitives(c: NodeCryptoModule, keys: Importer): SyncPrimitives {
+  return {
+    x25519(kp, peer) {
+      if (peer.length !== 32 || kp.privateKey.length !== 32) return undefined;
+      try {
+        const privateKey = keys.privateKey('X25519', kp.privateKey, kp.publicKey);
+        return toBytes(c.diffieHellman({ privateKey, publicKey: keys.publicKey('X25519', peer) }));
+      } catch {
+        return undefined; // invalid point or all-zero shared secret
+      }
+    },
+    ed25519Sign: (kp, message) =>
+      toBytes(c.sign(null, message, keys.privateKey('Ed25519', kp.privateKey, kp.publicKey))),
+    ed25519Verify(pub, message, signature) {
+      if (pub.length !== 32 || signature.length !== 64) return false;
+      try {
+        return c.verify(null, message, keys.publicKey('Ed25519', pub), signature);
+      } catch {
+        return false; // not a valid point
+      }
+    },
+    sha256: (data) => toBytes(c.createHash('sha256').update(data).digest()),
+    hmacSha256: (key, data) => toBytes(c.createHmac('sha256', key).update(data).digest()),
+    ...aesGcm(c),
+  };
+}
+
+/** Ed25519 sign/verify on the libuv thread pool; the rest is the sync code behind a promise. */
+function asyncPrimitives(c: NodeCryptoModule, keys: Importer, sync: SyncPrimitives): AsyncPrimitives {
+  return {
     x25519: async (kp, peer) => sync.x25519(kp, peer),
     ed25519Sign: (kp, message) =>
       new Promise((resolve, reject) => {
-        c.sign(null, message, edPrivKey(kp), (err, sig) => (err ? reject(err) : resolve(toBytes(sig))));
+        const key = keys.privateKey('Ed25519', kp.privateKey, kp.publicKey);
+        c.sign(null, message, key, (err, sig) => (err ? reject(err) : resolve(toBytes(sig))));
       }),
     ed25519Verify(pub, message, signature) {
-      const key = edPubKey(pub);
-      if (key === undefined || signature.length !== 64) return Promise.resolve(false);
+      if (pub.length !== 32 || signature.length !== 64) return Promise.resolve(false);
+      let key: KeyObject;
+      try {
+        key = keys.publicKey('Ed25519', pub);
+      } catch {
+        return Promise.resolve(false);
+      }
       return new Promise((resolve) => {
         c.verify(null, message, key, signature, (err, ok) => resolve(err === null && ok));
       });
@@ -163,14 +178,20 @@ function build(c: NodeCryptoModule): SyncCryptoBackend {
     aesGcmEncrypt: async (key, nonce, plaintext, aad) => sync.aesGcmEncrypt(key, nonce, plaintext, aad),
     aesGcmDecrypt: async (key, nonce, sealed, aad) => sync.aesGcmDecrypt(key, nonce, sealed, aad),
   };
+}
+
+/** Builds the node:crypto backend from a loaded node:crypto module. */
+function build(c: NodeCryptoModule): SyncCryptoBackend {
+  const keys = keyImporter(c);
+  const sync = syncPrimitives(c, keys);
   return {
     name: 'node',
     randomBytes: (length) => toBytes(c.randomBytes(length)),
-    x25519PublicKey: (priv) => derivePublic('X25519', priv),
-    ed25519PublicKey: (priv) => derivePublic('Ed25519', priv),
+    x25519PublicKey: (priv) => keys.derivePublic('X25519', priv),
+    ed25519PublicKey: (priv) => keys.derivePublic('Ed25519', priv),
     sha256: sync.sha256,
     sync,
-    async,
+    async: asyncPrimitives(c, keys, sync),
   };
 }
 

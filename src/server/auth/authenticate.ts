@@ -52,6 +52,11 @@ export function bearerToken(req: ServerRequest): string | undefined {
 export async function authenticateUser(ctx: ServerContext, req: ServerRequest): Promise<UserPrincipal> {
   const token = bearerToken(req);
   if (token === undefined) throw failureFor('UNAUTHORIZED');
+  if (token.startsWith('hsk_')) {
+    throw fail('UNAUTHORIZED', 'This endpoint needs a user access token; agent tokens are not accepted.', {
+      reason: 'user_token_required',
+    });
+  }
   const check = await checkAccessToken(ctx, token);
   if (!check.ok) throw failureFor(check.code);
   return check.principal;

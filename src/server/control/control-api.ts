@@ -12,6 +12,22 @@ import type { VerificationEmail } from '../auth/mailbox.js';
 import type { TurnstilePolicy } from '../auth/turnstile.js';
 import type { ServerContext } from '../context.js';
 import type { CodeScene } from '../store/types.js';
+import type { AgentView } from '../agents/records.js';
+import type { SystemEventOutcome } from '../agents/system-events.js';
+import type { GovernanceLevel } from '../store/agent-types.js';
+import {
+  controlAccessToken,
+  controlAgent,
+  controlCreateAgent,
+  controlGovernance,
+  controlRelation,
+  controlSystemEvent,
+  controlWebhook,
+  type ControlAccessToken,
+  type ControlAgent,
+  type ControlAgentOptions,
+  type ControlWebhook,
+} from './agent-control.js';
 
 /** Input of {@link ControlApi.createUser}. */
 export interface ControlUserOptions {
@@ -149,6 +165,85 @@ export class ControlApi {
       deviceCount: devices.length,
       hasKeyBackup: backup !== undefined,
     };
+  }
+
+  /** Creates an agent for `ownerId`; returns its id and token (shown once). */
+  createAgent(options: ControlAgentOptions): Promise<ControlAgent> {
+    return controlCreateAgent(this.#ctx, options);
+  }
+
+  /** The owner's view of an agent (status, mode, governance, keys, tokens), if it exists. */
+  agent(agentId: string): Promise<AgentView | undefined> {
+    return controlAgent(this.#ctx, agentId);
+  }
+
+  /**
+   * Sets an agent's governance level (`none`, `L1`, `L2`, `L3`) with a reason.
+   *
+   * @throws {@link ConfigurationError} for an unknown agent.
+   */
+  setGovernance(agentId: string, level: GovernanceLevel, reason: string | null = null): Promise<void> {
+    return controlGovernance(this.#ctx, agentId, level, reason);
+  }
+
+  /** The platform suspends a relation (`relation.suspended` to the agent). */
+  suspendRelation(conversationId: string): Promise<unknown> {
+    return controlRelation(this.#ctx, conversationId, 'suspend');
+  }
+
+  /** The platform restores a relation (`relation.restored` to the agent). */
+  restoreRelation(conversationId: string): Promise<unknown> {
+    return controlRelation(this.#ctx, conversationId, 'restore');
+  }
+
+  /**
+   * Registers a webhook for an agent (a fresh secret unless given); closes its WebSocket.
+   *
+   * @throws {@link ConfigurationError} for an unknown agent.
+   */
+  async setWebhook(agentId: string, hook: { url: string; secret?: string }): Promise<ControlWebhook> {
+    return (await controlWebhook(this.#ctx, agentId, hook))!;
+  }
+
+  /** Removes an agent's webhook (back to WebSocket mode). */
+  async removeWebhook(agentId: string): Promise<void> {
+    await controlWebhook(this.#ctx, agentId, null);
+  }
+
+  /** Seals `payload` from the system sender and sends it to the agent as an event of `type`. */
+  sendSystemEvent(
+    agentId: string,
+    type: string,
+    payload: Record<string, unknown> = {},
+    conversationId?: string,
+  ): Promise<SystemEventOutcome> {
+    return controlSystemEvent(this.#ctx, agentId, type, payload, conversationId);
+  }
+
+  /** Signs a user in on a device without a password: "act as a user". */
+  accessToken(userId: string, device: { deviceId?: string; deviceName?: string } = {}): Promise<ControlAccessToken> {
+    return controlAccessToken(this.#ctx, userId, device);
+  }
+
+  /** Resolves once no webhook delivery attempt is in flight. */
+  deliveryIdle(): Promise<void> {
+    return this.#ctx.delivery.idle();
+  }
+
+  /**
+   * The bcrypt cost of the agent's current token hash (the hash itself never
+   * leaves the server), or undefined without a token.
+   */
+  async agentTokenCost(agentId: string): Promise<number | undefined> {
+    const agent = await this.#ctx.store.agents.get(agentId);
+    const hash = agent?.tokens.find((t) => t.validUntilMs === undefined)?.hash;
+    const m = hash === undefined ? null : /^\$2[aby]\$(\d{2})\$/.exec(hash);
+    return m === null ? undefined : Number(m[1]);
+  }
+
+  /** Bcrypt comparisons run so far for agent tokens (the fast path makes this stay put). */
+  get agentTokenBcryptChecks(): number {
+    return this.#ctx.agentTokens.bcryptChecks;
   }
 
   #devTurnstile() {

@@ -22,6 +22,7 @@ import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validation.js';
 import type { VerificationEmail } from '../auth/mailbox.js';
+import { agentControlRoutes } from './agent-routes.js';
 import type { AccountState, ControlApi } from './control-api.js';
 
 const MAX_ADVANCE_MS = 400 * 24 * 3_600_000;
@@ -166,12 +167,13 @@ function userRoutes(control: ControlApi): Route[] {
   return [create, read];
 }
 
-/** The control routes, bound to one {@link ControlApi}. Part 2 adds governance and relations here. */
+/** The control routes, bound to one {@link ControlApi} (part 2's in `agent-routes.ts`). */
 export function controlRoutes(control: ControlApi): readonly Route[] {
   return [
     ...emailRoutes(control),
     ...turnstileRoutes(control),
     ...clockRoutes(control),
     ...userRoutes(control),
+    ...agentControlRoutes(control),
   ];
 }

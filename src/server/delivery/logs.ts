@@ -12,8 +12,12 @@ import type { Clock } from '../../core/clock.js';
 import type { DeliveryFinalStatus, DeliveryLogEntry } from '../../core/protocol/delivery-log.js';
 import { LIMITS } from '../../core/limits.js';
 
-/** Entries kept per agent at most (oldest dropped first); bounds the reference server's memory. */
+/**
+ * Entries kept per agent (oldest dropped first, in batches of 1 000 above
+ * this); bounds the reference server's memory. `list` never returns more.
+ */
 export const MAX_LOG_ENTRIES_PER_AGENT = 10_000;
+const LOG_TRIM_BATCH = 1_000;
 
 /** What the engine knows when a delivery ends. */
 export interface LogInput {
@@ -24,14 +28,17 @@ export interface LogInput {
   readonly attempts: number;
   readonly status: DeliveryFinalStatus;
   readonly errorClass?: string | undefined;
+  /** True when the delivery may already have an entry (sent again after a recovery). */
+  readonly replace?: boolean;
 }
 
+/** A compact entry (the wire form is built when listed: fewer strings held for 30 days). */
 interface StoredEntry {
-  readonly entry: DeliveryLogEntry;
+  readonly input: LogInput;
   readonly completedAtMs: number;
 }
 
-function toEntry(input: LogInput, completedAtMs: number): DeliveryLogEntry {
+function toEntry({ input, completedAtMs }: StoredEntry): DeliveryLogEntry {
   const completed = Math.max(completedAtMs, input.createdAtMs);
   const base = {
     delivery_id: input.deliveryId,
@@ -62,23 +69,26 @@ export class DeliveryLogBook {
   }
 
   /** Writes (or replaces) the entry of a delivery. */
-  record(input: LogInput): DeliveryLogEntry {
+  record(input: LogInput): void {
     const now = this.#clock.now();
     const list = this.#prune(input.agentId, now);
-    const existing = list.findIndex((s) => s.entry.delivery_id === input.deliveryId);
-    if (existing >= 0) list.splice(existing, 1);
-    const entry = toEntry(input, now);
-    list.push({ entry, completedAtMs: now });
-    if (list.length > MAX_LOG_ENTRIES_PER_AGENT) list.splice(0, list.length - MAX_LOG_ENTRIES_PER_AGENT);
+    if (input.replace === true) {
+      const existing = list.findIndex((s) => s.input.deliveryId === input.deliveryId);
+      if (existing >= 0) list.splice(existing, 1);
+    }
+    list.push({ input, completedAtMs: now });
+    // Trim in batches so a full log does not shift 10 000 entries on every write.
+    if (list.length >= MAX_LOG_ENTRIES_PER_AGENT + LOG_TRIM_BATCH) {
+      list.splice(0, list.length - MAX_LOG_ENTRIES_PER_AGENT);
+    }
     this.#byAgent.set(input.agentId, list);
-    return entry;
   }
 
   /** Up to `limit` entries of the agent within 30 days, most recently completed first. */
   list(agentId: string, limit: number): DeliveryLogEntry[] {
     const list = this.#prune(agentId, this.#clock.now());
     const out: DeliveryLogEntry[] = [];
-    for (let i = list.length - 1; i >= 0 && out.length < limit; i--) out.push(list[i]!.entry);
+    for (let i = list.length - 1; i >= 0 && out.length < limit; i--) out.push(toEntry(list[i]!));
     return out;
   }
 
@@ -87,12 +97,12 @@ export class DeliveryLogBook {
     this.#byAgent.delete(agentId);
   }
 
-  /** Removes entries completed more than 30 days ago (they are in completion order). */
+  /** Removes entries completed more than 30 days ago (exactly 30 days is kept) (they are in completion order). */
   #prune(agentId: string, now: number): StoredEntry[] {
     const list = this.#byAgent.get(agentId) ?? [];
     const cutoff = now - LIMITS.DELIVERY_LOG_RETENTION_MS;
     let stale = 0;
-    while (stale < list.length && list[stale]!.completedAtMs <= cutoff) stale++;
+    while (stale < list.length && list[stale]!.completedAtMs < cutoff) stale++;
     if (stale > 0) list.splice(0, stale);
     if (list.length === 0) this.#byAgent.delete(agentId);
     return list;

@@ -71,7 +71,11 @@ export function statusClass(status: number): string {
  * @param retryAfter - the Retry-After header, if any.
  * @param nowMs - the engine's now (for HTTP-date Retry-After values).
  */
-export function classifyResponse(status: number, retryAfter: string | undefined, nowMs: number): AttemptOutcome {
+export function classifyResponse(
+  status: number,
+  retryAfter: string | undefined,
+  nowMs: number,
+): AttemptOutcome {
   if (DELIVERED.has(status)) return { kind: 'delivered', status };
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(retryAfter, nowMs);

@@ -7,15 +7,59 @@
  */
 import type { z } from 'zod';
 import type { ServerContext } from '../context.js';
-import type { ServerRequest, ServerResponse, UserPrincipal } from './types.js';
+import type { ResolvedServerOptions } from '../options.js';
+import type { AgentPrincipal, AnyPrincipal, ServerRequest, ServerResponse, UserPrincipal } from './types.js';
 
-/** How a route authenticates its caller. */
-export type AuthKind = 'none' | 'user';
+/**
+ * How a route authenticates its caller: nobody, a user access token, an agent
+ * token (`Bearer hsk_…`), or either (`hsk_` tokens go the agent way).
+ */
+export type AuthKind = 'none' | 'user' | 'agent' | 'user_or_agent';
 
 /** The principal each {@link AuthKind} yields. */
 export interface PrincipalByAuth {
   none: undefined;
   user: UserPrincipal;
+  agent: AgentPrincipal;
+  user_or_agent: AnyPrincipal;
+}
+
+/** A route's body cap in bytes, fixed or read from the server's options. */
+export type BodyLimit = number | ((options: ResolvedServerOptions) => number);
+
+/** The body cap of `route` under `options`. */
+export function bodyLimitOf(route: Route, options: ResolvedServerOptions): number {
+  const limit = route.maxBodyBytes;
+  if (limit === undefined) return options.maxBodyBytes;
+  return typeof limit === 'number' ? limit : limit(options);
+}
+
+/** What a {@link RouteDefinition.guard} sees: everything but the body. */
+export interface GuardContext<A extends AuthKind> {
+  readonly req: ServerRequest;
+  readonly params: Readonly<Record<string, string>>;
+  readonly principal: PrincipalByAuth[A];
+  readonly ctx: ServerContext;
+}
+
+/** Options of agent-token routes. */
+export interface AgentAuthOptions {
+  /**
+   * The agent the request is about, so a token seen for the first time is
+   * checked against that agent's bcrypt hashes only.
+   * @defaultValue the `:id` or `:agent_id` path parameter
+   */
+  readonly agentHint?: (params: Readonly<Record<string, string>>, ctx: ServerContext) => string | undefined;
+  /**
+   * Let a suspended (L2) or banned (L3) agent through (e.g. to read its governance).
+   * @defaultValue false
+   */
+  readonly allowGoverned?: boolean;
+  /**
+   * Refuse (FORBIDDEN) unless the `:id` / `:agent_id` path parameter is the token's agent.
+   * @defaultValue true when the path starts with `/agents/:id` or `/agents/:agent_id`
+   */
+  readonly selfOnly?: boolean;
 }
 
 /** What a handler receives. */
@@ -40,6 +84,12 @@ export interface Route {
   readonly body: z.ZodType | undefined;
   /** When true the body is not read at all (placeholders that refuse every request). */
   readonly ignoreBody: boolean;
+  /** Agent-token options (auth `agent` / `user_or_agent`). */
+  readonly agent: AgentAuthOptions;
+  /** Body cap of this route; undefined means the server's `maxBodyBytes`. */
+  readonly maxBodyBytes: BodyLimit | undefined;
+  /** Runs after authentication, before the body is read (path checks, rate limits). */
+  readonly guard: ((gc: GuardContext<AuthKind>) => Promise<void> | void) | undefined;
   readonly handle: (rc: RouteContext<unknown, AuthKind>) => Promise<ServerResponse> | ServerResponse;
 }
 
@@ -51,6 +101,12 @@ export interface RouteDefinition<A extends AuthKind, S extends z.ZodType | undef
   readonly body?: S;
   /** Skip body decoding entirely. @defaultValue false */
   readonly ignoreBody?: boolean;
+  /** Agent-token options. */
+  readonly agent?: AgentAuthOptions;
+  /** Body cap of this route. @defaultValue the server's `maxBodyBytes` */
+  readonly maxBodyBytes?: BodyLimit;
+  /** Runs after authentication, before the body is read: counts every authenticated request (rate limits). */
+  readonly guard?: (gc: GuardContext<A>) => Promise<void> | void;
   readonly handler: (
     rc: RouteContext<S extends z.ZodType ? z.output<S> : undefined, A>,
   ) => Promise<ServerResponse> | ServerResponse;
@@ -66,6 +122,9 @@ export function defineRoute<A extends AuthKind, S extends z.ZodType | undefined 
     auth: def.auth,
     body: def.body,
     ignoreBody: def.ignoreBody ?? false,
+    agent: def.agent ?? {},
+    maxBodyBytes: def.maxBodyBytes,
+    guard: def.guard as Route['guard'],
     handle: def.handler as Route['handle'],
   };
 }

@@ -21,7 +21,7 @@ export interface ServerRequest {
   readonly bodyTooLarge?: boolean;
 }
 
-/** One HTTP response from the core. `body` is serialised as JSON unless undefined. */
+/** One HTTP response from the core. `body` is serialised as JSON unless undefined or a Uint8Array (sent raw). */
 export interface ServerResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | readonly string[]>>;

@@ -49,10 +49,16 @@ function readBody(
 }
 
 function write(res: NodeResponse, out: ServerResponse): void {
-  const text = out.body === undefined ? undefined : JSON.stringify(out.body);
   res.statusCode = out.status;
   for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value as string | string[]);
   res.setHeader('x-request-id', randomUUID());
+  // Raw bytes (objects) are written as they are, with the handler's content type.
+  if (out.body instanceof Uint8Array) {
+    res.setHeader('content-length', out.body.length);
+    res.end(out.body);
+    return;
+  }
+  const text = out.body === undefined ? undefined : JSON.stringify(out.body);
   if (text === undefined) {
     res.end();
     return;
@@ -62,11 +68,25 @@ function write(res: NodeResponse, out: ServerResponse): void {
   res.end(text);
 }
 
+/** The body cap of a request: a number, or a function of method and path (routes may differ). */
+export type BodyCap = number | ((method: string, path: string) => number);
+
+function capOf(cap: BodyCap, req: IncomingMessage): number {
+  if (typeof cap === 'number') return cap;
+  let path = '/';
+  try {
+    path = new URL(req.url ?? '/', 'http://reference.invalid').pathname;
+  } catch {
+    // fall through with '/'
+  }
+  return cap((req.method ?? 'GET').toUpperCase(), path);
+}
+
 /** A node:http request listener over the core handler. */
-export function createNodeListener(handle: RequestHandler, maxBytes: number) {
+export function createNodeListener(handle: RequestHandler, maxBytes: BodyCap) {
   return (req: IncomingMessage, res: NodeResponse): void => {
     void (async () => {
-      const read = await readBody(req, maxBytes);
+      const read = await readBody(req, capOf(maxBytes, req));
       if (read === undefined) {
         res.destroy();
         return;

@@ -3,6 +3,11 @@
  *
  * @module
  */
+import {
+  createMemoryAgentStore,
+  createMemoryConversationStore,
+  createMemoryMessageStore,
+} from './memory-agents.js';
 import { createMemoryDeviceStore } from './memory-devices.js';
 import {
   createMemoryCodeStore,
@@ -20,5 +25,8 @@ export function createMemoryStore(): Store {
     codes: createMemoryCodeStore(),
     keyBackups: createMemoryKeyBackupStore(),
     passkeys: createMemoryPasskeyStore(),
+    agents: createMemoryAgentStore(),
+    conversations: createMemoryConversationStore(),
+    messages: createMemoryMessageStore(),
   };
 }

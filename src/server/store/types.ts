@@ -9,6 +9,7 @@
  * @module
  */
 import type { KeyBackupRecord } from '../../core/protocol/key-backup.js';
+import type { AgentStore, ConversationStore, MessageStore } from './agent-types.js';
 
 /** A human account. */
 export interface UserRecord {
@@ -194,4 +195,7 @@ export interface Store {
   readonly codes: CodeStore;
   readonly keyBackups: KeyBackupStore;
   readonly passkeys: PasskeyStore;
+  readonly agents: AgentStore;
+  readonly conversations: ConversationStore;
+  readonly messages: MessageStore;
 }

@@ -7,11 +7,11 @@
  * @module
  */
 import type { Clock, TimerHandle } from '../../core/clock.js';
-import type { UserPrincipal } from '../http/types.js';
+import type { AnyPrincipal } from '../http/types.js';
 import type { OutgoingFrame } from './frames.js';
 
-/** Who a connection authenticated as. Part 2 adds agents. */
-export type Principal = UserPrincipal;
+/** Who a connection authenticated as: a user (access token) or an agent (agent token). */
+export type Principal = AnyPrincipal;
 
 /** The minimum a transport socket must offer. */
 export interface SocketLike {

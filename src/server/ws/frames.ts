@@ -6,6 +6,7 @@
  * @module
  */
 import { errorBody } from '../../core/protocol/error-object.js';
+import { WS_CLOSE_CODES, type WsAuthErrorReason } from '../../core/protocol/ws-close.js';
 
 /** The one WebSocket address for users and agents: the first frame decides who connects. */
 export const WS_PATH = '/ws';
@@ -13,25 +14,37 @@ export const WS_PATH = '/ws';
 /** Largest accepted frame, in bytes. */
 export const WS_MAX_FRAME_BYTES = 65_536;
 
-/** Close codes (4000–4999 are application-defined). */
+/**
+ * Close codes (4000–4999 are application-defined), the values the SDK
+ * shares (`WS_CLOSE_CODES` of `core/protocol/ws-close.ts`).
+ */
 export const WS_CLOSE = Object.freeze({
   /** Server shutting down. */
-  GOING_AWAY: 1001,
+  GOING_AWAY: WS_CLOSE_CODES.GOING_AWAY,
   /** Binary frame or oversize frame. */
-  UNSUPPORTED_DATA: 1003,
+  UNSUPPORTED_DATA: WS_CLOSE_CODES.UNSUPPORTED_DATA,
   /** First frame was not a valid auth frame, or credentials were refused (after `auth.error`). */
-  AUTH_FAILED: 4001,
+  AUTH_FAILED: WS_CLOSE_CODES.AUTH_FAILED,
   /** No auth frame within 5 s of the upgrade. */
-  AUTH_TIMEOUT: 4002,
+  AUTH_TIMEOUT: WS_CLOSE_CODES.AUTH_TIMEOUT,
   /** The access token expired without `auth.renew` (after `auth.error` reason `token_expired`). */
-  TOKEN_EXPIRED: 4003,
+  TOKEN_EXPIRED: WS_CLOSE_CODES.TOKEN_EXPIRED,
   /** The device session was revoked (after `session.invalidated`). */
-  SESSION_INVALIDATED: 4004,
+  SESSION_INVALIDATED: WS_CLOSE_CODES.SESSION_INVALIDATED,
+  /** The agent token was deleted or rotated out (emergency, or its grace ended). */
+  TOKEN_REVOKED: WS_CLOSE_CODES.TOKEN_REVOKED,
+  /** The agent was suspended (L2). */
+  AGENT_SUSPENDED: WS_CLOSE_CODES.AGENT_SUSPENDED,
+  /** The agent was banned (L3). */
+  AGENT_BANNED: WS_CLOSE_CODES.AGENT_BANNED,
+  /** A newer connection of the same agent replaced this one. */
+  REPLACED: WS_CLOSE_CODES.REPLACED,
+  /** A webhook address was registered: the agent is in webhook mode. */
+  WEBHOOK_MODE: WS_CLOSE_CODES.WEBHOOK_MODE,
 } as const);
 
-/** `auth.error` reasons the reference server sends. */
-export type AuthErrorReason =
-  'invalid_token' | 'token_expired' | 'invalid_frame' | 'device_mismatch' | 'auth_timeout';
+/** `auth.error` reasons the reference server sends (the SDK's `WS_AUTH_ERROR_REASONS`). */
+export type AuthErrorReason = WsAuthErrorReason;
 
 /** A frame the server sends; always an object with `type`. */
 export interface OutgoingFrame {

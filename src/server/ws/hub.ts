@@ -18,7 +18,12 @@ export type ClientFrame = Readonly<Record<string, unknown>> & { readonly type: s
 /** Outcome of a first-frame authentication. */
 export type AuthOutcome =
   | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly reason: AuthErrorReason };
+  | {
+      readonly ok: false;
+      readonly reason: AuthErrorReason;
+      /** Close code after `auth.error`. @defaultValue 4001 (AUTH_FAILED) */
+      readonly closeCode?: number;
+    };
 
 /** Authenticates one kind of principal from the first frame. */
 export interface ConnectionAuthenticator {
@@ -91,7 +96,9 @@ export class WsHub {
    * them. Returns how many were closed.
    */
   invalidateDevice(userId: string, deviceId: string): number {
-    const hit = this.connections((c) => c.principal?.userId === userId && c.principal.deviceId === deviceId);
+    const hit = this.connections(
+      (c) => c.principal?.kind === 'user' && c.principal.userId === userId && c.principal.deviceId === deviceId,
+    );
     for (const conn of hit) {
       conn.send({ type: 'session.invalidated', device_id: deviceId });
       conn.close(WS_CLOSE.SESSION_INVALIDATED, 'session_invalidated');
@@ -143,7 +150,7 @@ export class WsHub {
     conn.clearTimer('auth_deadline');
     if (!outcome.ok) {
       conn.send(authErrorFrame(outcome.reason));
-      conn.close(WS_CLOSE.AUTH_FAILED, outcome.reason);
+      conn.close(outcome.closeCode ?? WS_CLOSE.AUTH_FAILED, outcome.reason);
       return;
     }
     conn.open(outcome.principal);

@@ -58,7 +58,11 @@ function lowLevelCode(err: unknown): string {
 
 class BodyTooLarge extends Error {}
 
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number, truncate: boolean): Promise<Uint8Array> {
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  max: number,
+  truncate: boolean,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
@@ -90,7 +94,11 @@ async function readCapped(body: Dispatcher.ResponseData['body'], max: number, tr
  * `TRANSPORT_NETWORK` when the exchange fails, `TRANSPORT_BAD_RESPONSE` when a
  * success body exceeds `maxBytes`; the caller's abort reason when it aborts.
  */
-export async function sendAttempt(dispatcher: Dispatcher, clock: Clock, req: AttemptRequest): Promise<RawResponse> {
+export async function sendAttempt(
+  dispatcher: Dispatcher,
+  clock: Clock,
+  req: AttemptRequest,
+): Promise<RawResponse> {
   const what = describeRequest(req.method, req.path);
   const controller = new AbortController();
   let timedOut = false;

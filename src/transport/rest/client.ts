@@ -7,42 +7,16 @@
  * @module
  */
 import EventEmitter from 'eventemitter3';
-import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { createRateLimiter, type RateLimiter } from '../../webhook/refs/rate-limiter.js';
-import type { ResponseHeaders } from './attempt.js';
+import { describeRequest, type ResponseHeaders } from './attempt.js';
 import { defaultDispatcher } from './default-dispatcher.js';
 import type { RestClientEventName, RestClientEvents } from './events.js';
-import { execute, type ExecuteContext, type PreparedRequest } from './execute.js';
-import { resolveRestOptions, type ResolvedRestOptions, type RestClientOptions } from './options.js';
-import { targetOf, type QueryParams } from './paths.js';
+import { execute, type ExecuteContext } from './execute.js';
+import { resolveRestOptions, type RestClientOptions } from './options.js';
 import { contentTypeOf, dataOf } from './response.js';
-import { isIdempotentMethod } from './retry.js';
-import { describeRequest } from './attempt.js';
+import { limitersOf, prepareRequest, type HttpMethod, type RequestCallOptions } from './prepare.js';
 
-/** HTTP methods the client sends. */
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** Which client-side limiter a request passes: sending messages, or fetching objects. */
-export type RateLimitKey = 'messages' | 'objects';
-
-/** Per-request options shared by every call. */
-export interface RequestCallOptions {
-  /** Query parameters (`undefined` values left out). */
-  query?: QueryParams;
-  /** Mark a non-idempotent method as safe to repeat after a network error. @defaultValue true for GET, HEAD, PUT, DELETE */
-  idempotent?: boolean;
-  /** Queue behind this client-side limiter. @defaultValue none */
-  limiter?: RateLimitKey;
-  /** Deadline of each attempt, ms. @defaultValue the client's `timeoutMs` */
-  timeoutMs?: number;
-  /** Aborts the request (and any wait between attempts); its reason is rethrown. */
-  signal?: AbortSignal;
-  /** Send the bearer token. `false` for public endpoints (`/auth/login`…). @defaultValue `true` */
-  auth?: boolean;
-  /** Extra headers (e.g. `cookie` for `/auth/refresh`). */
-  headers?: Readonly<Record<string, string>>;
-}
+export type { HttpMethod, RateLimitKey, RequestCallOptions } from './prepare.js';
 
 /** A JSON request. */
 export interface RestRequestOptions<T = unknown> extends RequestCallOptions {
@@ -84,9 +58,17 @@ export interface RestClient {
   /** `GET path`. */
   get<T = unknown>(path: string, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
   /** `POST path` with a JSON body. */
-  post<T = unknown>(path: string, body?: unknown, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
+  post<T = unknown>(
+    path: string,
+    body?: unknown,
+    options?: RequestCallOptions & { schema?: z.ZodType<T> },
+  ): Promise<T>;
   /** `PUT path` with a JSON body. */
-  put<T = unknown>(path: string, body?: unknown, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
+  put<T = unknown>(
+    path: string,
+    body?: unknown,
+    options?: RequestCallOptions & { schema?: z.ZodType<T> },
+  ): Promise<T>;
   /** `DELETE path`. */
   delete<T = unknown>(path: string, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
   /** `GET path` returning raw bytes. */
@@ -97,14 +79,6 @@ export interface RestClient {
   once<E extends RestClientEventName>(event: E, listener: (...args: RestClientEvents[E]) => void): RestClient;
   /** Unsubscribes. */
   off<E extends RestClientEventName>(event: E, listener: (...args: RestClientEvents[E]) => void): RestClient;
-}
-
-function limitersOf(o: ResolvedRestOptions): Record<RateLimitKey, RateLimiter> | undefined {
-  if (o.rateLimits === false) return undefined;
-  return {
-    messages: createRateLimiter({ limit: o.rateLimits.messages, intervalMs: 1000, clock: o.clock }),
-    objects: createRateLimiter({ limit: o.rateLimits.objects, intervalMs: 1000, clock: o.clock }),
-  };
 }
 
 function singleFlight(fn: (() => void | Promise<void>) | undefined): () => Promise<void> {
@@ -148,31 +122,20 @@ export function createRestClient(options: RestClientOptions): RestClient {
   };
   const limiters = limitersOf(o);
 
-  const prepare = (method: HttpMethod, path: string, call: RequestCallOptions, body: unknown, accept: string): PreparedRequest => {
-    const target = targetOf(o.base, path, call.query);
-    const json = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { ...o.headers, accept };
-    if (json !== undefined) headers['content-type'] = 'application/json';
-    for (const [k, v] of Object.entries(call.headers ?? {})) if (k.toLowerCase() !== 'authorization') headers[k.toLowerCase()] = v;
-    return {
-      origin: target.origin,
-      path: target.path,
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body: json,
-      idempotent: call.idempotent ?? isIdempotentMethod(method),
-      timeoutMs: call.timeoutMs ?? o.timeoutMs,
-      maxBytes: o.maxResponseBytes,
-      signal: call.signal,
-      auth: call.auth ?? true,
-      limiter: call.limiter === undefined ? undefined : limiters?.[call.limiter],
-    };
-  };
-
   const requestWithResponse = async <T>(r: RestRequestOptions<T>): Promise<RestResponse<T>> => {
-    const req = prepare(r.method ?? 'GET', r.path, r, r.body, 'application/json');
+    const req = prepareRequest(o, limiters, {
+      method: r.method ?? 'GET',
+      path: r.path,
+      call: r,
+      body: r.body,
+      accept: 'application/json',
+    });
     const raw = await execute(ctx, req);
-    return { data: dataOf(raw, describeRequest(req.method, req.path), r.schema), status: raw.status, headers: raw.headers };
+    return {
+      data: dataOf(raw, describeRequest(req.method, req.path), r.schema),
+      status: raw.status,
+      headers: raw.headers,
+    };
   };
 
   const client: RestClient = {
@@ -184,8 +147,16 @@ export function createRestClient(options: RestClientOptions): RestClient {
     put: (path, body, call = {}) => client.request({ ...call, method: 'PUT', path, body }),
     delete: (path, call = {}) => client.request({ ...call, method: 'DELETE', path }),
     async getBytes(path, call = {}) {
-      const raw = await execute(ctx, prepare('GET', path, call, undefined, '*/*'));
-      return { bytes: raw.bytes, contentType: contentTypeOf(raw), size: raw.bytes.length, status: raw.status };
+      const raw = await execute(
+        ctx,
+        prepareRequest(o, limiters, { method: 'GET', path, call, body: undefined, accept: '*/*' }),
+      );
+      return {
+        bytes: raw.bytes,
+        contentType: contentTypeOf(raw),
+        size: raw.bytes.length,
+        status: raw.status,
+      };
     },
     on: (event, listener) => (events.on(event, listener), client),
     once: (event, listener) => (events.once(event, listener), client),

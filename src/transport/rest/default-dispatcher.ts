@@ -9,7 +9,11 @@ import { Agent, type Dispatcher } from 'undici';
 let shared: Dispatcher | undefined;
 
 /** Keep-alive settings of the shared agent. */
-export const DEFAULT_AGENT_OPTIONS = { keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 } as const;
+export const DEFAULT_AGENT_OPTIONS = {
+  keepAliveTimeout: 10_000,
+  keepAliveMaxTimeout: 60_000,
+  connections: 16,
+} as const;
 
 /** The process-wide keep-alive agent (idle sockets do not keep the process alive). */
 export function defaultDispatcher(): Dispatcher {

@@ -39,7 +39,10 @@ const TOKEN_SHAPE = /^[\x21-\x7e]{1,8192}$/;
 async function bearer(ctx: ExecuteContext): Promise<string> {
   const provider = ctx.options.credentials;
   if (provider === undefined) {
-    throw new ConfigurationError({ option: 'credentials', message: 'This request needs option "credentials".' });
+    throw new ConfigurationError({
+      option: 'credentials',
+      message: 'This request needs option "credentials".',
+    });
   }
   const token = await provider();
   if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) {
@@ -51,7 +54,8 @@ async function bearer(ctx: ExecuteContext): Promise<string> {
   return `Bearer ${token}`;
 }
 
-type Outcome = { readonly ok: true; readonly raw: RawResponse } | { readonly ok: false; readonly error: unknown };
+type Outcome =
+  { readonly ok: true; readonly raw: RawResponse } | { readonly ok: false; readonly error: unknown };
 
 async function once(ctx: ExecuteContext, req: PreparedRequest): Promise<Outcome> {
   try {
@@ -65,7 +69,11 @@ async function once(ctx: ExecuteContext, req: PreparedRequest): Promise<Outcome>
   }
 }
 
-function emit<K extends keyof RestClientEvents>(ctx: ExecuteContext, event: K, ...args: RestClientEvents[K]): void {
+function emit<K extends keyof RestClientEvents>(
+  ctx: ExecuteContext,
+  event: K,
+  ...args: RestClientEvents[K]
+): void {
   try {
     (ctx.events.emit as (e: K, ...a: RestClientEvents[K]) => boolean)(event, ...args);
   } catch (err) {
@@ -98,7 +106,12 @@ export async function execute(ctx: ExecuteContext, req: PreparedRequest): Promis
     }
     attempt += 1;
     if (result.status === 429) {
-      emit(ctx, 'rateLimited', { request: what, code: result.code, retryAfterMs: result.retryAfterMs, attempt });
+      emit(ctx, 'rateLimited', {
+        request: what,
+        code: result.code,
+        retryAfterMs: result.retryAfterMs,
+        attempt,
+      });
     }
     const reason = retryReasonOf(result, req.idempotent);
     if (reason === undefined || attempt >= o.maxAttempts) throw result;

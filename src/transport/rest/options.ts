@@ -157,7 +157,8 @@ function positiveInt(value: number | undefined, fallback: number, option: string
 
 function nonNegative(value: number | undefined, fallback: number, option: string): number {
   const v = value ?? fallback;
-  if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw bad(option, 'must be a finite number ≥ 0');
+  if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0))
+    throw bad(option, 'must be a finite number ≥ 0');
   return v;
 }
 
@@ -166,9 +167,14 @@ function baseUrlOf(value: string | URL): URL {
   try {
     url = new URL(String(value));
   } catch (cause) {
-    throw new ConfigurationError({ option: 'baseUrl', message: 'Option "baseUrl" must be an absolute http(s) URL.', cause });
+    throw new ConfigurationError({
+      option: 'baseUrl',
+      message: 'Option "baseUrl" must be an absolute http(s) URL.',
+      cause,
+    });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad('baseUrl', 'must be an absolute http(s) URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw bad('baseUrl', 'must be an absolute http(s) URL');
   if (url.username !== '' || url.password !== '') throw bad('baseUrl', 'must not carry credentials');
   if (url.search !== '' || url.hash !== '') throw bad('baseUrl', 'must not have a query or fragment');
   return url;
@@ -176,7 +182,8 @@ function baseUrlOf(value: string | URL): URL {
 
 function credentialsOf(value: RestClientOptions['credentials']): CredentialsProvider | undefined {
   if (value === undefined || typeof value === 'function') return value;
-  if (typeof value !== 'string' || value.length === 0) throw bad('credentials', 'must be a non-empty string or a function');
+  if (typeof value !== 'string' || value.length === 0)
+    throw bad('credentials', 'must be a non-empty string or a function');
   return () => value;
 }
 

@@ -23,7 +23,8 @@ export function targetOf(base: URL, path: string, query?: QueryParams): { origin
   if (!path.startsWith('/') || path.startsWith('//') || /[?#\\\u0000-\u0020\u007f]/.test(path)) {
     throw new ConfigurationError({
       option: 'path',
-      message: 'A request path must start with a single "/" and contain no query, fragment, backslash or whitespace.',
+      message:
+        'A request path must start with a single "/" and contain no query, fragment, backslash or whitespace.',
     });
   }
   const prefix = base.pathname.replace(/\/+$/, '');

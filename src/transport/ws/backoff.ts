@@ -22,9 +22,11 @@ export interface BackoffOptions {
 }
 
 /** Defaults of {@link BackoffOptions}. */
-export const DEFAULT_BACKOFF = { baseMs: 1000, capMs: 30_000, stableAfterMs: 30_000 } as const satisfies Required<
-  Omit<BackoffOptions, 'random'>
->;
+export const DEFAULT_BACKOFF = {
+  baseMs: 1000,
+  capMs: 30_000,
+  stableAfterMs: 30_000,
+} as const satisfies Required<Omit<BackoffOptions, 'random'>>;
 
 /** Back-off state of one dispatcher. */
 export interface Backoff {
@@ -62,7 +64,10 @@ function check(value: number, option: string): number {
 export function createBackoff(options: BackoffOptions = {}): Backoff {
   const baseMs = check(options.baseMs ?? DEFAULT_BACKOFF.baseMs, 'backoff.baseMs');
   const capMs = check(options.capMs ?? DEFAULT_BACKOFF.capMs, 'backoff.capMs');
-  const stableAfterMs = check(options.stableAfterMs ?? DEFAULT_BACKOFF.stableAfterMs, 'backoff.stableAfterMs');
+  const stableAfterMs = check(
+    options.stableAfterMs ?? DEFAULT_BACKOFF.stableAfterMs,
+    'backoff.stableAfterMs',
+  );
   const random = options.random ?? Math.random;
   let attempt = 0;
   let connectedAt: number | undefined;

@@ -48,6 +48,8 @@ export interface ConnectionEnd {
 
 /** Callbacks of a connection (all synchronous). */
 export interface ConnectionListener {
+  /** The upgrade completed and the `auth` frame was sent. */
+  upgraded(): void;
   /** `auth.ok` arrived. */
   authenticated(): void;
   /** A valid frame arrived after `auth.ok` (other than `session.invalidated`). */
@@ -163,6 +165,7 @@ export class WsConnection {
       return;
     }
     this.#setTimer(this.#s.authTimeoutMs, () => this.abort('auth_timeout'));
+    this.#listener.upgraded();
     const socket = this.#socket;
     this.#heartbeat = createHeartbeat(this.#s.clock, this.#s.heartbeat, {
       ping: socket.ping === undefined ? undefined : () => socket.ping?.(),
@@ -175,7 +178,10 @@ export class WsConnection {
     this.#heartbeat?.activity();
     if (typeof event.data !== 'string') {
       this.#protocolError(
-        new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'The service sent a binary WebSocket frame.' }),
+        new TransportError({
+          code: 'TRANSPORT_PROTOCOL',
+          message: 'The service sent a binary WebSocket frame.',
+        }),
       );
       return;
     }
@@ -220,7 +226,10 @@ export class WsConnection {
       return;
     }
     this.#protocolError(
-      new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'A frame arrived before the auth answer; dropped.' }),
+      new TransportError({
+        code: 'TRANSPORT_PROTOCOL',
+        message: 'A frame arrived before the auth answer; dropped.',
+      }),
     );
   }
 
@@ -242,7 +251,10 @@ export class WsConnection {
   #protocolError(err: unknown): void {
     const error = isAmsError(err)
       ? err
-      : new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'An invalid WebSocket frame was dropped.' });
+      : new TransportError({
+          code: 'TRANSPORT_PROTOCOL',
+          message: 'An invalid WebSocket frame was dropped.',
+        });
     this.#listener.protocolError(error);
   }
 

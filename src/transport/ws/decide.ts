@@ -10,7 +10,11 @@ import type { AmsError } from '../../core/errors/base.js';
 import { statusOf } from '../../core/errors/codes.js';
 import { ServiceError } from '../../core/errors/service-error.js';
 import { TransportError } from '../../core/errors/transport-error.js';
-import { catalogueCodeForWsFailure, isTerminalAuthError, isTerminalClose } from '../../core/protocol/ws-close.js';
+import {
+  catalogueCodeForWsFailure,
+  isTerminalAuthError,
+  isTerminalClose,
+} from '../../core/protocol/ws-close.js';
 import type { ConnectionEnd } from './connection.js';
 import type { FatalInfo } from './events.js';
 
@@ -37,7 +41,10 @@ export function fatalError(info: FatalInfo): AmsError {
       code,
       status: statusOf(code),
       message,
-      params: { close_code: info.closeCode, ...(info.authError === undefined ? {} : { reason: info.authError }) },
+      params: {
+        close_code: info.closeCode,
+        ...(info.authError === undefined ? {} : { reason: info.authError }),
+      },
     });
   }
   return new TransportError({ code: 'TRANSPORT_CLOSED', message });

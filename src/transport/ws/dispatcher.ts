@@ -15,7 +15,11 @@ import { isTerminalCode } from '../../core/errors/codes.js';
 import { isAmsError } from '../../core/errors/guards.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { isTerminalAuthError } from '../../core/protocol/ws-close.js';
-import { authRenewFrame, FRAME_CREDENTIAL_MAX_CHARS, type ParsedWsFrame } from '../../core/protocol/ws-frames.js';
+import {
+  authRenewFrame,
+  FRAME_CREDENTIAL_MAX_CHARS,
+  type ParsedWsFrame,
+} from '../../core/protocol/ws-frames.js';
 import { clockSleep } from '../rest/options.js';
 import { WsConnection, type ConnectionEnd, type ConnectionListener } from './connection.js';
 import { decide } from './decide.js';
@@ -96,7 +100,12 @@ class Dispatcher implements WsDispatcher {
 
   async close(): Promise<void> {
     if (this.#sm.to('closed')) {
-      this.#settle(new TransportError({ code: 'TRANSPORT_CLOSED', message: 'The dispatcher was closed before it opened.' }));
+      this.#settle(
+        new TransportError({
+          code: 'TRANSPORT_CLOSED',
+          message: 'The dispatcher was closed before it opened.',
+        }),
+      );
       this.#wait?.abort();
       this.#conn?.close();
     }
@@ -104,8 +113,15 @@ class Dispatcher implements WsDispatcher {
   }
 
   renew(accessToken: string): void {
-    if (typeof accessToken !== 'string' || accessToken.length === 0 || accessToken.length > FRAME_CREDENTIAL_MAX_CHARS) {
-      throw new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'renew() needs a non-empty access token.' });
+    if (
+      typeof accessToken !== 'string' ||
+      accessToken.length === 0 ||
+      accessToken.length > FRAME_CREDENTIAL_MAX_CHARS
+    ) {
+      throw new TransportError({
+        code: 'TRANSPORT_PROTOCOL',
+        message: 'renew() needs a non-empty access token.',
+      });
     }
     if (this.#sm.state !== 'open' || this.#conn?.send(authRenewFrame(accessToken)) !== true) {
       throw new TransportError({ code: 'TRANSPORT_CLOSED', message: 'renew() needs an open connection.' });
@@ -171,8 +187,17 @@ class Dispatcher implements WsDispatcher {
     try {
       return await loadDefaultWebSocket();
     } catch (cause) {
-      const error = new TransportError({ code: 'TRANSPORT_NETWORK', message: 'The "ws" package could not be loaded.', cause });
-      this.#stopFatal(error, { closeCode: 1006, closeReason: '', authError: undefined, sessionInvalidated: false });
+      const error = new TransportError({
+        code: 'TRANSPORT_NETWORK',
+        message: 'The "ws" package could not be loaded.',
+        cause,
+      });
+      this.#stopFatal(error, {
+        closeCode: 1006,
+        closeReason: '',
+        authError: undefined,
+        sessionInvalidated: false,
+      });
       return undefined;
     }
   }
@@ -198,12 +223,27 @@ class Dispatcher implements WsDispatcher {
     try {
       const token = this.#o.token === undefined ? this.#token : await this.#o.token();
       if (typeof token === 'string' && token.length > 0) return token;
-      throw new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'The credentials provider gave no token.' });
+      throw new TransportError({
+        code: 'TRANSPORT_PROTOCOL',
+        message: 'The credentials provider gave no token.',
+      });
     } catch (err) {
       const terminal = isAmsError(err) && (isTerminalCode(err.code) || err.kind === 'configuration');
       this.#o.logger.warn('the credentials provider failed', { terminal, error: (err as Error)?.name });
-      const error = isAmsError(err) ? err : new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'The credentials provider failed.', cause: err });
-      if (terminal) this.#stopFatal(error, { closeCode: 1006, closeReason: '', authError: undefined, sessionInvalidated: false });
+      const error = isAmsError(err)
+        ? err
+        : new TransportError({
+            code: 'TRANSPORT_PROTOCOL',
+            message: 'The credentials provider failed.',
+            cause: err,
+          });
+      if (terminal)
+        this.#stopFatal(error, {
+          closeCode: 1006,
+          closeReason: '',
+          authError: undefined,
+          sessionInvalidated: false,
+        });
       this.#connections += 1;
       return undefined;
     }
@@ -219,6 +259,7 @@ class Dispatcher implements WsDispatcher {
 
   #listener(): ConnectionListener {
     return {
+      upgraded: () => void this.#sm.to('authenticating'),
       authenticated: () => {
         if (!this.#sm.to('open')) return;
         this.#o.backoff.connected(this.#o.clock.now());
@@ -245,16 +286,28 @@ class Dispatcher implements WsDispatcher {
     } else if (parsed.kind === 'event') {
       if (parsed.frame.type === 'auth.expiring') {
         const s = (parsed.frame as Record<string, unknown>)['expires_in_seconds'];
-        this.#emit('authExpiring', { expiresInSeconds: typeof s === 'number' && Number.isFinite(s) ? s : undefined });
+        this.#emit('authExpiring', {
+          expiresInSeconds: typeof s === 'number' && Number.isFinite(s) ? s : undefined,
+        });
       } else {
         this.#emit('event', parsed.frame);
       }
     } else if (parsed.frame.type === 'auth.ok') {
       this.#emit('renewed');
     } else if (parsed.frame.type === 'auth.error') {
-      this.#emit('authError', { reason: parsed.frame.reason, terminal: isTerminalAuthError(parsed.frame.reason), duringAuth: false });
+      this.#emit('authError', {
+        reason: parsed.frame.reason,
+        terminal: isTerminalAuthError(parsed.frame.reason),
+        duringAuth: false,
+      });
     } else {
-      this.#emit('protocolError', new TransportError({ code: 'TRANSPORT_PROTOCOL', message: `The service sent a client-only ${parsed.frame.type} frame.` }));
+      this.#emit(
+        'protocolError',
+        new TransportError({
+          code: 'TRANSPORT_PROTOCOL',
+          message: `The service sent a client-only ${parsed.frame.type} frame.`,
+        }),
+      );
     }
   }
 }

@@ -20,7 +20,10 @@ export interface HeartbeatOptions {
 }
 
 /** Defaults of {@link HeartbeatOptions}. */
-export const DEFAULT_HEARTBEAT = { intervalMs: 25_000, timeoutMs: 60_000 } as const satisfies Required<HeartbeatOptions>;
+export const DEFAULT_HEARTBEAT = {
+  intervalMs: 25_000,
+  timeoutMs: 60_000,
+} as const satisfies Required<HeartbeatOptions>;
 
 /** A running heartbeat. */
 export interface Heartbeat {
@@ -44,7 +47,10 @@ export function resolveHeartbeat(options: HeartbeatOptions = {}): Required<Heart
   for (const key of ['intervalMs', 'timeoutMs'] as const) {
     const v = out[key];
     if (!(Number.isFinite(v) && v >= 0)) {
-      throw new ConfigurationError({ option: `heartbeat.${key}`, message: `Option "heartbeat.${key}" must be ≥ 0.` });
+      throw new ConfigurationError({
+        option: `heartbeat.${key}`,
+        message: `Option "heartbeat.${key}" must be ≥ 0.`,
+      });
     }
   }
   return out;
@@ -59,7 +65,11 @@ export function resolveHeartbeat(options: HeartbeatOptions = {}): Required<Heart
  * ws.on('pong', () => hb.activity());
  * ```
  */
-export function createHeartbeat(clock: Clock, options: Required<HeartbeatOptions>, target: HeartbeatTarget): Heartbeat {
+export function createHeartbeat(
+  clock: Clock,
+  options: Required<HeartbeatOptions>,
+  target: HeartbeatTarget,
+): Heartbeat {
   let last = clock.now();
   let stopped = false;
   let pingTimer: TimerHandle | undefined;

@@ -43,7 +43,11 @@ export interface WsDispatcherOptions {
 }
 
 /** Every default of the dispatcher. */
-export const DEFAULT_WS_OPTIONS = { connectTimeoutMs: 10_000, authTimeoutMs: 10_000, closeTimeoutMs: 5_000 } as const;
+export const DEFAULT_WS_OPTIONS = {
+  connectTimeoutMs: 10_000,
+  authTimeoutMs: 10_000,
+  closeTimeoutMs: 5_000,
+} as const;
 
 /** Options after defaults and validation. */
 export interface ResolvedWsOptions {
@@ -70,7 +74,11 @@ function urlOf(value: string | URL): string {
   try {
     url = new URL(String(value));
   } catch (cause) {
-    throw new ConfigurationError({ option: 'url', message: 'Option "url" must be an absolute ws(s) URL.', cause });
+    throw new ConfigurationError({
+      option: 'url',
+      message: 'Option "url" must be an absolute ws(s) URL.',
+      cause,
+    });
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw bad('url', 'must be an absolute ws(s) URL');
   // The token travels in the first frame only; a URL with credentials or a query is refused outright.
@@ -93,10 +101,14 @@ function duration(value: number | undefined, fallback: number, option: string): 
  */
 export function resolveWsOptions(o: WsDispatcherOptions): ResolvedWsOptions {
   if (!IdentifierSchema.safeParse(o.agentId).success) throw bad('agentId', 'must be a non-empty identifier');
-  if ((o.token === undefined) === (o.credentials === undefined)) throw bad('token', 'or "credentials" must be given (exactly one)');
-  if (o.token !== undefined && (typeof o.token !== 'string' || o.token.length === 0)) throw bad('token', 'must be a non-empty string');
-  if (o.credentials !== undefined && typeof o.credentials !== 'function') throw bad('credentials', 'must be a function');
-  if (o.WebSocket !== undefined && typeof o.WebSocket !== 'function') throw bad('WebSocket', 'must be a constructor');
+  if ((o.token === undefined) === (o.credentials === undefined))
+    throw bad('token', 'or "credentials" must be given (exactly one)');
+  if (o.token !== undefined && (typeof o.token !== 'string' || o.token.length === 0))
+    throw bad('token', 'must be a non-empty string');
+  if (o.credentials !== undefined && typeof o.credentials !== 'function')
+    throw bad('credentials', 'must be a function');
+  if (o.WebSocket !== undefined && typeof o.WebSocket !== 'function')
+    throw bad('WebSocket', 'must be a constructor');
   const d = DEFAULT_WS_OPTIONS;
   return {
     url: urlOf(o.url),

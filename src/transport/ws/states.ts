@@ -16,7 +16,15 @@
  */
 
 /** Every state, in lifecycle order. */
-export const WS_STATES = ['idle', 'connecting', 'authenticating', 'open', 'waiting', 'closed', 'fatal'] as const;
+export const WS_STATES = [
+  'idle',
+  'connecting',
+  'authenticating',
+  'open',
+  'waiting',
+  'closed',
+  'fatal',
+] as const;
 /** A dispatcher state. */
 export type WsState = (typeof WS_STATES)[number];
 

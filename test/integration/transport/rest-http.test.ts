@@ -11,7 +11,11 @@ let rest: RestClient;
 beforeAll(async () => {
   server = await stageHttpServer();
   // The default dispatcher: the shared keep-alive undici Agent, over real sockets.
-  rest = createRestClient({ baseUrl: `${server.url}/api`, credentials: TOKEN, sleep: () => Promise.resolve() });
+  rest = createRestClient({
+    baseUrl: `${server.url}/api`,
+    credentials: TOKEN,
+    sleep: () => Promise.resolve(),
+  });
 });
 afterAll(() => server.close());
 beforeEach(() => {
@@ -20,25 +24,33 @@ beforeEach(() => {
 
 describe('REST client against a real node:http server', () => {
   it('sends the bearer token in the Authorization header only, never in the request line', async () => {
-    server.handler = (req, res, body) => json(res, 200, { data: { echoed: JSON.parse(body) as unknown, url: req.url } });
+    server.handler = (req, res, body) =>
+      json(res, 200, { data: { echoed: JSON.parse(body) as unknown, url: req.url } });
     const data = await rest.post(
       '/agents/a1/messages',
       { conversation_id: 'c1', payload: { type: 'text', text: 'hello' } },
       { schema: z.object({ echoed: z.unknown(), url: z.string() }), limiter: 'messages' },
     );
-    expect(data).toEqual({ echoed: { conversation_id: 'c1', payload: { type: 'text', text: 'hello' } }, url: '/api/agents/a1/messages' });
+    expect(data).toEqual({
+      echoed: { conversation_id: 'c1', payload: { type: 'text', text: 'hello' } },
+      url: '/api/agents/a1/messages',
+    });
     const seen = server.seen[0]!;
     expect(seen.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(seen.headers['content-type']).toBe('application/json');
     expect(seen.url).not.toContain(TOKEN);
-    const requestLines = server.raw().split('\r\n').filter((l) => /^(GET|POST|PUT|DELETE|HEAD|PATCH) /.test(l));
+    const requestLines = server
+      .raw()
+      .split('\r\n')
+      .filter((l) => /^(GET|POST|PUT|DELETE|HEAD|PATCH) /.test(l));
     expect(requestLines.length).toBeGreaterThan(0);
     for (const line of requestLines) expect(line).not.toContain(TOKEN);
   });
 
   it('reads a binary object with its content type and size', async () => {
     const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
-    server.handler = (_req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
+    server.handler = (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
     const got = await rest.getBytes(objectKeyPath('objects/o-1'), { limiter: 'objects' });
     expect(got.size).toBe(bytes.length);
     expect(got.contentType).toBe('application/octet-stream');
@@ -64,7 +76,14 @@ describe('REST client against a real node:http server', () => {
 
   it('maps a service error object to its code and status', async () => {
     server.handler = (_req, res) =>
-      json(res, 403, { error: { code: 'RELATION_REVOKED', message: 'revoked', i18n_key: 'x', params: { conversation_id: 'c1' } } });
+      json(res, 403, {
+        error: {
+          code: 'RELATION_REVOKED',
+          message: 'revoked',
+          i18n_key: 'x',
+          params: { conversation_id: 'c1' },
+        },
+      });
     await expect(rest.post('/agents/a1/messages', {})).rejects.toMatchObject({
       code: 'RELATION_REVOKED',
       status: 403,

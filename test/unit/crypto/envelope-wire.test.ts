@@ -30,12 +30,12 @@ describe('decodeBase64Strict', () => {
 
   it('agrees with the strict portable decoder on arbitrary and near-base64 strings', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), nearBase64), (s) => {
+      fc.property(fc.oneof(fc.string(), nearBase64, fc.stringMatching(/^[A-Za-z0-9+/=_-]{0,12}$/)), (s) => {
         const ours = decodeBase64Strict(s);
         const reference = fromBase64(s);
         expect(ours === undefined ? undefined : Uint8Array.from(ours)).toEqual(reference);
       }),
-      { numRuns: 500 },
+      { numRuns: 2000 },
     );
   });
 

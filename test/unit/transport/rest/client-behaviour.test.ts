@@ -3,7 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { isAmsError, isConfigurationError } from '../../../../src/core/errors/guards.js';
 import { createRestClient, type RestClientOptions } from '../../../../src/transport/rest/index.js';
-import { errorBody, fakeSleep, JSON_HEADERS, mockService, ORIGIN, TOKEN } from '../../../helpers/transport-rest.js';
+import {
+  errorBody,
+  fakeSleep,
+  JSON_HEADERS,
+  mockService,
+  ORIGIN,
+  TOKEN,
+} from '../../../helpers/transport-rest.js';
 
 let mock = mockService();
 afterEach(async () => {
@@ -27,7 +34,9 @@ describe('client-side rate limits', () => {
       })
       .times(12);
     const rest = createRestClient({ baseUrl: ORIGIN, credentials: TOKEN, dispatcher: mock.agent, clock });
-    const all = Array.from({ length: 12 }, () => rest.post('/agents/a1/messages', {}, { limiter: 'messages' }));
+    const all = Array.from({ length: 12 }, () =>
+      rest.post('/agents/a1/messages', {}, { limiter: 'messages' }),
+    );
     await flush();
     expect(sentAt).toHaveLength(5);
     clock.advance(1000);
@@ -40,7 +49,10 @@ describe('client-side rate limits', () => {
 
   it('keeps one limiter per key: objects do not wait behind messages', async () => {
     const clock = new ManualClock(0);
-    mock.pool.intercept({ path: '/m', method: 'POST' }).reply(200, { data: 1 }, { headers: JSON_HEADERS }).times(5);
+    mock.pool
+      .intercept({ path: '/m', method: 'POST' })
+      .reply(200, { data: 1 }, { headers: JSON_HEADERS })
+      .times(5);
     mock.pool.intercept({ path: '/r2/k', method: 'GET' }).reply(200, 'x').times(1);
     const rest = createRestClient({ baseUrl: ORIGIN, credentials: TOKEN, dispatcher: mock.agent, clock });
     await Promise.all(Array.from({ length: 5 }, () => rest.post('/m', {}, { limiter: 'messages' })));
@@ -49,9 +61,20 @@ describe('client-side rate limits', () => {
 
   it('can be turned off', async () => {
     const clock = new ManualClock(0);
-    mock.pool.intercept({ path: '/m', method: 'POST' }).reply(200, { data: 1 }, { headers: JSON_HEADERS }).times(8);
-    const rest = createRestClient({ baseUrl: ORIGIN, credentials: TOKEN, dispatcher: mock.agent, clock, rateLimits: false });
-    await expect(Promise.all(Array.from({ length: 8 }, () => rest.post('/m', {}, { limiter: 'messages' })))).resolves.toHaveLength(8);
+    mock.pool
+      .intercept({ path: '/m', method: 'POST' })
+      .reply(200, { data: 1 }, { headers: JSON_HEADERS })
+      .times(8);
+    const rest = createRestClient({
+      baseUrl: ORIGIN,
+      credentials: TOKEN,
+      dispatcher: mock.agent,
+      clock,
+      rateLimits: false,
+    });
+    await expect(
+      Promise.all(Array.from({ length: 8 }, () => rest.post('/m', {}, { limiter: 'messages' }))),
+    ).resolves.toHaveLength(8);
   });
 });
 
@@ -79,23 +102,27 @@ describe('options and credentials', () => {
   });
 
   it('refuses a token that could split a header, without quoting it', async () => {
-    const rest = createRestClient({ baseUrl: ORIGIN, credentials: () => 'hsk_abc\r\nx-evil: 1', dispatcher: mock.agent });
+    const rest = createRestClient({
+      baseUrl: ORIGIN,
+      credentials: () => 'hsk_abc\r\nx-evil: 1',
+      dispatcher: mock.agent,
+    });
     const err = await rest.get('/x').catch((e: unknown) => e);
     expect(isConfigurationError(err)).toBe(true);
     expect((err as Error).message).not.toContain('hsk_abc');
   });
 
   it('a request without credentials fails unless auth is false', async () => {
-    mock.pool
-      .intercept({ path: '/auth/login', method: 'POST' })
-      .reply((req) => ({
-        statusCode: 200,
-        data: { data: { auth: (req.headers as Record<string, string>)['authorization'] ?? null } },
-        responseOptions: { headers: JSON_HEADERS },
-      }));
+    mock.pool.intercept({ path: '/auth/login', method: 'POST' }).reply((req) => ({
+      statusCode: 200,
+      data: { data: { auth: (req.headers as Record<string, string>)['authorization'] ?? null } },
+      responseOptions: { headers: JSON_HEADERS },
+    }));
     const rest = createRestClient({ baseUrl: ORIGIN, dispatcher: mock.agent });
     await expect(rest.get('/x')).rejects.toMatchObject({ code: 'CONFIGURATION_ERROR' });
-    await expect(rest.post('/auth/login', { email: 'a@b.c' }, { auth: false })).resolves.toEqual({ auth: null });
+    await expect(rest.post('/auth/login', { email: 'a@b.c' }, { auth: false })).resolves.toEqual({
+      auth: null,
+    });
   });
 
   it('a caller abort rethrows its reason and stops retrying', async () => {
@@ -115,9 +142,18 @@ describe('options and credentials', () => {
   });
 
   it('error messages and JSON never carry the token', async () => {
-    mock.pool.intercept({ path: '/x', method: 'GET' }).reply(401, {
-      error: { code: 'UNAUTHORIZED', message: `bad token ${TOKEN}`, i18n_key: 'x', params: { token: TOKEN } },
-    }, { headers: JSON_HEADERS });
+    mock.pool.intercept({ path: '/x', method: 'GET' }).reply(
+      401,
+      {
+        error: {
+          code: 'UNAUTHORIZED',
+          message: `bad token ${TOKEN}`,
+          i18n_key: 'x',
+          params: { token: TOKEN },
+        },
+      },
+      { headers: JSON_HEADERS },
+    );
     const rest = createRestClient({ baseUrl: ORIGIN, credentials: TOKEN, dispatcher: mock.agent });
     const err = await rest.get('/x').catch((e: unknown) => e);
     expect(String((err as Error).message)).not.toContain(TOKEN);
@@ -131,40 +167,49 @@ describe('arbitrary answers (property)', () => {
     fc.json(),
     fc.jsonValue().map((v) => JSON.stringify({ data: v })),
     fc.jsonValue().map((v) => JSON.stringify({ error: v })),
-    fc.record({ code: fc.string(), message: fc.string(), params: fc.dictionary(fc.string(), fc.jsonValue()) }).map((e) =>
-      JSON.stringify({ error: e }),
-    ),
+    fc
+      .record({ code: fc.string(), message: fc.string(), params: fc.dictionary(fc.string(), fc.jsonValue()) })
+      .map((e) => JSON.stringify({ error: e })),
     fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
   );
   const headers = fc.record(
-    { 'content-type': fc.constantFrom('application/json', 'text/html', 'x'), 'retry-after': fc.string({ maxLength: 12 }) },
+    {
+      'content-type': fc.constantFrom('application/json', 'text/html', 'x'),
+      'retry-after': fc.string({ maxLength: 12 }),
+    },
     { requiredKeys: [] },
   );
 
   it('only data or typed SDK errors come out', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 200, max: 599 }), body, headers, fc.boolean(), async (status, data, hdrs, post) => {
-        const { sleep } = fakeSleep();
-        const method = post ? 'POST' : 'GET';
-        mock.pool.intercept({ path: '/p', method }).reply(status, data, { headers: hdrs }).times(2);
-        const rest = createRestClient({
-          baseUrl: ORIGIN,
-          credentials: TOKEN,
-          dispatcher: mock.agent,
-          sleep,
-          retry: { maxAttempts: 2 },
-        });
-        try {
-          await rest.request({ method, path: '/p', body: post ? {} : undefined });
-          expect(status).toBeGreaterThanOrEqual(200);
-          expect(status).toBeLessThan(300);
-        } catch (err) {
-          expect(isAmsError(err)).toBe(true);
-        } finally {
-          await mock.agent.close();
-          mock = mockService();
-        }
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 200, max: 599 }),
+        body,
+        headers,
+        fc.boolean(),
+        async (status, data, hdrs, post) => {
+          const { sleep } = fakeSleep();
+          const method = post ? 'POST' : 'GET';
+          mock.pool.intercept({ path: '/p', method }).reply(status, data, { headers: hdrs }).times(2);
+          const rest = createRestClient({
+            baseUrl: ORIGIN,
+            credentials: TOKEN,
+            dispatcher: mock.agent,
+            sleep,
+            retry: { maxAttempts: 2 },
+          });
+          try {
+            await rest.request({ method, path: '/p', body: post ? {} : undefined });
+            expect(status).toBeGreaterThanOrEqual(200);
+            expect(status).toBeLessThan(300);
+          } catch (err) {
+            expect(isAmsError(err)).toBe(true);
+          } finally {
+            await mock.agent.close();
+            mock = mockService();
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

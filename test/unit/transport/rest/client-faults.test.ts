@@ -62,12 +62,22 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
 
 describe('REST client fault sequences (MockAgent)', () => {
   it('503 then 200: retried once and the data returned', async () => {
-    mock.pool.intercept({ path: '/agents/a1/delivery-logs?limit=5', method: 'GET' }).reply(503, errorBody('SERVICE_UNAVAILABLE'), { headers: JSON_HEADERS });
-    mock.pool.intercept({ path: '/agents/a1/delivery-logs?limit=5', method: 'GET' }).reply(200, { data: [{ n: 1 }] }, { headers: JSON_HEADERS });
+    mock.pool
+      .intercept({ path: '/agents/a1/delivery-logs?limit=5', method: 'GET' })
+      .reply(503, errorBody('SERVICE_UNAVAILABLE'), { headers: JSON_HEADERS });
+    mock.pool
+      .intercept({ path: '/agents/a1/delivery-logs?limit=5', method: 'GET' })
+      .reply(200, { data: [{ n: 1 }] }, { headers: JSON_HEADERS });
     const { rest, retries, waits } = client();
     await expect(rest.get('/agents/a1/delivery-logs', { query: { limit: 5 } })).resolves.toEqual([{ n: 1 }]);
     expect(retries).toEqual([
-      { request: 'GET /agents/a1/delivery-logs', reason: 'unavailable', code: 'SERVICE_UNAVAILABLE', attempt: 1, delayMs: 150 },
+      {
+        request: 'GET /agents/a1/delivery-logs',
+        reason: 'unavailable',
+        code: 'SERVICE_UNAVAILABLE',
+        attempt: 1,
+        delayMs: 150,
+      },
     ]);
     expect(waits).toEqual([150]);
   });
@@ -78,9 +88,13 @@ describe('REST client fault sequences (MockAgent)', () => {
       .intercept({ path, method: 'POST' })
       .reply(429, errorBody('MESSAGE_RATE_LIMITED'), { headers: { ...JSON_HEADERS, 'retry-after': '2' } })
       .times(3);
-    mock.pool.intercept({ path, method: 'POST' }).reply(200, { data: { message_id: 'm1' } }, { headers: JSON_HEADERS });
+    mock.pool
+      .intercept({ path, method: 'POST' })
+      .reply(200, { data: { message_id: 'm1' } }, { headers: JSON_HEADERS });
     const { rest, limited, waits } = client();
-    await expect(rest.post(path, { conversation_id: 'c1', payload: { type: 'text', text: 'hi' } })).resolves.toEqual({ message_id: 'm1' });
+    await expect(
+      rest.post(path, { conversation_id: 'c1', payload: { type: 'text', text: 'hi' } }),
+    ).resolves.toEqual({ message_id: 'm1' });
     expect(limited.map((l) => [l.code, l.retryAfterMs, l.attempt])).toEqual([
       ['MESSAGE_RATE_LIMITED', 2000, 1],
       ['MESSAGE_RATE_LIMITED', 2000, 2],
@@ -90,7 +104,9 @@ describe('REST client fault sequences (MockAgent)', () => {
   });
 
   it('params.retry_after_ms is honoured as the minimum wait', async () => {
-    mock.pool.intercept({ path: '/x', method: 'GET' }).reply(429, errorBody('RATE_LIMITED', { retry_after_ms: 4321 }), { headers: JSON_HEADERS });
+    mock.pool
+      .intercept({ path: '/x', method: 'GET' })
+      .reply(429, errorBody('RATE_LIMITED', { retry_after_ms: 4321 }), { headers: JSON_HEADERS });
     mock.pool.intercept({ path: '/x', method: 'GET' }).reply(200, { data: 1 }, { headers: JSON_HEADERS });
     const { rest, waits } = client();
     await expect(rest.get('/x')).resolves.toBe(1);
@@ -161,18 +177,18 @@ describe('REST client fault sequences (MockAgent)', () => {
   it('TOKEN_EXPIRED → refresh hook → retried once with the new token', async () => {
     let token = 'eyJold.aaaa.bbbb';
     const seen: string[] = [];
-    mock.pool
-      .intercept({ path: '/users/me/devices', method: 'GET' })
-      .reply((req) => {
-        seen.push(String((req.headers as Record<string, string>)['authorization']));
-        return { statusCode: 401, data: errorBody('TOKEN_EXPIRED'), responseOptions: { headers: JSON_HEADERS } };
-      });
-    mock.pool
-      .intercept({ path: '/users/me/devices', method: 'GET' })
-      .reply((req) => {
-        seen.push(String((req.headers as Record<string, string>)['authorization']));
-        return { statusCode: 200, data: { data: [] }, responseOptions: { headers: JSON_HEADERS } };
-      });
+    mock.pool.intercept({ path: '/users/me/devices', method: 'GET' }).reply((req) => {
+      seen.push(String((req.headers as Record<string, string>)['authorization']));
+      return {
+        statusCode: 401,
+        data: errorBody('TOKEN_EXPIRED'),
+        responseOptions: { headers: JSON_HEADERS },
+      };
+    });
+    mock.pool.intercept({ path: '/users/me/devices', method: 'GET' }).reply((req) => {
+      seen.push(String((req.headers as Record<string, string>)['authorization']));
+      return { statusCode: 200, data: { data: [] }, responseOptions: { headers: JSON_HEADERS } };
+    });
     let refreshes = 0;
     const { rest, retries } = client({
       credentials: () => token,
@@ -188,7 +204,10 @@ describe('REST client fault sequences (MockAgent)', () => {
   });
 
   it('TOKEN_EXPIRED twice: refreshed once, then the error surfaces', async () => {
-    mock.pool.intercept({ path: '/x', method: 'GET' }).reply(401, errorBody('TOKEN_EXPIRED'), { headers: JSON_HEADERS }).times(2);
+    mock.pool
+      .intercept({ path: '/x', method: 'GET' })
+      .reply(401, errorBody('TOKEN_EXPIRED'), { headers: JSON_HEADERS })
+      .times(2);
     let refreshes = 0;
     const { rest } = client({ onTokenExpired: () => void refreshes++ });
     const err = await caught(rest.get('/x'));
@@ -196,16 +215,23 @@ describe('REST client fault sequences (MockAgent)', () => {
     expect(refreshes).toBe(1);
   });
 
-  it.each(['AGENT_TOKEN_INVALID', 'AGENT_SUSPENDED', 'AGENT_BANNED'])('terminal %s is never retried, even on 503', async (code) => {
-    mock.pool.intercept({ path: '/x', method: 'GET' }).reply(503, errorBody(code), { headers: JSON_HEADERS });
-    const { rest, retries } = client();
-    const err = await caught(rest.get('/x'));
-    expect(isServiceError(err, code)).toBe(true);
-    expect(retries).toEqual([]);
-  });
+  it.each(['AGENT_TOKEN_INVALID', 'AGENT_SUSPENDED', 'AGENT_BANNED'])(
+    'terminal %s is never retried, even on 503',
+    async (code) => {
+      mock.pool
+        .intercept({ path: '/x', method: 'GET' })
+        .reply(503, errorBody(code), { headers: JSON_HEADERS });
+      const { rest, retries } = client();
+      const err = await caught(rest.get('/x'));
+      expect(isServiceError(err, code)).toBe(true);
+      expect(retries).toEqual([]);
+    },
+  );
 
   it('other 4xx are not retried', async () => {
-    mock.pool.intercept({ path: '/x', method: 'GET' }).reply(404, errorBody('AGENT_NOT_FOUND'), { headers: JSON_HEADERS });
+    mock.pool
+      .intercept({ path: '/x', method: 'GET' })
+      .reply(404, errorBody('AGENT_NOT_FOUND'), { headers: JSON_HEADERS });
     const { rest, retries } = client();
     const err = await caught(rest.get('/x'));
     expect(err).toMatchObject({ code: 'AGENT_NOT_FOUND', status: 404 });
@@ -213,7 +239,9 @@ describe('REST client fault sequences (MockAgent)', () => {
   });
 
   it('a schema mismatch is a ValidationError, not a crash and not retried', async () => {
-    mock.pool.intercept({ path: '/x', method: 'GET' }).reply(200, { data: { pending_count: 'many' } }, { headers: JSON_HEADERS });
+    mock.pool
+      .intercept({ path: '/x', method: 'GET' })
+      .reply(200, { data: { pending_count: 'many' } }, { headers: JSON_HEADERS });
     const { rest, retries } = client();
     const err = await caught(rest.get('/x', { schema: z.object({ pending_count: z.int() }) }));
     expect(isValidationError(err)).toBe(true);
@@ -233,7 +261,10 @@ describe('REST client fault sequences (MockAgent)', () => {
 
   it('a per-request timeout on the injected clock gives a TimeoutError', async () => {
     const clock = new ManualClock(0);
-    mock.pool.intercept({ path: '/slow', method: 'POST' }).reply(200, { data: 1 }, { headers: JSON_HEADERS }).delay(60_000);
+    mock.pool
+      .intercept({ path: '/slow', method: 'POST' })
+      .reply(200, { data: 1 }, { headers: JSON_HEADERS })
+      .delay(60_000);
     const { rest } = client({ clock, timeoutMs: 1000 });
     const pending = caught(rest.post('/slow', {}));
     await new Promise((r) => setImmediate(r));
@@ -255,7 +286,9 @@ describe('REST client fault sequences (MockAgent)', () => {
   });
 
   it('a base path prefix is kept and the token never leaves the base origin', async () => {
-    mock.pool.intercept({ path: '/api/v1/x', method: 'GET' }).reply(200, { data: 2 }, { headers: JSON_HEADERS });
+    mock.pool
+      .intercept({ path: '/api/v1/x', method: 'GET' })
+      .reply(200, { data: 2 }, { headers: JSON_HEADERS });
     const { rest } = client({ baseUrl: `${ORIGIN}/api/v1/` });
     await expect(rest.get('/x')).resolves.toBe(2);
     await expect(rest.get('//evil.example/x')).rejects.toMatchObject({ code: 'CONFIGURATION_ERROR' });

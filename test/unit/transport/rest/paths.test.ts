@@ -12,7 +12,10 @@ describe('targetOf', () => {
       origin: 'https://api.test',
       path: '/prefix/agents/a1/delivery-logs?limit=10&flag=true',
     });
-    expect(targetOf(new URL('http://127.0.0.1:8080'), '/x')).toEqual({ origin: 'http://127.0.0.1:8080', path: '/x' });
+    expect(targetOf(new URL('http://127.0.0.1:8080'), '/x')).toEqual({
+      origin: 'http://127.0.0.1:8080',
+      path: '/x',
+    });
   });
 
   it('never lets a path leave the base origin (property)', () => {

@@ -8,18 +8,25 @@ import { ValidationError } from '../../../../src/core/errors/validation-error.js
 import { fullJitterDelay, isIdempotentMethod, retryReasonOf } from '../../../../src/transport/rest/index.js';
 import { retryDelayFor } from '../../../../src/transport/rest/retry.js';
 
-const service = (code: string, status: number): ServiceError => new ServiceError({ code, status, message: code });
+const service = (code: string, status: number): ServiceError =>
+  new ServiceError({ code, status, message: code });
 const network = new TransportError({ code: 'TRANSPORT_NETWORK', message: 'reset' });
 const timeout = new TimeoutError({ message: 'slow', timeoutMs: 5 });
 
 describe('retryReasonOf', () => {
   it('classifies failures', () => {
-    expect(retryReasonOf(new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: 'x' }), false)).toBe('rate_limited');
+    expect(
+      retryReasonOf(new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: 'x' }), false),
+    ).toBe('rate_limited');
     expect(retryReasonOf(service('SOMETHING', 503), false)).toBe('unavailable');
     expect(retryReasonOf(service('SOMETHING', 502), false)).toBe('unavailable');
     expect(retryReasonOf(service('SOMETHING', 504), true)).toBe('unavailable');
-    expect(retryReasonOf(new TransportError({ code: 'TRANSPORT_BAD_RESPONSE', status: 502, message: 'x' }), false)).toBe('unavailable');
-    expect(retryReasonOf(new TransportError({ code: 'TRANSPORT_BAD_RESPONSE', status: 429, message: 'x' }), false)).toBe('rate_limited');
+    expect(
+      retryReasonOf(new TransportError({ code: 'TRANSPORT_BAD_RESPONSE', status: 502, message: 'x' }), false),
+    ).toBe('unavailable');
+    expect(
+      retryReasonOf(new TransportError({ code: 'TRANSPORT_BAD_RESPONSE', status: 429, message: 'x' }), false),
+    ).toBe('rate_limited');
     expect(retryReasonOf(network, true)).toBe('network');
     expect(retryReasonOf(network, false)).toBeUndefined();
     expect(retryReasonOf(timeout, true)).toBe('timeout');
@@ -46,7 +53,11 @@ describe('fullJitterDelay', () => {
         fc.integer({ min: 1, max: 60 }),
         fc.integer({ min: 0, max: 10_000 }),
         fc.integer({ min: 0, max: 100_000 }),
-        fc.oneof(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.constant(Number.NaN), fc.double()),
+        fc.oneof(
+          fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+          fc.constant(Number.NaN),
+          fc.double(),
+        ),
         (retry, base, cap, r) => {
           const d = fullJitterDelay(retry, base, cap, () => r);
           expect(Number.isInteger(d)).toBe(true);
@@ -66,7 +77,12 @@ describe('fullJitterDelay', () => {
 describe('retryDelayFor', () => {
   it('raises the jitter to retryAfterMs, never lowers it', () => {
     const policy = { baseDelayMs: 1000, maxDelayMs: 1000, random: () => 0.5 };
-    const limited = new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: 'x', retryAfterMs: 3000 });
+    const limited = new RateLimitError({
+      code: 'RATE_LIMITED',
+      status: 429,
+      message: 'x',
+      retryAfterMs: 3000,
+    });
     expect(retryDelayFor(limited, 1, policy)).toBe(3000);
     const small = new RateLimitError({ code: 'RATE_LIMITED', status: 429, message: 'x', retryAfterMs: 10 });
     expect(retryDelayFor(small, 1, policy)).toBe(500);
@@ -76,7 +92,13 @@ describe('retryDelayFor', () => {
 
 describe('isIdempotentMethod', () => {
   it('knows the RFC 9110 idempotent methods', () => {
-    expect(['GET', 'HEAD', 'PUT', 'DELETE', 'get'].map(isIdempotentMethod)).toEqual([true, true, true, true, true]);
+    expect(['GET', 'HEAD', 'PUT', 'DELETE', 'get'].map(isIdempotentMethod)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(['POST', 'PATCH'].map(isIdempotentMethod)).toEqual([false, false]);
   });
 });

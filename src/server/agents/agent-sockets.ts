@@ -1,0 +1,73 @@
+/**
+ * The agents' open WebSockets, found through the hub: sending a frame to an
+ * agent, closing its connections (all, or those of some tokens), and arming
+ * the end of a token's grace on a connection.
+ *
+ * One agent has at most one open connection: a newer one replaces the older
+ * (close 4012), see `agent-sessions.ts`.
+ *
+ * @module
+ */
+import type { HubConnection } from '../ws/connection.js';
+import { authErrorFrame, WS_CLOSE, type AuthErrorReason, type OutgoingFrame } from '../ws/frames.js';
+import type { WsHub } from '../ws/hub.js';
+
+/** Options of {@link AgentSockets.close}. */
+export interface CloseAgentOptions {
+  /** Only connections authenticated with these tokens. @defaultValue all */
+  readonly tokenIds?: readonly string[];
+  /** Send `auth.error` with this reason before closing. */
+  readonly authError?: AuthErrorReason;
+  /** Send this frame before closing. */
+  readonly frame?: OutgoingFrame;
+}
+
+/** The agents' WebSockets. */
+export class AgentSockets {
+  readonly #hub: WsHub;
+
+  constructor(hub: WsHub) {
+    this.#hub = hub;
+  }
+
+  /** Open connections of `agentId` (optionally of some tokens only). */
+  connections(agentId: string, tokenIds?: readonly string[]): HubConnection[] {
+    return this.#hub.connections(
+      (c) =>
+        c.state === 'open' &&
+        c.principal?.kind === 'agent' &&
+        c.principal.agentId === agentId &&
+        (tokenIds === undefined || tokenIds.includes(c.principal.tokenId)),
+    );
+  }
+
+  /** Sends `frame` to the agent's open connection; false when there is none. */
+  send(agentId: string, frame: Readonly<Record<string, unknown>>): boolean {
+    const conns = this.connections(agentId);
+    const text = { type: String(frame['type'] ?? 'event'), ...frame };
+    for (const conn of conns) conn.send(text);
+    return conns.length > 0;
+  }
+
+  /** Closes the agent's connections with `code`; returns how many. */
+  close(agentId: string, code: number, reason: string, options: CloseAgentOptions = {}): number {
+    const conns = this.connections(agentId, options.tokenIds);
+    for (const conn of conns) {
+      if (options.frame !== undefined) conn.send(options.frame);
+      if (options.authError !== undefined) conn.send(authErrorFrame(options.authError));
+      conn.close(code, reason);
+    }
+    return conns.length;
+  }
+
+  /**
+   * Closes the connection at the end of its token's grace (`auth.error`
+   * `token_revoked`, close 4005), on the server's clock.
+   */
+  armGraceEnd(conn: HubConnection, validUntilMs: number, nowMs: number): void {
+    conn.setTimer('token_grace', validUntilMs - nowMs, () => {
+      conn.send(authErrorFrame('token_revoked'));
+      conn.close(WS_CLOSE.TOKEN_REVOKED, 'token_revoked');
+    });
+  }
+}

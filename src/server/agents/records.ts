@@ -1,0 +1,73 @@
+/**
+ * Pure helpers over agent records: which tokens and keys are live at a given
+ * time, and the wire views of an agent and its keys.
+ *
+ * @module
+ */
+import type { ServerContext } from '../context.js';
+import type { AgentKeyGeneration, AgentRecord, AgentTokenRecord } from '../store/agent-types.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** True when a token or key generation is usable at `nowMs`. */
+export function isLive(item: AgentTokenRecord | AgentKeyGeneration, nowMs: number): boolean {
+  return item.validUntilMs === undefined || nowMs < item.validUntilMs;
+}
+
+/** Live key generations, current first, then retired ones in grace (newest first). */
+export function liveKeys(agent: AgentRecord, nowMs: number): AgentKeyGeneration[] {
+  const all = agent.keys === undefined ? agent.retiredKeys : [agent.keys, ...agent.retiredKeys];
+  return all.filter((k) => isLive(k, nowMs));
+}
+
+/** The key senders must wrap to, or undefined (AGENT_NOT_REGISTERED). */
+export function currentKey(agent: AgentRecord, nowMs: number): AgentKeyGeneration | undefined {
+  return agent.keys !== undefined && isLive(agent.keys, nowMs) ? agent.keys : undefined;
+}
+
+/** Live tokens (current and in grace). */
+export function liveTokens(agent: AgentRecord, nowMs: number): AgentTokenRecord[] {
+  return agent.tokens.filter((t) => isLive(t, nowMs));
+}
+
+/** Wire view of one key generation. */
+export function keyView(k: AgentKeyGeneration) {
+  return {
+    public_key: k.publicKey,
+    signing_public_key: k.signingPublicKey,
+    key_id: k.keyId,
+    signing_key_id: k.signingKeyId,
+    registered_at: iso(k.registeredAtMs),
+    valid_until: k.validUntilMs === undefined ? null : iso(k.validUntilMs),
+  };
+}
+
+/** Wire view of an agent, for its owner and for itself. */
+export function agentView(ctx: ServerContext, agent: AgentRecord) {
+  const now = ctx.clock.now();
+  const tokens = liveTokens(agent, now);
+  const grace = tokens.filter((t) => t.validUntilMs !== undefined);
+  const key = currentKey(agent, now);
+  const webhook = ctx.delivery.getWebhook(agent.agentId);
+  return {
+    agent_id: agent.agentId,
+    owner_id: agent.ownerId,
+    name: agent.name,
+    created_at: iso(agent.createdAtMs),
+    connection_status: ctx.delivery.connectionStatus(agent.agentId),
+    delivery_mode: webhook === undefined ? 'websocket' : 'webhook',
+    webhook_url: webhook?.url ?? null,
+    pending_count: ctx.delivery.pendingCount(agent.agentId),
+    governance: { level: agent.governance.level, reason: agent.governance.reason },
+    keys: key === undefined ? null : keyView(key),
+    key_rotation_pending: agent.keyRotationPending,
+    token: {
+      active: tokens.some((t) => t.validUntilMs === undefined),
+      grace_tokens: grace.length,
+      grace_until: grace.length === 0 ? null : iso(Math.max(...grace.map((t) => t.validUntilMs!))),
+    },
+  };
+}
+
+/** The wire view of an agent (`GET /agents/:id`). */
+export type AgentView = ReturnType<typeof agentView>;

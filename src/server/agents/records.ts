@@ -61,7 +61,7 @@ export function agentView(ctx: ServerContext, agent: AgentRecord) {
     governance: { level: agent.governance.level, reason: agent.governance.reason },
     keys: key === undefined ? null : keyView(key),
     key_rotation_pending: agent.keyRotationPending,
-    token: {
+    token_status: {
       active: tokens.some((t) => t.validUntilMs === undefined),
       grace_tokens: grace.length,
       grace_until: grace.length === 0 ? null : iso(Math.max(...grace.map((t) => t.validUntilMs!))),

@@ -1,13 +1,13 @@
 /**
  * One webhook attempt: sign the body with the current registration at the
  * engine's "now", POST it through the sender, and turn the answer into an
- * {@link AttemptOutcome}. The deadline runs on both clocks: the sender's real
- * timer (network time) and a timer on the engine's clock (so a virtual clock
- * moved past the deadline counts as a timeout too).
+ * {@link AttemptOutcome}. The deadline runs on both clocks: the sender's
+ * real-time deadline (network time) and, for an injected clock, a timer on
+ * that clock (so a virtual clock moved past the deadline is a timeout too).
  *
  * @module
  */
-import type { Clock } from '../../core/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import type { WebhookSigner } from '../../webhook/sign.js';
 import { classifyResponse, type AttemptOutcome } from './schedule.js';
 import type { WebhookSender } from './webhook-sender.js';
@@ -29,17 +29,37 @@ export interface AttemptInput {
 /** An attempt's outcome, or `cancelled` when the engine gave up on it. */
 export type AttemptResult = AttemptOutcome | { readonly kind: 'cancelled' };
 
-/** Signs and sends one attempt. Never throws. */
-export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+/**
+ * The signal an attempt is sent with: the engine's cancel signal, plus (on a
+ * clock other than the system clock) a timer on that clock. On the system
+ * clock the sender's own real-time deadline is the whole story, so an
+ * attempt costs no extra timer.
+ */
+function deadline(input: AttemptInput): { signal: AbortSignal; timedOut: () => boolean; clear: () => void } {
   const { clock } = input;
+  if (clock === systemClock) return { signal: input.cancel, timedOut: () => false, clear: () => {} };
   const controller = new AbortController();
-  let clockTimedOut = false;
+  let fired = false;
   const onCancel = (): void => controller.abort();
   input.cancel.addEventListener('abort', onCancel, { once: true });
   const timer = clock.setTimeout(() => {
-    clockTimedOut = true;
+    fired = true;
     controller.abort();
   }, input.timeoutMs);
+  return {
+    signal: controller.signal,
+    timedOut: () => fired,
+    clear: () => {
+      clock.clearTimeout(timer);
+      input.cancel.removeEventListener('abort', onCancel);
+    },
+  };
+}
+
+/** Signs and sends one attempt. Never throws. */
+export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+  const { clock } = input;
+  const limit = deadline(input);
   try {
     if (input.cancel.aborted) return { kind: 'cancelled' };
     const { headers } = await input.signer.sign({
@@ -53,7 +73,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       headers: { ...headers, 'content-length': String(input.body.length) },
       body: input.body,
       timeoutMs: input.timeoutMs,
-      signal: controller.signal,
+      signal: limit.signal,
     });
     if (input.cancel.aborted) return { kind: 'cancelled' };
     switch (result.kind) {
@@ -64,13 +84,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       case 'network':
         return { kind: 'temporary', errorClass: 'network' };
       case 'aborted':
-        return clockTimedOut ? { kind: 'temporary', errorClass: 'timeout' } : { kind: 'cancelled' };
+        return limit.timedOut() ? { kind: 'temporary', errorClass: 'timeout' } : { kind: 'cancelled' };
     }
   } catch {
     // Signing failed (cannot happen with a registration accepted by setWebhook).
     return input.cancel.aborted ? { kind: 'cancelled' } : { kind: 'temporary', errorClass: 'internal' };
   } finally {
-    clock.clearTimeout(timer);
-    input.cancel.removeEventListener('abort', onCancel);
+    limit.clear();
   }
 }

@@ -47,7 +47,8 @@ export class Engine implements ReferenceDeliveryEngine {
   readonly #sender: WebhookSender;
   readonly #agents = new Map<string, AgentState>();
   readonly #hooks = new Map<string, Hook>();
-  readonly #inFlight = new Set<Promise<void>>();
+  #active = 0;
+  #idleWaiters: (() => void)[] = [];
   readonly #logs: DeliveryLogBook;
   readonly #objects: ObjectStore;
   #closed = false;
@@ -154,8 +155,9 @@ export class Engine implements ReferenceDeliveryEngine {
     if (this.#opts.ownsSender) await this.#sender.close();
   }
 
-  async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  idle(): Promise<void> {
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   #state(agentId: string): AgentState {
@@ -219,9 +221,17 @@ export class Engine implements ReferenceDeliveryEngine {
       timeoutMs: this.#opts.webhookTimeoutMs,
       sender: this.#sender,
       cancel: state.cancel.signal,
-    }).then((result) => this.#onResult(state, head, result));
-    this.#inFlight.add(run);
-    void run.finally(() => this.#inFlight.delete(run));
+    });
+    this.#active++;
+    void run.then((result) => {
+      this.#active--;
+      try {
+        this.#onResult(state, head, result);
+      } finally {
+        // #onResult may have started the next attempt already; idle means none at all.
+        if (this.#active === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+      }
+    });
   }
 
   #onResult(state: AgentState, head: PendingDelivery, result: AttemptResult): void {

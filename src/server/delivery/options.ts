@@ -92,7 +92,7 @@ export function resolveEngineOptions(options: DeliveryEngineOptions): ResolvedEn
     onExpired: guarded(options.onExpired),
     webhookTimeoutMs,
     log: guarded(options.log),
-    sender: options.sender ?? createUndiciWebhookSender(),
+    sender: options.sender ?? createUndiciWebhookSender({ connectTimeoutMs: webhookTimeoutMs }),
     ownsSender: options.sender === undefined,
     maxInlineBytes,
     pendingTtlMs: d.pendingTtlMs,

@@ -47,18 +47,27 @@ export interface UndiciWebhookSenderOptions {
    * @defaultValue a keep-alive `Agent` (16 connections per origin) owned by the sender
    */
   readonly dispatcher?: Dispatcher;
+  /**
+   * Connect timeout of the default agent, in ms (the engine passes its `webhookTimeoutMs`).
+   * @defaultValue `10000`
+   */
+  readonly connectTimeoutMs?: number;
 }
 
 /** Connections per receiver origin of the default agent. */
 export const DEFAULT_SENDER_CONNECTIONS = 16;
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 /**
- * The default sender: undici `request` (which never follows redirects), keep-alive,
- * the answer's body read and discarded.
+ * The default sender: undici `request` (which never follows redirects),
+ * keep-alive, the answer's body read and discarded. The deadline is undici's
+ * own headers/body/connect timeouts, so a delivery costs no extra timer or
+ * AbortController.
  *
  * @example
  * ```ts
@@ -73,36 +82,27 @@ export function createUndiciWebhookSender(options: UndiciWebhookSenderOptions = 
       connections: DEFAULT_SENDER_CONNECTIONS,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
+      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
     });
   return {
     async send(req) {
-      // One controller per request: AbortSignal.any/timeout are slow on Node 20 under load.
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, req.timeoutMs);
-      const onAbort = (): void => controller.abort();
-      req.signal.addEventListener('abort', onAbort, { once: true });
       try {
         const res = await request(req.url, {
           method: 'POST',
           headers: req.headers,
           body: req.body,
-          signal: controller.signal,
+          signal: req.signal,
           dispatcher,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
         });
         // Drain the answer so the connection can be reused; its content does not matter.
         await res.body.dump({ limit: 65_536 }).catch(() => undefined);
         return { kind: 'response', status: res.statusCode, retryAfter: headerValue(res.headers['retry-after']) };
-      } catch {
+      } catch (err) {
         if (req.signal.aborted) return { kind: 'aborted' };
-        if (timedOut) return { kind: 'timeout' };
-        return { kind: 'network' };
-      } finally {
-        clearTimeout(timer);
-        req.signal.removeEventListener('abort', onAbort);
+        const code = (err as { code?: unknown }).code;
+        return typeof code === 'string' && TIMEOUT_CODES.has(code) ? { kind: 'timeout' } : { kind: 'network' };
       }
     },
     async close() {

@@ -14,21 +14,27 @@ import type { AmsError } from '../../core/errors/base.js';
 import { isTerminalCode } from '../../core/errors/codes.js';
 import { isAmsError } from '../../core/errors/guards.js';
 import { TransportError } from '../../core/errors/transport-error.js';
+import { validationError } from '../../core/protocol/parse.js';
 import { isTerminalAuthError } from '../../core/protocol/ws-close.js';
-import {
-  authRenewFrame,
-  FRAME_CREDENTIAL_MAX_CHARS,
-  type ParsedWsFrame,
-} from '../../core/protocol/ws-frames.js';
+import { authRenewFrame, FRAME_CREDENTIAL_MAX_CHARS } from '../../core/protocol/ws-frames.js';
 import { clockSleep } from '../rest/options.js';
 import { WsConnection, type ConnectionEnd, type ConnectionListener } from './connection.js';
 import { decide } from './decide.js';
+import { routeOpenFrame } from './route.js';
 import type { FatalInfo, WsDispatcherEventName, WsDispatcherEvents } from './events.js';
 import { resolveWsOptions, type ResolvedWsOptions, type WsDispatcherOptions } from './options.js';
 import { loadDefaultWebSocket, type WebSocketConstructor } from './socket.js';
 import { createStateMachine, isFinalState, type StateMachine, type WsState } from './states.js';
 
 type Listener<E extends WsDispatcherEventName> = (...args: WsDispatcherEvents[E]) => void;
+
+/** Fatal info when no socket was involved (the credential or the `ws` package failed). */
+const NO_SOCKET: FatalInfo = Object.freeze({
+  closeCode: 1006,
+  closeReason: '',
+  authError: undefined,
+  sessionInvalidated: false,
+});
 
 /** The dispatcher. */
 export interface WsDispatcher {
@@ -45,7 +51,8 @@ export interface WsDispatcher {
    * Sends `auth.renew` with a new access token on the open connection; a
    * static `token` is replaced for later reconnects too.
    *
-   * @throws {@link TransportError} `TRANSPORT_CLOSED` when not open.
+   * @throws {@link TransportError} `TRANSPORT_CLOSED` when not open;
+   * {@link ValidationError} for an empty or oversize token.
    */
   renew(accessToken: string): void;
   /** Subscribes to an event. */
@@ -118,10 +125,7 @@ class Dispatcher implements WsDispatcher {
       accessToken.length === 0 ||
       accessToken.length > FRAME_CREDENTIAL_MAX_CHARS
     ) {
-      throw new TransportError({
-        code: 'TRANSPORT_PROTOCOL',
-        message: 'renew() needs a non-empty access token.',
-      });
+      throw validationError('access token', [{ path: [], message: 'Expected 1 to 8192 characters' }]);
     }
     if (this.#sm.state !== 'open' || this.#conn?.send(authRenewFrame(accessToken)) !== true) {
       throw new TransportError({ code: 'TRANSPORT_CLOSED', message: 'renew() needs an open connection.' });
@@ -192,12 +196,7 @@ class Dispatcher implements WsDispatcher {
         message: 'The "ws" package could not be loaded.',
         cause,
       });
-      this.#stopFatal(error, {
-        closeCode: 1006,
-        closeReason: '',
-        authError: undefined,
-        sessionInvalidated: false,
-      });
+      this.#stopFatal(error, NO_SOCKET);
       return undefined;
     }
   }
@@ -237,13 +236,7 @@ class Dispatcher implements WsDispatcher {
             message: 'The credentials provider failed.',
             cause: err,
           });
-      if (terminal)
-        this.#stopFatal(error, {
-          closeCode: 1006,
-          closeReason: '',
-          authError: undefined,
-          sessionInvalidated: false,
-        });
+      if (terminal) this.#stopFatal(error, NO_SOCKET);
       this.#connections += 1;
       return undefined;
     }
@@ -267,7 +260,7 @@ class Dispatcher implements WsDispatcher {
         this.#settle();
         this.#emit('open', { attempt: this.#o.backoff.attempt + 1 });
       },
-      frame: (parsed) => this.#onFrame(parsed),
+      frame: (parsed) => routeOpenFrame(parsed, (event, ...args) => this.#emit(event, ...args)),
       protocolError: (error) => {
         this.#o.logger.warn('invalid WebSocket frame dropped', { code: error.code });
         this.#emit('protocolError', error);
@@ -278,37 +271,6 @@ class Dispatcher implements WsDispatcher {
         this.#emit('authError', { reason, terminal: isTerminalAuthError(reason), duringAuth: true });
       },
     };
-  }
-
-  #onFrame(parsed: ParsedWsFrame): void {
-    if (parsed.kind === 'unknown') {
-      this.#emit('unknownFrame', { type: parsed.type, frame: parsed.frame });
-    } else if (parsed.kind === 'event') {
-      if (parsed.frame.type === 'auth.expiring') {
-        const s = (parsed.frame as Record<string, unknown>)['expires_in_seconds'];
-        this.#emit('authExpiring', {
-          expiresInSeconds: typeof s === 'number' && Number.isFinite(s) ? s : undefined,
-        });
-      } else {
-        this.#emit('event', parsed.frame);
-      }
-    } else if (parsed.frame.type === 'auth.ok') {
-      this.#emit('renewed');
-    } else if (parsed.frame.type === 'auth.error') {
-      this.#emit('authError', {
-        reason: parsed.frame.reason,
-        terminal: isTerminalAuthError(parsed.frame.reason),
-        duringAuth: false,
-      });
-    } else {
-      this.#emit(
-        'protocolError',
-        new TransportError({
-          code: 'TRANSPORT_PROTOCOL',
-          message: `The service sent a client-only ${parsed.frame.type} frame.`,
-        }),
-      );
-    }
   }
 }
 

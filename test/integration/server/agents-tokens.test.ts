@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_TOKEN_PATTERN } from '../../../src/core/protocol/agent-token.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';
 import { createTestAgent, createTestUser, startAgentServer, type TestUser } from '../../helpers/server-agents.js';
@@ -10,7 +10,10 @@ let owner: TestUser;
 
 beforeAll(async () => {
   server = await startAgentServer();
-  owner = await createTestUser(server);
+});
+// Tests move virtual time past the 300 s access-token lifetime: a fresh owner each time.
+beforeEach(async () => {
+  owner = await createTestUser(server, false);
 });
 afterAll(() => server.close());
 
@@ -30,7 +33,7 @@ describe('creating agents', () => {
       delivery_mode: 'websocket',
       keys: null,
       governance: { level: 'none', reason: null },
-      token: { active: true, grace_tokens: 0, grace_until: null },
+      token_status: { active: true, grace_tokens: 0, grace_until: null },
     });
     const id = String(res.data['agent_id']);
     const read = await call(server, 'GET', `/agents/${id}`, { token: owner.accessToken });
@@ -145,7 +148,7 @@ describe('Agent token lifecycle (spec table)', () => {
     expectError(await whoAmI(agent.agentId, agent.token), 401, 'AGENT_TOKEN_INVALID');
     expectError(await whoAmI(agent.agentId, fresh), 401, 'AGENT_TOKEN_INVALID');
     const view = await call(server, 'GET', `/agents/${agent.agentId}`, { token: owner.accessToken });
-    expect(view.data['token']).toEqual({ active: false, grace_tokens: 0, grace_until: null });
+    expect(view.data['token_status']).toEqual({ active: false, grace_tokens: 0, grace_until: null });
   });
 
   it('regeneration and revocation need the owner’s user token, never the agent token', async () => {
@@ -165,15 +168,22 @@ describe('Agent token lifecycle (spec table)', () => {
       const r = await regenerate(agent.agentId, false);
       expect(r.status, r.text).toBe(200);
       expect(r.data['regenerations_left']).toBe(4 - i);
-      server.advanceTime(60_000);
+      server.advanceTime(30_000);
     }
     const refused = await regenerate(agent.agentId, false);
     const err = expectError(refused, 429, 'TOKEN_ROTATION_RATE_LIMITED');
-    const waitMs = DAY - 5 * 60_000;
+    const waitMs = DAY - 5 * 30_000;
     expect(err.params).toMatchObject({ retry_after_ms: waitMs });
     expect(refused.headers.get('retry-after')).toBe(String(Math.ceil(waitMs / 1000)));
-    server.advanceTime(waitMs);
-    expect((await regenerate(agent.agentId, false)).status).toBe(200);
+    server.advanceTime(waitMs - 1);
+    const stillRefused = await call(server, 'POST', `/agents/${agent.agentId}/token/regenerate`, {
+      token: (await server.control.accessToken(owner.userId)).accessToken,
+      json: { emergency: false },
+    });
+    expectError(stillRefused, 429, 'TOKEN_ROTATION_RATE_LIMITED');
+    server.advanceTime(1);
+    const fresh = (await server.control.accessToken(owner.userId)).accessToken;
+    expect((await regenerate(agent.agentId, false, fresh)).status).toBe(200);
   });
 });
 

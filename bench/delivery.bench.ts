@@ -34,7 +34,11 @@ function events(): OutboundEvent[] {
   return Array.from({ length: TOTAL }, (_, i) => ({
     type: 'message.new',
     wireEnvelope,
-    metadata: { conversation_id: `conv_${i % 97}`, sender_id: 'user_1', created_at: new Date().toISOString() },
+    metadata: {
+      conversation_id: `conv_${i % 97}`,
+      sender_id: 'user_1',
+      created_at: new Date().toISOString(),
+    },
   }));
 }
 
@@ -81,13 +85,15 @@ async function engineRun(url: string, evs: readonly OutboundEvent[]): Promise<Ru
   for (const a of agents) engine.setWebhook(a, { url, secret: SECRET });
   const run = await timed(async () => {
     for (let i = 0; i < evs.length; i += ENQUEUE_CHUNK) {
-      for (let j = i; j < Math.min(evs.length, i + ENQUEUE_CHUNK); j++) engine.enqueue(agents[j % AGENTS]!, evs[j]!);
+      for (let j = i; j < Math.min(evs.length, i + ENQUEUE_CHUNK); j++)
+        engine.enqueue(agents[j % AGENTS]!, evs[j]!);
       await new Promise((resolve) => setImmediate(resolve));
     }
     await engine.idle();
   });
   const delivered = agents.reduce((n, a) => n + engine.logs(a, 500).length, 0);
-  if (agents.some((a) => engine.pendingCount(a) > 0) || delivered === 0) throw new Error('engine left work undone');
+  if (agents.some((a) => engine.pendingCount(a) > 0) || delivered === 0)
+    throw new Error('engine left work undone');
   await engine.close();
   return run;
 }
@@ -96,7 +102,9 @@ async function baselineRun(url: string, evs: readonly OutboundEvent[]): Promise<
   const dispatcher = new Agent({ connections: DEFAULT_SENDER_CONNECTIONS, keepAliveTimeout: 10_000 });
   const signer = createWebhookSigner({ secret: SECRET });
   const bodies = evs.map((e) =>
-    Buffer.from(JSON.stringify({ type: e.type, version: 'v1', wire_envelope: e.wireEnvelope, metadata: e.metadata })),
+    Buffer.from(
+      JSON.stringify({ type: e.type, version: 'v1', wire_envelope: e.wireEnvelope, metadata: e.metadata }),
+    ),
   );
   const { headers } = await signer.sign({
     timestamp: Math.floor(Date.now() / 1000),
@@ -136,7 +144,12 @@ export default async function (): Promise<void> {
     const base = await baselineRun(receiver.url, evs);
     const eng = await engineRun(receiver.url, evs);
     rows.push(
-      [`raw undici POST (baseline), round ${round}`, fmt(base.perSec), fmt(base.maxStallMs, 1), fmt(base.p99StallMs, 1)],
+      [
+        `raw undici POST (baseline), round ${round}`,
+        fmt(base.perSec),
+        fmt(base.maxStallMs, 1),
+        fmt(base.p99StallMs, 1),
+      ],
       [`delivery engine, round ${round}`, fmt(eng.perSec), fmt(eng.maxStallMs, 1), fmt(eng.p99StallMs, 1)],
     );
   }
@@ -145,7 +158,9 @@ export default async function (): Promise<void> {
     ['Sender', 'deliveries/s', 'max event-loop stall (ms)', 'p99 stall (ms)'],
     rows,
   );
-  console.log(`\nTargets: ≥ 2,000 deliveries/s and stall < 50 ms. Receiver answered ${fmt(receiver.count())} requests.`);
+  console.log(
+    `\nTargets: ≥ 2,000 deliveries/s and stall < 50 ms. Receiver answered ${fmt(receiver.count())} requests.`,
+  );
   receiver.server.closeAllConnections();
   await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
 }

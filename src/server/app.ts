@@ -61,12 +61,15 @@ async function authenticateAsAgent(
   req: ServerRequest,
   params: Readonly<Record<string, string>>,
 ): Promise<AnyPrincipal> {
-  const hint = route.agent.agentHint?.(params, ctx) ?? params['id'] ?? params['agent_id'];
+  // Only a path under /agents/:id names the agent; other ids (conversations, keys) are no hint.
+  const self = SELF_PATH.test(route.path);
+  const hint =
+    route.agent.agentHint?.(params, ctx) ?? (self ? (params['id'] ?? params['agent_id']) : undefined);
   const principal = await authenticateAgent(ctx, req, {
     agentHint: hint,
     allowGoverned: route.agent.allowGoverned ?? false,
   });
-  if (route.agent.selfOnly ?? SELF_PATH.test(route.path)) requireAgentSelf(principal, params);
+  if (route.agent.selfOnly ?? self) requireAgentSelf(principal, params);
   return principal;
 }
 

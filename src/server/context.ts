@@ -20,6 +20,7 @@ import { KeyChallenges } from './agents/key-challenges.js';
 import { createSystemSender, type SystemSender } from './agents/system-sender.js';
 import { createAgentTokenService, type AgentTokenService } from './agents/token-service.js';
 import { createDeliveryEngine, type ReferenceDeliveryEngine } from './delivery/index.js';
+import type { OutboundEvent } from './delivery/types.js';
 import { sendDeliveryFailureNotices } from './messages/notices.js';
 import { RateLimits } from './limits/rate-limiter.js';
 import { createMemoryStore } from './store/memory.js';
@@ -95,20 +96,19 @@ export function createServerContext(
   const hub = new WsHub(clock, logger);
   const agentSockets = new AgentSockets(hub);
   const agentIds = new Set<string>();
-  let ctx: ServerContext | undefined;
+  // Set once the context exists: events dropped after 24 h pending get delivery-failure notices.
+  let onExpired: (agentId: string, events: readonly OutboundEvent[]) => void = () => {};
   const delivery = createDeliveryEngine({
     clock,
     target: {
-      mode: (id) => (agentIds.has(id) ? (delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook') : undefined),
+      mode: (id) =>
+        agentIds.has(id) ? (delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook') : undefined,
       sendWs: (id, frame) => agentSockets.send(id, frame),
     },
-    // Events dropped after 24 h pending: their senders get a delivery-failure notice.
-    onExpired: (agentId, events) => {
-      if (ctx !== undefined) void sendDeliveryFailureNotices(ctx, agentId, events);
-    },
+    onExpired: (agentId, events) => onExpired(agentId, events),
     webhookTimeoutMs: resolved.webhookTimeoutMs,
   });
-  ctx = {
+  const ctx: ServerContext = {
     options: resolved,
     clock,
     virtualClock,
@@ -130,5 +130,6 @@ export function createServerContext(
     delivery,
     baseUrl: `http://${resolved.host}:${resolved.port}`,
   };
+  onExpired = (agentId, events) => void sendDeliveryFailureNotices(ctx, agentId, events);
   return ctx;
 }

@@ -238,13 +238,23 @@ function resolveAgentOptions(options: ReferenceServerOptions) {
       4,
       15,
     ),
-    maxAgentsPerUser: positiveInt('maxAgentsPerUser', options.maxAgentsPerUser ?? d.maxAgentsPerUser, 1, 100_000),
+    maxAgentsPerUser: positiveInt(
+      'maxAgentsPerUser',
+      options.maxAgentsPerUser ?? d.maxAgentsPerUser,
+      1,
+      100_000,
+    ),
     maxMessageBodyBytes: positiveInt(
       'maxMessageBodyBytes',
       options.maxMessageBodyBytes ?? d.maxMessageBodyBytes,
       65_536,
       64 * 1_048_576,
     ),
-    webhookTimeoutMs: positiveInt('webhookTimeoutMs', options.webhookTimeoutMs ?? d.webhookTimeoutMs, 1, 600_000),
+    webhookTimeoutMs: positiveInt(
+      'webhookTimeoutMs',
+      options.webhookTimeoutMs ?? d.webhookTimeoutMs,
+      1,
+      600_000,
+    ),
   };
 }

@@ -158,7 +158,11 @@ export async function systemSigningKey(server: ReferenceServer): Promise<Uint8Ar
 }
 
 /** Opens a wire envelope as `recipient`, verifying the sender's signature with `senderKey`. */
-export function openAs(wire: string, recipient: { id: string; keys: AgentKeys }, senderKey: Uint8Array): OpenedEnvelope {
+export function openAs(
+  wire: string,
+  recipient: { id: string; keys: AgentKeys },
+  senderKey: Uint8Array,
+): OpenedEnvelope {
   return open(wire, { recipientId: recipient.id, keys: recipient.keys, senderKey: () => senderKey });
 }
 

@@ -165,6 +165,7 @@ export {
 } from './ws-frames.js';
 export {
   agentWebSocketUrl,
+  AUTH_ERROR_CLOSE_CODES,
   authErrorDisposition,
   catalogueCodeForWsFailure,
   closeDisposition,

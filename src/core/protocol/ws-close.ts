@@ -152,6 +152,27 @@ export function authErrorDisposition(reason: string): WsDisposition {
 }
 
 /**
+ * The close code the server uses right after an `auth.error` with each named
+ * reason. Its disposition always equals the reason's, so a client that
+ * misses the `auth.error` frame still does the right thing.
+ * `device_mismatch` answers `auth.renew` only and closes nothing.
+ */
+export const AUTH_ERROR_CLOSE_CODES: Readonly<Record<Exclude<WsAuthErrorReason, 'device_mismatch'>, number>> =
+  Object.freeze({
+    invalid_token: WS_CLOSE_CODES.AUTH_FAILED,
+    token_revoked: WS_CLOSE_CODES.TOKEN_REVOKED,
+    token_expired: WS_CLOSE_CODES.AUTH_FAILED,
+    invalid_frame: WS_CLOSE_CODES.AUTH_FAILED,
+    auth_timeout: WS_CLOSE_CODES.AUTH_TIMEOUT,
+    agent_suspended: WS_CLOSE_CODES.AGENT_SUSPENDED,
+    agent_banned: WS_CLOSE_CODES.AGENT_BANNED,
+    keys_mismatch: WS_CLOSE_CODES.AUTH_FAILED,
+    webhook_mode: WS_CLOSE_CODES.WEBHOOK_MODE,
+    rate_limited: WS_CLOSE_CODES.TRY_AGAIN_LATER,
+    internal_error: WS_CLOSE_CODES.INTERNAL_ERROR,
+  });
+
+/**
  * The catalogue code matching a terminal close code or `auth.error` reason,
  * when there is one (AGENT_TOKEN_INVALID, AGENT_SUSPENDED, AGENT_BANNED,
  * AGENT_KEYS_MISMATCH, TOKEN_EXPIRED); otherwise undefined.

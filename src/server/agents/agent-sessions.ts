@@ -59,7 +59,8 @@ async function authenticate(ctx: ServerContext, frame: ClientFrame): Promise<Aut
   if (agent.governance.level === 'L2') {
     return { ok: false, reason: 'agent_suspended', closeCode: WS_CLOSE.AGENT_SUSPENDED };
   }
-  if (agent.governance.level === 'L3') return { ok: false, reason: 'agent_banned', closeCode: WS_CLOSE.AGENT_BANNED };
+  if (agent.governance.level === 'L3')
+    return { ok: false, reason: 'agent_banned', closeCode: WS_CLOSE.AGENT_BANNED };
   if (ctx.delivery.getWebhook(agentId) !== undefined) {
     return { ok: false, reason: 'webhook_mode', closeCode: WS_CLOSE.WEBHOOK_MODE };
   }
@@ -82,7 +83,12 @@ export function registerAgentSessions(ctx: ServerContext): void {
       void ctx.store.agents.get(p.agentId).then((agent) => {
         const token = agent?.tokens.find((t) => t.tokenId === p.tokenId);
         if (token?.validUntilMs !== undefined) {
-          ctx.agentSockets.armGraceEnd(conn, token.validUntilMs, ctx.clock.now());
+          ctx.agentSockets.armGraceEnd(
+            conn,
+            token.validUntilMs,
+            ctx.clock.now(),
+            ctx.options.authExpiringNoticeMs,
+          );
         }
       });
       ctx.delivery.onAgentConnected(p.agentId);

@@ -62,9 +62,16 @@ export class AgentSockets {
 
   /**
    * Closes the connection at the end of its token's grace (`auth.error`
-   * `token_revoked`, close 4005), on the server's clock.
+   * `token_revoked`, close 4005), on the server's clock; `noticeMs` before
+   * that it sends `auth.expiring` `{ expires_in_seconds }`.
    */
-  armGraceEnd(conn: HubConnection, validUntilMs: number, nowMs: number): void {
+  armGraceEnd(conn: HubConnection, validUntilMs: number, nowMs: number, noticeMs: number): void {
+    conn.setTimer('token_expiring', validUntilMs - nowMs - noticeMs, () => {
+      conn.send({
+        type: 'auth.expiring',
+        expires_in_seconds: Math.round(Math.min(noticeMs, validUntilMs - nowMs) / 1000),
+      });
+    });
     conn.setTimer('token_grace', validUntilMs - nowMs, () => {
       conn.send(authErrorFrame('token_revoked'));
       conn.close(WS_CLOSE.TOKEN_REVOKED, 'token_revoked');

@@ -30,7 +30,8 @@ export function governanceFailure(agent: AgentRecord): ServerFailure | undefined
   if (level === 'L2') {
     return fail('AGENT_SUSPENDED', 'This agent is suspended (governance level L2).', { level, reason });
   }
-  if (level === 'L3') return fail('AGENT_BANNED', 'This agent is banned (governance level L3).', { level, reason });
+  if (level === 'L3')
+    return fail('AGENT_BANNED', 'This agent is banned (governance level L3).', { level, reason });
   return undefined;
 }
 
@@ -75,7 +76,10 @@ export async function authenticateAgent(
  * }
  * ```
  */
-export function requireAgentSelf(principal: AgentPrincipal, params: Readonly<Record<string, string>>): string {
+export function requireAgentSelf(
+  principal: AgentPrincipal,
+  params: Readonly<Record<string, string>>,
+): string {
   const id = params['id'] ?? params['agent_id'];
   if (id !== principal.agentId) {
     throw fail('FORBIDDEN', 'An agent token may only act on its own agent.', { reason: 'agent_mismatch' });

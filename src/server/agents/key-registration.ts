@@ -64,7 +64,12 @@ const sameKeys = (k: AgentKeyGeneration, p: ProvenKeys): boolean =>
 
 type Refusal = 'token_in_grace' | 'keys_registered' | 'keys_reused';
 
-function applyKeys(agent: AgentRecord, tokenId: string, proven: ProvenKeys, now: number): AgentRecord | Refusal {
+function applyKeys(
+  agent: AgentRecord,
+  tokenId: string,
+  proven: ProvenKeys,
+  now: number,
+): AgentRecord | Refusal {
   const token = agent.tokens.find((t) => t.tokenId === tokenId);
   if (token === undefined || token.validUntilMs !== undefined) return 'token_in_grace';
   const current = currentKey(agent, now);

@@ -75,7 +75,8 @@ const lookup = defineRoute({
   auth: 'user_or_agent',
   // Any agent may look keys up; the token's agent needs no path match here.
   agent: { selfOnly: false },
-  handler: async ({ ctx, principal, params }) => ok(await lookupKeys(ctx, principal, params['principal_id']!)),
+  handler: async ({ ctx, principal, params }) =>
+    ok(await lookupKeys(ctx, principal, params['principal_id']!)),
 });
 
 const systemKeys = defineRoute({

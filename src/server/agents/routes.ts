@@ -24,7 +24,9 @@ import { createAgent, ownedAgent, existingAgent, regenerateToken, revokeTokens }
 /** Longest agent name, in user-perceived characters (our bound). */
 export const AGENT_NAME_MAX_CHARS = 64;
 
-const CreateAgentSchema = z.strictObject({ name: boundedText(1, AGENT_NAME_MAX_CHARS, { counting: 'graphemes' }) });
+const CreateAgentSchema = z.strictObject({
+  name: boundedText(1, AGENT_NAME_MAX_CHARS, { counting: 'graphemes' }),
+});
 const RegenerateSchema = z.strictObject({ emergency: z.boolean() });
 
 /** The agent `:id` for its owner (user) or for itself (agent; the router checked the path). */
@@ -74,9 +76,11 @@ const regenerate = defineRoute({
       agent_id: agent.agentId,
       token: r.token,
       emergency: body.emergency,
-      previous_token_valid_until: r.graceUntilMs === undefined ? null : new Date(r.graceUntilMs).toISOString(),
+      previous_token_valid_until:
+        r.graceUntilMs === undefined ? null : new Date(r.graceUntilMs).toISOString(),
       key_rotation_pending: r.agent.keyRotationPending,
-      regenerations_left: RATE_LIMIT_RULES.tokenRotation.limit - ctx.limits.used('tokenRotation', agent.agentId),
+      regenerations_left:
+        RATE_LIMIT_RULES.tokenRotation.limit - ctx.limits.used('tokenRotation', agent.agentId),
     });
   },
 });

@@ -75,7 +75,12 @@ export async function createAgent(
   return { agent: created, token: issued.token };
 }
 
-function rotated(agent: AgentRecord, newToken: AgentRecord['tokens'][number], emergency: boolean, now: number) {
+function rotated(
+  agent: AgentRecord,
+  newToken: AgentRecord['tokens'][number],
+  emergency: boolean,
+  now: number,
+) {
   const graceUntil = now + LIMITS.TOKEN_GRACE_MS;
   const endAt = (until: number | undefined): number => Math.min(until ?? graceUntil, graceUntil);
   const keys =
@@ -86,7 +91,9 @@ function rotated(agent: AgentRecord, newToken: AgentRecord['tokens'][number], em
     ...agent,
     tokens: [
       newToken,
-      ...(emergency ? [] : liveTokens(agent, now).map((t) => ({ ...t, validUntilMs: endAt(t.validUntilMs) }))),
+      ...(emergency
+        ? []
+        : liveTokens(agent, now).map((t) => ({ ...t, validUntilMs: endAt(t.validUntilMs) }))),
     ],
     keys,
     retiredKeys: emergency ? [] : agent.retiredKeys.filter((k) => isLive(k, now)),
@@ -137,7 +144,7 @@ export async function regenerateToken(
   for (const t of updated.tokens) {
     if (t.validUntilMs === undefined) continue;
     for (const conn of ctx.agentSockets.connections(agentId, [t.tokenId])) {
-      ctx.agentSockets.armGraceEnd(conn, t.validUntilMs, now);
+      ctx.agentSockets.armGraceEnd(conn, t.validUntilMs, now, ctx.options.authExpiringNoticeMs);
     }
   }
   return { token: issued.token, graceUntilMs, agent: updated };
@@ -153,5 +160,7 @@ export async function revokeTokens(ctx: ServerContext, agentId: string): Promise
   const updated = await ctx.store.agents.update(agentId, (agent) => ({ ...agent, tokens: [] }));
   if (updated === undefined) throw fail('AGENT_NOT_FOUND', 'No such agent.');
   ctx.agentTokens.forget(agentId);
-  return ctx.agentSockets.close(agentId, WS_CLOSE.TOKEN_REVOKED, 'token_revoked', { authError: 'token_revoked' });
+  return ctx.agentSockets.close(agentId, WS_CLOSE.TOKEN_REVOKED, 'token_revoked', {
+    authError: 'token_revoked',
+  });
 }

@@ -84,7 +84,13 @@ export function createSystemSender(clock: Clock, keys: AgentKeys = generateKeys(
       const createdAt = new Date(clock.now()).toISOString();
       const wireEnvelope = seal(
         { ...payload },
-        { sender: { id: SYSTEM_SENDER_ID, signing: keys.signing }, recipients, conversationId, messageId, createdAt },
+        {
+          sender: { id: SYSTEM_SENDER_ID, signing: keys.signing },
+          recipients,
+          conversationId,
+          messageId,
+          createdAt,
+        },
       );
       return {
         type,

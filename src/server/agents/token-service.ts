@@ -78,7 +78,10 @@ export function createAgentTokenService(store: AgentStore, clock: Clock, cost: n
     async issue() {
       const token = generateAgentToken((n) => new Uint8Array(randomBytes(n)));
       const hash = await bcrypt.hash(token, cost);
-      return { token, record: { tokenId: randomUUID(), hash, createdAtMs: clock.now(), validUntilMs: undefined } };
+      return {
+        token,
+        record: { tokenId: randomUUID(), hash, createdAtMs: clock.now(), validUntilMs: undefined },
+      };
     },
     async check(token, agentHint) {
       if (!isAgentToken(token)) return undefined;
@@ -90,7 +93,9 @@ export function createAgentTokenService(store: AgentStore, clock: Clock, cost: n
         return undefined;
       }
       const candidates =
-        agentHint === undefined ? await store.all() : [await store.get(agentHint)].filter((a) => a !== undefined);
+        agentHint === undefined
+          ? await store.all()
+          : [await store.get(agentHint)].filter((a) => a !== undefined);
       const match = await compareAll(token, candidates);
       // The store may have changed during the (slow) comparison: check again before remembering.
       if (match === undefined || !live(await store.get(match.agentId), match.tokenId)) return undefined;

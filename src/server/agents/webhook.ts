@@ -37,7 +37,12 @@ function isWebhookUrl(text: string): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.hash === '';
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.hash === ''
+  );
 }
 
 /** An absolute http(s) URL without credentials or fragment. */

@@ -51,7 +51,8 @@ async function asConfig<T>(option: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isServerFailure(err)) throw new ConfigurationError({ option, message: `${err.code}: ${err.message}` });
+    if (isServerFailure(err))
+      throw new ConfigurationError({ option, message: `${err.code}: ${err.message}` });
     throw err;
   }
 }
@@ -85,7 +86,9 @@ export function controlGovernance(
 
 /** Suspends or restores a relation. */
 export function controlRelation(ctx: ServerContext, conversationId: string, change: 'suspend' | 'restore') {
-  return asConfig('conversationId', async () => conversationView(await changeRelation(ctx, conversationId, change)));
+  return asConfig('conversationId', async () =>
+    conversationView(await changeRelation(ctx, conversationId, change)),
+  );
 }
 
 /** Registers a webhook (a fresh secret unless one is given) or, with `null`, removes it. */
@@ -94,7 +97,8 @@ export async function controlWebhook(
   agentId: string,
   hook: { readonly url: string; readonly secret?: string } | null,
 ): Promise<ControlWebhook | undefined> {
-  if (!ctx.agentIds.has(agentId)) throw new ConfigurationError({ option: 'agentId', message: 'No such agent.' });
+  if (!ctx.agentIds.has(agentId))
+    throw new ConfigurationError({ option: 'agentId', message: 'No such agent.' });
   if (hook === null) {
     setAgentWebhook(ctx, agentId, null);
     return undefined;

@@ -31,7 +31,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isConfigurationError(err)) throw fail('NOT_FOUND', err.message, { reason: 'control_refused', option: err.option });
+    if (isConfigurationError(err))
+      throw fail('NOT_FOUND', err.message, { reason: 'control_refused', option: err.option });
     throw err;
   }
 }
@@ -41,10 +42,16 @@ function agentRoutes(control: ControlApi): Route[] {
     method: 'POST',
     path: '/_control/agents',
     auth: 'none',
-    body: z.strictObject({ owner_id: IdentifierSchema, name: z.string().min(1).max(AGENT_NAME_MAX_CHARS).optional() }),
+    body: z.strictObject({
+      owner_id: IdentifierSchema,
+      name: z.string().min(1).max(AGENT_NAME_MAX_CHARS).optional(),
+    }),
     async handler({ body }) {
       const a = await guard(() =>
-        control.createAgent({ ownerId: body.owner_id, ...(body.name === undefined ? {} : { name: body.name }) }),
+        control.createAgent({
+          ownerId: body.owner_id,
+          ...(body.name === undefined ? {} : { name: body.name }),
+        }),
       );
       return ok({ agent_id: a.agentId, token: a.token }, 201);
     },
@@ -83,7 +90,10 @@ function webhookAndEventRoutes(control: ControlApi): Route[] {
     body: z.strictObject({ url: WebhookUrlSchema, secret: WebhookSecretSchema.optional() }),
     async handler({ params, body }) {
       const hook = await guard(() =>
-        control.setWebhook(params['id']!, { url: body.url, ...(body.secret === undefined ? {} : { secret: body.secret }) }),
+        control.setWebhook(params['id']!, {
+          url: body.url,
+          ...(body.secret === undefined ? {} : { secret: body.secret }),
+        }),
       );
       return ok({ agent_id: params['id'], url: hook.url, secret: hook.secret });
     },
@@ -107,7 +117,12 @@ function webhookAndEventRoutes(control: ControlApi): Route[] {
       conversation_id: IdentifierSchema.optional(),
     }),
     async handler({ params, body }) {
-      const outcome = await control.sendSystemEvent(params['id']!, body.type, body.payload ?? {}, body.conversation_id);
+      const outcome = await control.sendSystemEvent(
+        params['id']!,
+        body.type,
+        body.payload ?? {},
+        body.conversation_id,
+      );
       if (outcome === 'no_agent') throw fail('AGENT_NOT_FOUND', 'No such agent.');
       return ok({ outcome });
     },
@@ -123,7 +138,11 @@ function relationAndUserRoutes(control: ControlApi): Route[] {
       auth: 'none',
       async handler({ params }) {
         const id = params['id']!;
-        return ok(await guard(() => (change === 'suspend' ? control.suspendRelation(id) : control.restoreRelation(id))));
+        return ok(
+          await guard(() =>
+            change === 'suspend' ? control.suspendRelation(id) : control.restoreRelation(id),
+          ),
+        );
       },
     });
   const token = defineRoute({
@@ -137,7 +156,12 @@ function relationAndUserRoutes(control: ControlApi): Route[] {
         ...(body.device_name === undefined ? {} : { deviceName: body.device_name }),
       };
       const t = await guard(() => control.accessToken(body.user_id, device));
-      return ok({ user_id: t.userId, device_id: t.deviceId, access_token: t.accessToken, refresh_token: t.refreshToken });
+      return ok({
+        user_id: t.userId,
+        device_id: t.deviceId,
+        access_token: t.accessToken,
+        refresh_token: t.refreshToken,
+      });
     },
   });
   return [relation('suspend'), relation('restore'), token];

@@ -221,7 +221,10 @@ export class ControlApi {
   }
 
   /** Signs a user in on a device without a password: "act as a user". */
-  accessToken(userId: string, device: { deviceId?: string; deviceName?: string } = {}): Promise<ControlAccessToken> {
+  accessToken(
+    userId: string,
+    device: { deviceId?: string; deviceName?: string } = {},
+  ): Promise<ControlAccessToken> {
     return controlAccessToken(this.#ctx, userId, device);
   }
 

@@ -37,7 +37,8 @@ export async function memberConversation(
 ): Promise<ConversationRecord> {
   const c = await ctx.store.conversations.get(id);
   if (principal.kind === 'user') {
-    if (c === undefined || c.userId !== principal.userId) throw fail('CONVERSATION_NOT_FOUND', 'No such conversation.');
+    if (c === undefined || c.userId !== principal.userId)
+      throw fail('CONVERSATION_NOT_FOUND', 'No such conversation.');
     return c;
   }
   if (c === undefined || c.agentId !== principal.agentId) {

@@ -98,11 +98,17 @@ export function createUndiciWebhookSender(options: UndiciWebhookSenderOptions = 
         });
         // Drain the answer so the connection can be reused; its content does not matter.
         await res.body.dump({ limit: 65_536 }).catch(() => undefined);
-        return { kind: 'response', status: res.statusCode, retryAfter: headerValue(res.headers['retry-after']) };
+        return {
+          kind: 'response',
+          status: res.statusCode,
+          retryAfter: headerValue(res.headers['retry-after']),
+        };
       } catch (err) {
         if (req.signal.aborted) return { kind: 'aborted' };
         const code = (err as { code?: unknown }).code;
-        return typeof code === 'string' && TIMEOUT_CODES.has(code) ? { kind: 'timeout' } : { kind: 'network' };
+        return typeof code === 'string' && TIMEOUT_CODES.has(code)
+          ? { kind: 'timeout' }
+          : { kind: 'network' };
       }
     },
     async close() {

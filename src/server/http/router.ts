@@ -47,7 +47,7 @@ export interface AgentAuthOptions {
   /**
    * The agent the request is about, so a token seen for the first time is
    * checked against that agent's bcrypt hashes only.
-   * @defaultValue the `:id` or `:agent_id` path parameter
+   * @defaultValue the `:id` / `:agent_id` path parameter of paths under `/agents/`; none otherwise
    */
   readonly agentHint?: (params: Readonly<Record<string, string>>, ctx: ServerContext) => string | undefined;
   /**

@@ -95,7 +95,12 @@ export function rateLimitFailure(rule: RateLimitRule, retryAfterMs: number): Ser
   return new ServerFailure({
     code: rule.code,
     message: `Too many ${rule.what}: at most ${rule.limit} per ${rule.windowMs / 1000} s. Retry later.`,
-    params: { retry_after_ms: retryAfterMs, retry_after: seconds, limit: rule.limit, window_ms: rule.windowMs },
+    params: {
+      retry_after_ms: retryAfterMs,
+      retry_after: seconds,
+      limit: rule.limit,
+      window_ms: rule.windowMs,
+    },
     headers: { 'retry-after': String(seconds) },
   });
 }

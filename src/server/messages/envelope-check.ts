@@ -52,7 +52,9 @@ function checkRecipients(header: EnvelopeHeader, expect: EnvelopeExpectation): v
     if (member.id === expect.senderId) continue;
     const key = fromBase64(member.currentPublicKey);
     const fp = key === undefined ? undefined : fingerprintBytes(key);
-    const wrapped = header.recipients.some((r) => r.id === member.id && fp !== undefined && sameBytes(r.fingerprint, fp));
+    const wrapped = header.recipients.some(
+      (r) => r.id === member.id && fp !== undefined && sameBytes(r.fingerprint, fp),
+    );
     if (!wrapped) {
       throw invalid('missing_recipient', "The envelope has no key wrap for a member's current public key.");
     }

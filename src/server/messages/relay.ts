@@ -48,7 +48,9 @@ export function messageFrame(type: string, m: MessageRecord): OutgoingFrame {
 
 /** Sends a frame to every open WebSocket of a user; returns how many. */
 export function pushToUser(ctx: ServerContext, userId: string, frame: OutgoingFrame): number {
-  const conns = ctx.hub.connections((c) => c.state === 'open' && c.principal?.kind === 'user' && c.principal.userId === userId);
+  const conns = ctx.hub.connections(
+    (c) => c.state === 'open' && c.principal?.kind === 'user' && c.principal.userId === userId,
+  );
   for (const conn of conns) conn.send(frame);
   return conns.length;
 }
@@ -102,7 +104,12 @@ export async function acceptMessage(
     wireEnvelope,
   });
   if (duplicate && (message.wireEnvelope !== wireEnvelope || message.senderId !== senderId)) {
-    throw invalidField('wire_envelope', 'duplicate_message_id', {}, 'Another message already has this message id.');
+    throw invalidField(
+      'wire_envelope',
+      'duplicate_message_id',
+      {},
+      'Another message already has this message id.',
+    );
   }
   return { message, created: !duplicate };
 }

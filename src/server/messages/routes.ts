@@ -54,7 +54,10 @@ function rejectPlaintext(body: unknown): void {
   }
 }
 
-const AgentSendSchema = z.strictObject({ conversation_id: IdentifierSchema, wire_envelope: WireEnvelopeSchema });
+const AgentSendSchema = z.strictObject({
+  conversation_id: IdentifierSchema,
+  wire_envelope: WireEnvelopeSchema,
+});
 const UserSendSchema = z.strictObject({ wire_envelope: WireEnvelopeSchema });
 
 function sent(m: ReturnType<typeof messageView>, created: boolean) {

@@ -101,7 +101,11 @@ export interface ConversationStore {
     agentId: string,
     newId: string,
     nowMs: number,
-  ): Promise<{ readonly conversation: ConversationRecord; readonly changed: boolean; readonly created: boolean }>;
+  ): Promise<{
+    readonly conversation: ConversationRecord;
+    readonly changed: boolean;
+    readonly created: boolean;
+  }>;
   get(conversationId: string): Promise<ConversationRecord | undefined>;
   listByUser(userId: string): Promise<readonly ConversationRecord[]>;
   listByAgent(agentId: string): Promise<readonly ConversationRecord[]>;

@@ -77,7 +77,9 @@ export function createMemoryConversationStore(): ConversationStore {
       return byId.get(conversationId);
     },
     async listByUser(userId) {
-      return [...byId.values()].filter((c) => c.userId === userId).sort((a, b) => a.createdAtMs - b.createdAtMs);
+      return [...byId.values()]
+        .filter((c) => c.userId === userId)
+        .sort((a, b) => a.createdAtMs - b.createdAtMs);
     },
     async listByAgent(agentId) {
       return [...byId.values()]

@@ -97,7 +97,8 @@ export class WsHub {
    */
   invalidateDevice(userId: string, deviceId: string): number {
     const hit = this.connections(
-      (c) => c.principal?.kind === 'user' && c.principal.userId === userId && c.principal.deviceId === deviceId,
+      (c) =>
+        c.principal?.kind === 'user' && c.principal.userId === userId && c.principal.deviceId === deviceId,
     );
     for (const conn of hit) {
       conn.send({ type: 'session.invalidated', device_id: deviceId });

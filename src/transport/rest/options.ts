@@ -187,8 +187,22 @@ function credentialsOf(value: RestClientOptions['credentials']): CredentialsProv
   return () => value;
 }
 
-/** A `clock`-driven sleep that an AbortSignal can cut short. */
+/**
+ * A `clock`-driven sleep that an AbortSignal can cut short. On the system
+ * clock it uses a plain (ref'd) runtime timer: `systemClock` timers are
+ * unref'd, and a retry or reconnect wait must keep the process alive.
+ */
 export function clockSleep(clock: Clock): SleepFn {
+  const set =
+    clock === systemClock
+      ? (fn: () => void, ms: number) => {
+          const t = globalThis.setTimeout(fn, ms);
+          return () => globalThis.clearTimeout(t);
+        }
+      : (fn: () => void, ms: number) => {
+          const h = clock.setTimeout(fn, ms);
+          return () => clock.clearTimeout(h);
+        };
   return (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted === true) {
@@ -196,10 +210,10 @@ export function clockSleep(clock: Clock): SleepFn {
         return;
       }
       const onAbort = (): void => {
-        clock.clearTimeout(handle);
+        cancel();
         reject(signal?.reason);
       };
-      const handle = clock.setTimeout(() => {
+      const cancel = set(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       }, ms);

@@ -167,6 +167,9 @@ export class WsConnection {
     this.#setTimer(this.#s.authTimeoutMs, () => this.abort('auth_timeout'));
     this.#listener.upgraded();
     const socket = this.#socket;
+    // A socket that cannot show pings and pongs (WHATWG WebSocket) cannot tell a quiet
+    // peer from a dead one; it relies on the server's pings and TCP instead.
+    if (socket.on === undefined) return;
     this.#heartbeat = createHeartbeat(this.#s.clock, this.#s.heartbeat, {
       ping: socket.ping === undefined ? undefined : () => socket.ping?.(),
       onDead: () => this.abort('dead'),

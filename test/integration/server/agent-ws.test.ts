@@ -27,7 +27,10 @@ beforeEach(async () => {
 });
 
 const regenerate = (agentId: string, emergency: boolean) =>
-  call(server, 'POST', `/agents/${agentId}/token/regenerate`, { token: owner.accessToken, json: { emergency } });
+  call(server, 'POST', `/agents/${agentId}/token/regenerate`, {
+    token: owner.accessToken,
+    json: { emergency },
+  });
 
 describe('agent WebSocket authentication', () => {
   it('{ type: auth, agent_id, token } → auth.ok', async () => {
@@ -106,9 +109,9 @@ describe('two sockets for one agent', () => {
     const second = await connectAgent(server, agent);
     expect((await first.waitClosed()).code).toBe(WS_CLOSE_CODES.REPLACED);
     expect(second.isOpen).toBe(true);
-    expect(await server.control.sendSystemEvent(agent.agentId, 'agent.capability_changed', { accepted: true })).toBe(
-      'queued',
-    );
+    expect(
+      await server.control.sendSystemEvent(agent.agentId, 'agent.capability_changed', { accepted: true }),
+    ).toBe('queued');
     expect((await second.next()).type).toBe('agent.capability_changed');
     second.close();
   });
@@ -125,7 +128,8 @@ describe('token regeneration and revocation while connected', () => {
     await server.control.sendSystemEvent(agent.agentId, 'agent.capability_changed', { n: 1 });
     expect((await probe.next()).type).toBe('agent.capability_changed');
     server.advanceTime(6 * DAY - 1);
-    await probe.settle();
+    // 60 s before the grace ends: auth.expiring; the connection is still open.
+    expect(await probe.next()).toEqual({ type: 'auth.expiring', expires_in_seconds: 60 });
     expect(probe.isOpen).toBe(true);
     server.advanceTime(1);
     expect(await probe.next()).toEqual({ type: 'auth.error', reason: 'token_revoked' });
@@ -139,6 +143,7 @@ describe('token regeneration and revocation while connected', () => {
     const probe = await connectAgent(server, agent);
     await probe.settle();
     server.advanceTime(4 * DAY);
+    expect(await probe.next()).toEqual({ type: 'auth.expiring', expires_in_seconds: 60 });
     expect(await probe.next()).toEqual({ type: 'auth.error', reason: 'token_revoked' });
     expect((await probe.waitClosed()).code).toBe(WS_CLOSE_CODES.TOKEN_REVOKED);
   });
@@ -180,7 +185,11 @@ describe('webhook mode', () => {
     expect(refused.answer).toEqual({ type: 'auth.error', reason: 'webhook_mode' });
     expect((await refused.probe.waitClosed()).code).toBe(WS_CLOSE_CODES.WEBHOOK_MODE);
     const read = await call(server, 'GET', `/agents/${agent.agentId}/webhook`, { token: owner.accessToken });
-    expect(read.data).toEqual({ agent_id: agent.agentId, url: 'http://127.0.0.1:9/hook', delivery_mode: 'webhook' });
+    expect(read.data).toEqual({
+      agent_id: agent.agentId,
+      url: 'http://127.0.0.1:9/hook',
+      delivery_mode: 'webhook',
+    });
     expect(read.text).not.toContain(String(hook.data['secret']));
     await call(server, 'DELETE', `/agents/${agent.agentId}/webhook`, { token: owner.accessToken });
     const back = await connectAgent(server, agent);

@@ -25,6 +25,7 @@ let victim: TestAgent;
 let conversationId: string;
 
 interface Endpoint {
+  readonly label: string;
   readonly method: string;
   readonly path: () => string;
   readonly auth: 'user' | 'agent' | 'none';
@@ -32,57 +33,115 @@ interface Endpoint {
 }
 
 const ENDPOINTS: Endpoint[] = [
-  { method: 'POST', path: () => '/agents', auth: 'user', body: () => ({ name: 'Fuzz' }) },
   {
+    label: 'POST /agents',
+    method: 'POST',
+    path: () => '/agents',
+    auth: 'user',
+    body: () => ({ name: 'Fuzz' }),
+  },
+  {
+    label: 'POST /agents/:id/token/regenerate',
     method: 'POST',
     path: () => `/agents/${victim.agentId}/token/regenerate`,
     auth: 'user',
     body: () => ({ emergency: false }),
   },
   {
+    label: 'PUT /agents/:id/keys',
     method: 'PUT',
     path: () => `/agents/${agent.agentId}/keys`,
     auth: 'agent',
-    body: () => proofFor(server, agent.agentId, agent.token, agent.keys) as Promise<Record<string, unknown>>,
+    body: () => proofFor(server, agent.agentId, agent.token, agent.keys).then((p) => ({ ...p })),
   },
   {
+    label: 'POST /agents/:id/keys/check',
     method: 'POST',
     path: () => `/agents/${agent.agentId}/keys/check`,
     auth: 'agent',
-    body: () => proofFor(server, agent.agentId, agent.token, agent.keys) as Promise<Record<string, unknown>>,
+    body: () => proofFor(server, agent.agentId, agent.token, agent.keys).then((p) => ({ ...p })),
   },
-  { method: 'POST', path: () => '/conversations', auth: 'user', body: () => ({ agent_id: agent.agentId }) },
   {
+    label: 'POST /conversations',
+    method: 'POST',
+    path: () => '/conversations',
+    auth: 'user',
+    body: () => ({ agent_id: agent.agentId }),
+  },
+  {
+    label: 'POST /conversations/:id/messages',
     method: 'POST',
     path: () => `/conversations/${conversationId}/messages`,
     auth: 'user',
     body: () => ({
-      wire_envelope: sealAs({ id: user.userId, keys: user.keys }, [{ id: agent.agentId, keys: agent.keys }], conversationId, {
-        type: 'text',
-        text: 'x',
-      }),
+      wire_envelope: sealAs(
+        { id: user.userId, keys: user.keys },
+        [{ id: agent.agentId, keys: agent.keys }],
+        conversationId,
+        {
+          type: 'text',
+          text: 'x',
+        },
+      ),
     }),
   },
   {
+    label: 'POST /agents/:id/messages',
     method: 'POST',
     path: () => `/agents/${agent.agentId}/messages`,
     auth: 'agent',
     body: () => ({
       conversation_id: conversationId,
-      wire_envelope: sealAs({ id: agent.agentId, keys: agent.keys }, [{ id: user.userId, keys: user.keys }], conversationId, { type: 'text', text: 'x' }),
+      wire_envelope: sealAs(
+        { id: agent.agentId, keys: agent.keys },
+        [{ id: user.userId, keys: user.keys }],
+        conversationId,
+        { type: 'text', text: 'x' },
+      ),
     }),
   },
-  { method: 'PUT', path: () => `/agents/${agent.agentId}/webhook`, auth: 'user', body: () => ({ url: 'http://127.0.0.1:9/h' }) },
-  { method: 'POST', path: () => '/_control/agents', auth: 'none', body: () => ({ owner_id: user.userId }) },
-  { method: 'PUT', path: () => `/_control/agents/${agent.agentId}/governance`, auth: 'none', body: () => ({ level: 'none' }) },
   {
+    label: 'PUT /agents/:id/webhook',
+    method: 'PUT',
+    path: () => `/agents/${agent.agentId}/webhook`,
+    auth: 'user',
+    body: () => ({ url: 'http://127.0.0.1:9/h' }),
+  },
+  {
+    label: 'POST /_control/agents',
+    method: 'POST',
+    path: () => '/_control/agents',
+    auth: 'none',
+    body: () => ({ owner_id: user.userId }),
+  },
+  {
+    label: 'PUT /_control/agents/:id/governance',
+    method: 'PUT',
+    path: () => `/_control/agents/${agent.agentId}/governance`,
+    auth: 'none',
+    body: () => ({ level: 'none' }),
+  },
+  {
+    label: 'PUT /_control/agents/:id/webhook',
     method: 'PUT',
     path: () => `/_control/agents/${agent.agentId}/webhook`,
     auth: 'none',
     body: () => ({ url: 'http://127.0.0.1:9/h' }),
   },
-  { method: 'POST', path: () => `/_control/agents/${agent.agentId}/events`, auth: 'none', body: () => ({ type: 'x.y' }) },
-  { method: 'POST', path: () => '/_control/users/access-token', auth: 'none', body: () => ({ user_id: user.userId }) },
+  {
+    label: 'POST /_control/agents/:id/events',
+    method: 'POST',
+    path: () => `/_control/agents/${agent.agentId}/events`,
+    auth: 'none',
+    body: () => ({ type: 'x.y' }),
+  },
+  {
+    label: 'POST /_control/users/access-token',
+    method: 'POST',
+    path: () => '/_control/users/access-token',
+    auth: 'none',
+    body: () => ({ user_id: user.userId }),
+  },
 ];
 
 const GETS = [
@@ -114,11 +173,15 @@ function tokenFor(e: Endpoint): { token?: string } {
 function expectClientError(res: { status: number; text: string; error: unknown }): void {
   expect(res.status, res.text).toBeGreaterThanOrEqual(400);
   expect(res.status, res.text).toBeLessThan(500);
-  expect(res.error).toMatchObject({ code: expect.any(String), message: expect.any(String), i18n_key: expect.any(String) });
+  expect(res.error).toMatchObject({
+    code: expect.any(String),
+    message: expect.any(String),
+    i18n_key: expect.any(String),
+  });
   expect(res.text).not.toMatch(/\bat\s+\S+\s*\(|node:internal|\.ts:\d+/);
 }
 
-describe.each(ENDPOINTS)('$method (bad bodies)', (endpoint) => {
+describe.each(ENDPOINTS)('$label (bad bodies)', (endpoint) => {
   const send = (json: unknown, raw?: string) =>
     call(server, endpoint.method, endpoint.path(), {
       ...tokenFor(endpoint),
@@ -133,7 +196,9 @@ describe.each(ENDPOINTS)('$method (bad bodies)', (endpoint) => {
       const res = await send(rest);
       if (res.status === 429) continue;
       expect(expectError(res, 400, 'VALIDATION_ERROR').params, field).toMatchObject({ field });
-      for (const wrong of [12345, true, null, ['x'], { nested: 1 }].filter((w) => typeof w !== typeof good[field])) {
+      for (const wrong of [12345, true, null, ['x'], { nested: 1 }].filter(
+        (w) => typeof w !== typeof good[field],
+      )) {
         const bad = await send({ ...good, [field]: wrong });
         expectClientError(bad);
       }
@@ -158,7 +223,7 @@ describe.each(ENDPOINTS)('$method (bad bodies)', (endpoint) => {
 });
 
 describe('authentication on part-2 endpoints', () => {
-  it.each(ENDPOINTS.filter((e) => e.auth !== 'none'))('$method without a token → 401', async (endpoint) => {
+  it.each(ENDPOINTS.filter((e) => e.auth !== 'none'))('$label without a token → 401', async (endpoint) => {
     const res = await call(server, endpoint.method, endpoint.path(), { json: await endpoint.body() });
     expectError(res, 401, 'UNAUTHORIZED');
   });
@@ -185,13 +250,17 @@ describe('path parameters and queries', () => {
 
   it('bad inbox queries are VALIDATION_ERROR with bounds', async () => {
     for (const q of ['limit=0', 'limit=201', 'limit=abc', 'after=-1', 'after=1.5', 'limit=1&limit=2']) {
-      const res = await call(server, 'GET', `/conversations/${conversationId}/messages?${q}`, { token: user.accessToken });
+      const res = await call(server, 'GET', `/conversations/${conversationId}/messages?${q}`, {
+        token: user.accessToken,
+      });
       expectError(res, 400, 'VALIDATION_ERROR');
     }
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 30 }), fc.string({ maxLength: 30 }), async (after, limit) => {
         const qs = new URLSearchParams({ after, limit }).toString();
-        const res = await call(server, 'GET', `/conversations/${conversationId}/messages?${qs}`, { token: agent.token });
+        const res = await call(server, 'GET', `/conversations/${conversationId}/messages?${qs}`, {
+          token: agent.token,
+        });
         expect(res.status, res.text).toBeLessThan(500);
       }),
       { numRuns: 60 },

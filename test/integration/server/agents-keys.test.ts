@@ -26,14 +26,22 @@ beforeEach(async () => {
 });
 
 const regenerate = (agentId: string, emergency: boolean) =>
-  call(server, 'POST', `/agents/${agentId}/token/regenerate`, { token: owner.accessToken, json: { emergency } });
+  call(server, 'POST', `/agents/${agentId}/token/regenerate`, {
+    token: owner.accessToken,
+    json: { emergency },
+  });
 const check = async (agentId: string, token: string, keys = generateKeys()) =>
-  call(server, 'POST', `/agents/${agentId}/keys/check`, { token, json: await proofFor(server, agentId, token, keys) });
+  call(server, 'POST', `/agents/${agentId}/keys/check`, {
+    token,
+    json: await proofFor(server, agentId, token, keys),
+  });
 
 describe('registering keys with a proof of possession', () => {
   it('challenge → PUT /agents/:id/keys → 201; the same keys again → 200; the agent view shows them', async () => {
     const agent = await createTestAgent(server, owner, { register: false });
-    const challenge = await call(server, 'GET', `/agents/${agent.agentId}/keys/challenge`, { token: agent.token });
+    const challenge = await call(server, 'GET', `/agents/${agent.agentId}/keys/challenge`, {
+      token: agent.token,
+    });
     expect(challenge.data).toMatchObject({
       challenge: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
       server_public_key: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
@@ -58,14 +66,25 @@ describe('registering keys with a proof of possession', () => {
     const proof = await proofFor(server, agent.agentId, agent.token, agent.keys);
     const other = generateKeys();
     const wrongSig = { ...proof, signing_public_key: toBase64(other.signing.publicKey) };
-    const res = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, { token: agent.token, json: wrongSig });
+    const res = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, {
+      token: agent.token,
+      json: wrongSig,
+    });
     expect(expectError(res, 400, 'INVALID_SIGNATURE').params).toMatchObject({ reason: 'signature' });
     // The challenge was consumed by the failed attempt.
-    const again = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, { token: agent.token, json: proof });
-    expect(expectError(again, 400, 'VALIDATION_ERROR').params).toMatchObject({ reason: 'unknown_or_expired' });
+    const again = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, {
+      token: agent.token,
+      json: proof,
+    });
+    expect(expectError(again, 400, 'VALIDATION_ERROR').params).toMatchObject({
+      reason: 'unknown_or_expired',
+    });
     const fresh = await proofFor(server, agent.agentId, agent.token, agent.keys);
     const badMac = { ...fresh, key_proof: toBase64(new Uint8Array(32)) };
-    const mac = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, { token: agent.token, json: badMac });
+    const mac = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, {
+      token: agent.token,
+      json: badMac,
+    });
     expect(expectError(mac, 400, 'INVALID_SIGNATURE').params).toMatchObject({ reason: 'key_proof' });
   });
 
@@ -73,7 +92,10 @@ describe('registering keys with a proof of possession', () => {
     const agent = await createTestAgent(server, owner, { register: false });
     const proof = await proofFor(server, agent.agentId, agent.token, agent.keys);
     server.advanceTime(300_000);
-    const res = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, { token: agent.token, json: proof });
+    const res = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, {
+      token: agent.token,
+      json: proof,
+    });
     expectError(res, 400, 'VALIDATION_ERROR');
   });
 
@@ -145,11 +167,25 @@ describe('public-key lookup', () => {
   it('KEY_ENUMERATION_BLOCKED without a shared conversation (unknown ids alike); allowed once added', async () => {
     const agent = await createTestAgent(server, owner);
     const user = await createTestUser(server);
-    expectError(await call(server, 'GET', `/keys/${agent.agentId}`, { token: user.accessToken }), 403, 'KEY_ENUMERATION_BLOCKED');
-    expectError(await call(server, 'GET', '/keys/no-such-id', { token: user.accessToken }), 403, 'KEY_ENUMERATION_BLOCKED');
-    expectError(await call(server, 'GET', `/keys/${user.userId}`, { token: agent.token }), 403, 'KEY_ENUMERATION_BLOCKED');
+    expectError(
+      await call(server, 'GET', `/keys/${agent.agentId}`, { token: user.accessToken }),
+      403,
+      'KEY_ENUMERATION_BLOCKED',
+    );
+    expectError(
+      await call(server, 'GET', '/keys/no-such-id', { token: user.accessToken }),
+      403,
+      'KEY_ENUMERATION_BLOCKED',
+    );
+    expectError(
+      await call(server, 'GET', `/keys/${user.userId}`, { token: agent.token }),
+      403,
+      'KEY_ENUMERATION_BLOCKED',
+    );
     await addAgent(server, user, agent.agentId);
-    expect((await call(server, 'GET', `/keys/${agent.agentId}`, { token: user.accessToken })).data).toMatchObject({
+    expect(
+      (await call(server, 'GET', `/keys/${agent.agentId}`, { token: user.accessToken })).data,
+    ).toMatchObject({
       id: agent.agentId,
       public_key: toBase64(agent.keys.encryption.publicKey),
       signing_public_key: toBase64(agent.keys.signing.publicKey),
@@ -164,7 +200,11 @@ describe('public-key lookup', () => {
 
   it('AGENT_PUBKEY_NOT_FOUND for an agent without keys (its owner may look)', async () => {
     const agent = await createTestAgent(server, owner, { register: false });
-    expectError(await call(server, 'GET', `/keys/${agent.agentId}`, { token: owner.accessToken }), 404, 'AGENT_PUBKEY_NOT_FOUND');
+    expectError(
+      await call(server, 'GET', `/keys/${agent.agentId}`, { token: owner.accessToken }),
+      404,
+      'AGENT_PUBKEY_NOT_FOUND',
+    );
   });
 
   it('the system sender’s keys are public: GET /system/keys and GET /keys/system', async () => {

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_TOKEN_PATTERN } from '../../../src/core/protocol/agent-token.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';
-import { createTestAgent, createTestUser, startAgentServer, type TestUser } from '../../helpers/server-agents.js';
+import {
+  createTestAgent,
+  createTestUser,
+  startAgentServer,
+  type TestUser,
+} from '../../helpers/server-agents.js';
 import { call, expectError, startTestServer } from '../../helpers/server-http.js';
 
 const DAY = 86_400_000;
@@ -71,9 +76,17 @@ describe('creating agents', () => {
   it("another user's agent is AGENT_NOT_FOUND, like an unknown one", async () => {
     const agent = await createTestAgent(server, owner, { register: false });
     const stranger = await createTestUser(server, false);
-    expectError(await call(server, 'GET', `/agents/${agent.agentId}`, { token: stranger.accessToken }), 404, 'AGENT_NOT_FOUND');
+    expectError(
+      await call(server, 'GET', `/agents/${agent.agentId}`, { token: stranger.accessToken }),
+      404,
+      'AGENT_NOT_FOUND',
+    );
     expectError(await regenerate(agent.agentId, false, stranger.accessToken), 404, 'AGENT_NOT_FOUND');
-    expectError(await call(server, 'GET', '/agents/nope', { token: owner.accessToken }), 404, 'AGENT_NOT_FOUND');
+    expectError(
+      await call(server, 'GET', '/agents/nope', { token: owner.accessToken }),
+      404,
+      'AGENT_NOT_FOUND',
+    );
   });
 });
 
@@ -99,6 +112,17 @@ describe('agent authentication on REST', () => {
     await whoAmI(a.agentId, a.token); // remembered after the first bcrypt check
     const res = await call(server, 'GET', `/agents/${b.agentId}/keys/challenge`, { token: a.token });
     expect(expectError(res, 403, 'FORBIDDEN').params).toMatchObject({ reason: 'agent_mismatch' });
+  });
+
+  it('a token first used on a path that does not name its agent is still recognised', async () => {
+    const agent = await createTestAgent(server, owner, { register: false });
+    const res = await call(server, 'GET', '/keys/system', { token: agent.token });
+    expect(res.status, res.text).toBe(200);
+    expectError(
+      await call(server, 'GET', '/keys/system', { token: `hsk_${'q'.repeat(40)}` }),
+      401,
+      'AGENT_TOKEN_INVALID',
+    );
   });
 
   it('bcrypt runs once per token; later calls use the remembered digest', async () => {

@@ -49,7 +49,11 @@ describe('governance levels', () => {
       metadata: { sender_id: 'system' },
     });
     expect(probe.isOpen).toBe(true);
-    expect((await governance(agent.token)).data).toMatchObject({ level: 'L1', state: 'restricted', reason: 'Too many reports' });
+    expect((await governance(agent.token)).data).toMatchObject({
+      level: 'L1',
+      state: 'restricted',
+      reason: 'Too many reports',
+    });
     expect((await call(server, 'GET', `/agents/${agent.agentId}`, { token: agent.token })).status).toBe(200);
     probe.close();
   });
@@ -57,26 +61,44 @@ describe('governance levels', () => {
   it.each([
     ['L2', 'AGENT_SUSPENDED', 'agent_suspended', WS_CLOSE_CODES.AGENT_SUSPENDED, 'suspended'],
     ['L3', 'AGENT_BANNED', 'agent_banned', WS_CLOSE_CODES.AGENT_BANNED, 'banned'],
-  ] as const)('%s: the WebSocket gets agent.governance and closes; calls get %s', async (level, code, reason, close, state) => {
-    const probe = await connectAgent(server, agent);
-    await server.control.setGovernance(agent.agentId, level, 'Policy violation');
-    expect(await probe.next()).toMatchObject({ type: 'agent.governance', payload: { level } });
-    expect((await probe.waitClosed()).code).toBe(close);
-    const res = await call(server, 'GET', `/agents/${agent.agentId}`, { token: agent.token });
-    expect(expectError(res, 403, code).params).toMatchObject({ level, reason: 'Policy violation' });
-    // The agent can still read why.
-    expect((await governance(agent.token)).data).toMatchObject({ level, state, reason: 'Policy violation' });
-    const again = await agentSocket(server, agent);
-    expect(again.answer).toEqual({ type: 'auth.error', reason });
-    expect((await again.probe.waitClosed()).code).toBe(close);
-    // Users cannot add a suspended or banned agent.
-    const user = await createTestUser(server);
-    expectError(await call(server, 'POST', '/conversations', { token: user.accessToken, json: { agent_id: agent.agentId } }), 403, code);
-  });
+  ] as const)(
+    '%s: the WebSocket gets agent.governance and closes; calls get %s',
+    async (level, code, reason, close, state) => {
+      const probe = await connectAgent(server, agent);
+      await server.control.setGovernance(agent.agentId, level, 'Policy violation');
+      expect(await probe.next()).toMatchObject({ type: 'agent.governance', payload: { level } });
+      expect((await probe.waitClosed()).code).toBe(close);
+      const res = await call(server, 'GET', `/agents/${agent.agentId}`, { token: agent.token });
+      expect(expectError(res, 403, code).params).toMatchObject({ level, reason: 'Policy violation' });
+      // The agent can still read why.
+      expect((await governance(agent.token)).data).toMatchObject({
+        level,
+        state,
+        reason: 'Policy violation',
+      });
+      const again = await agentSocket(server, agent);
+      expect(again.answer).toEqual({ type: 'auth.error', reason });
+      expect((await again.probe.waitClosed()).code).toBe(close);
+      // Users cannot add a suspended or banned agent.
+      const user = await createTestUser(server);
+      expectError(
+        await call(server, 'POST', '/conversations', {
+          token: user.accessToken,
+          json: { agent_id: agent.agentId },
+        }),
+        403,
+        code,
+      );
+    },
+  );
 
   it('lifting the level lets the agent back in', async () => {
     await server.control.setGovernance(agent.agentId, 'L2', 'Review');
-    expectError(await call(server, 'GET', `/agents/${agent.agentId}`, { token: agent.token }), 403, 'AGENT_SUSPENDED');
+    expectError(
+      await call(server, 'GET', `/agents/${agent.agentId}`, { token: agent.token }),
+      403,
+      'AGENT_SUSPENDED',
+    );
     await server.control.setGovernance(agent.agentId, 'none', null);
     expect((await call(server, 'GET', `/agents/${agent.agentId}`, { token: agent.token })).status).toBe(200);
     const probe = await connectAgent(server, agent);

@@ -23,8 +23,22 @@ let agent: TestAgent;
 let conversationId: string;
 let systemKey: Uint8Array;
 
-const asAgent = { get id() { return agent.agentId; }, get keys() { return agent.keys; } };
-const asUser = { get id() { return user.userId; }, get keys() { return user.keys; } };
+const asAgent = {
+  get id() {
+    return agent.agentId;
+  },
+  get keys() {
+    return agent.keys;
+  },
+};
+const asUser = {
+  get id() {
+    return user.userId;
+  },
+  get keys() {
+    return user.keys;
+  },
+};
 
 beforeAll(async () => {
   server = await startAgentServer();
@@ -39,7 +53,10 @@ beforeEach(async () => {
 const agentSend = (body: unknown, token = agent.token) =>
   call(server, 'POST', `/agents/${agent.agentId}/messages`, { token, json: body });
 const userSend = (wire: string, id = conversationId) =>
-  call(server, 'POST', `/conversations/${id}/messages`, { token: user.accessToken, json: { wire_envelope: wire } });
+  call(server, 'POST', `/conversations/${id}/messages`, {
+    token: user.accessToken,
+    json: { wire_envelope: wire },
+  });
 
 describe('relations', () => {
   it('adding an agent delivers relation.established sealed by the system sender', async () => {
@@ -54,9 +71,16 @@ describe('relations', () => {
     });
     const opened = openAs(String(frame['wire_envelope']), asAgent, systemKey);
     expect(opened.senderId).toBe('system');
-    expect(opened.payload).toMatchObject({ type: 'relation.established', user_id: user.userId, conversation_id: conversationId });
+    expect(opened.payload).toMatchObject({
+      type: 'relation.established',
+      user_id: user.userId,
+      conversation_id: conversationId,
+    });
     // Adding again changes nothing (200, no second event).
-    const again = await call(server, 'POST', '/conversations', { token: user.accessToken, json: { agent_id: agent.agentId } });
+    const again = await call(server, 'POST', '/conversations', {
+      token: user.accessToken,
+      json: { agent_id: agent.agentId },
+    });
     expect(again.status).toBe(200);
     probe.close();
   });
@@ -73,8 +97,16 @@ describe('relations', () => {
       conversation_id: conversationId,
     });
     const wire = sealAs(asAgent, [asUser], conversationId, { type: 'text', text: 'still there?' });
-    expectError(await agentSend({ conversation_id: conversationId, wire_envelope: wire }), 403, 'RELATION_REVOKED');
-    expectError(await userSend(sealAs(asUser, [asAgent], conversationId, { type: 'text', text: 'x' })), 403, 'RELATION_REVOKED');
+    expectError(
+      await agentSend({ conversation_id: conversationId, wire_envelope: wire }),
+      403,
+      'RELATION_REVOKED',
+    );
+    expectError(
+      await userSend(sealAs(asUser, [asAgent], conversationId, { type: 'text', text: 'x' })),
+      403,
+      'RELATION_REVOKED',
+    );
     probe.close();
   });
 
@@ -95,9 +127,23 @@ describe('relations', () => {
 
   it('a user cannot add an agent without keys (AGENT_NOT_REGISTERED) or without their own backup', async () => {
     const bare = await createTestAgent(server, user, { register: false });
-    expectError(await call(server, 'POST', '/conversations', { token: user.accessToken, json: { agent_id: bare.agentId } }), 404, 'AGENT_NOT_REGISTERED');
+    expectError(
+      await call(server, 'POST', '/conversations', {
+        token: user.accessToken,
+        json: { agent_id: bare.agentId },
+      }),
+      404,
+      'AGENT_NOT_REGISTERED',
+    );
     const noBackup = await createTestUser(server, false);
-    expectError(await call(server, 'POST', '/conversations', { token: noBackup.accessToken, json: { agent_id: agent.agentId } }), 404, 'KEY_BACKUP_NOT_FOUND');
+    expectError(
+      await call(server, 'POST', '/conversations', {
+        token: noBackup.accessToken,
+        json: { agent_id: agent.agentId },
+      }),
+      404,
+      'KEY_BACKUP_NOT_FOUND',
+    );
   });
 });
 
@@ -125,17 +171,28 @@ describe('messages', () => {
     const wire = sealAs(asAgent, [asUser], conversationId, { type: 'text', text: 'Hello human' });
     const res = await agentSend({ conversation_id: conversationId, wire_envelope: wire });
     expect(res.status, res.text).toBe(201);
-    expect(res.data).toMatchObject({ conversation_id: conversationId, sender_id: agent.agentId, seq: expect.any(Number) });
+    expect(res.data).toMatchObject({
+      conversation_id: conversationId,
+      sender_id: agent.agentId,
+      seq: expect.any(Number),
+    });
     const pushed = await nextOfType(userWs, 'message.new');
     expect(pushed['wire_envelope']).toBe(wire);
-    const inbox = await call(server, 'GET', `/conversations/${conversationId}/messages?after=0`, { token: user.accessToken });
+    const inbox = await call(server, 'GET', `/conversations/${conversationId}/messages?after=0`, {
+      token: user.accessToken,
+    });
     const list = (inbox.json as { data: { wire_envelope: string; seq: number }[] }).data;
     expect(list).toHaveLength(1);
     expect(openAs(list[0]!.wire_envelope, asUser, agent.keys.signing.publicKey).payload).toEqual({
       type: 'text',
       text: 'Hello human',
     });
-    const after = await call(server, 'GET', `/conversations/${conversationId}/messages?after=${list[0]!.seq}`, { token: agent.token });
+    const after = await call(
+      server,
+      'GET',
+      `/conversations/${conversationId}/messages?after=${list[0]!.seq}`,
+      { token: agent.token },
+    );
     expect(after.data).toEqual([]);
     // Sending the same envelope again is idempotent.
     expect((await agentSend({ conversation_id: conversationId, wire_envelope: wire })).status).toBe(200);
@@ -143,7 +200,10 @@ describe('messages', () => {
   });
 
   it('refuses a plaintext payload with a clear VALIDATION_ERROR', async () => {
-    const res = await agentSend({ conversation_id: conversationId, payload: { type: 'text', text: 'plain' } });
+    const res = await agentSend({
+      conversation_id: conversationId,
+      payload: { type: 'text', text: 'plain' },
+    });
     const err = expectError(res, 400, 'VALIDATION_ERROR');
     expect(err.params).toMatchObject({ field: 'payload', reason: 'plaintext_payload' });
     expect(err.message).toMatch(/seal/);
@@ -156,8 +216,20 @@ describe('messages', () => {
       ['sender_mismatch', sealAs(asUser, [asUser, asAgent], conversationId, { type: 'text', text: 'x' })],
       ['conversation_mismatch', sealAs(asAgent, [asUser], 'other-conversation', { type: 'text', text: 'x' })],
       ['missing_recipient', sealAs(asAgent, [asAgent], conversationId, { type: 'text', text: 'x' })],
-      ['unknown_recipient', sealAs(asAgent, [asUser, { id: 'stranger', keys: generateKeys() }], conversationId, { type: 'text', text: 'x' })],
-      ['missing_recipient', sealAs(asAgent, [{ id: user.userId, keys: generateKeys() }], conversationId, { type: 'text', text: 'x' })],
+      [
+        'unknown_recipient',
+        sealAs(asAgent, [asUser, { id: 'stranger', keys: generateKeys() }], conversationId, {
+          type: 'text',
+          text: 'x',
+        }),
+      ],
+      [
+        'missing_recipient',
+        sealAs(asAgent, [{ id: user.userId, keys: generateKeys() }], conversationId, {
+          type: 'text',
+          text: 'x',
+        }),
+      ],
     ];
     for (const [reason, wire] of cases) {
       server.advanceTime(1_000); // stay under 5 sends per second
@@ -171,8 +243,16 @@ describe('messages', () => {
     const otherAgent = await createTestAgent(server, otherUser);
     const otherConversation = await addAgent(server, otherUser, otherAgent.agentId);
     const wire = sealAs(asAgent, [asUser], otherConversation, { type: 'text', text: 'x' });
-    expectError(await agentSend({ conversation_id: otherConversation, wire_envelope: wire }), 403, 'CONVERSATION_FORBIDDEN');
-    expectError(await agentSend({ conversation_id: 'nope', wire_envelope: wire }), 403, 'CONVERSATION_FORBIDDEN');
+    expectError(
+      await agentSend({ conversation_id: otherConversation, wire_envelope: wire }),
+      403,
+      'CONVERSATION_FORBIDDEN',
+    );
+    expectError(
+      await agentSend({ conversation_id: 'nope', wire_envelope: wire }),
+      403,
+      'CONVERSATION_FORBIDDEN',
+    );
     expectError(await userSend(wire, otherConversation), 404, 'CONVERSATION_NOT_FOUND');
   });
 
@@ -204,7 +284,9 @@ describe('messages', () => {
     expect(frame['wire_envelope']).toBeNull();
     const ref = frame['ref'] as { object_key: string; size: number; type: string };
     expect(ref.type).toBe('r2');
-    const got = await fetch(`${server.url}/r2/${ref.object_key}`, { headers: { authorization: `Bearer ${agent.token}` } });
+    const got = await fetch(`${server.url}/r2/${ref.object_key}`, {
+      headers: { authorization: `Bearer ${agent.token}` },
+    });
     expect(got.status).toBe(200);
     const bytes = new Uint8Array(await got.arrayBuffer());
     expect(bytes.length).toBe(ref.size);
@@ -245,6 +327,9 @@ describe('messages', () => {
     await server.control.setGovernance(agent.agentId, 'L1', 'spam reports');
     const wire = sealAs(asAgent, [asUser], conversationId, { type: 'text', text: 'x' });
     const res = await agentSend({ conversation_id: conversationId, wire_envelope: wire });
-    expect(expectError(res, 403, 'AGENT_RESTRICTED').params).toMatchObject({ level: 'L1', reason: 'spam reports' });
+    expect(expectError(res, 403, 'AGENT_RESTRICTED').params).toMatchObject({
+      level: 'L1',
+      reason: 'spam reports',
+    });
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   agentWebSocketUrl,
+  AUTH_ERROR_CLOSE_CODES,
   authErrorDisposition,
   catalogueCodeForWsFailure,
   closeDisposition,
@@ -62,6 +63,14 @@ describe('auth.error reasons', () => {
     expect(reconnect).toEqual(['auth_timeout', 'device_mismatch', 'internal_error', 'rate_limited']);
     expect(isTerminalAuthError('invalid_token')).toBe(true);
     expect(authErrorDisposition('something_new')).toBe('terminal');
+  });
+
+  it('the close code after each auth.error has the same disposition as the reason', () => {
+    for (const [reason, code] of Object.entries(AUTH_ERROR_CLOSE_CODES)) {
+      expect([reason, isTerminalClose(code)]).toEqual([reason, isTerminalAuthError(reason)]);
+    }
+    const named = Object.values(WS_AUTH_ERROR_REASONS).filter((r) => r !== 'device_mismatch');
+    expect(Object.keys(AUTH_ERROR_CLOSE_CODES).sort()).toEqual([...named].sort());
   });
 
   it('maps terminal failures to catalogue codes', () => {

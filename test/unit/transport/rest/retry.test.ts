@@ -102,3 +102,32 @@ describe('isIdempotentMethod', () => {
     expect(['POST', 'PATCH'].map(isIdempotentMethod)).toEqual([false, false]);
   });
 });
+
+describe('clockSleep', () => {
+  it('on the system clock, a wait keeps the process alive (a ref’d timer) and can be aborted', async () => {
+    const { clockSleep } = await import('../../../../src/transport/rest/index.js');
+    const { systemClock } = await import('../../../../src/core/clock.js');
+    const timeouts = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timeouts();
+    const controller = new AbortController();
+    const waiting = clockSleep(systemClock)(60_000, controller.signal);
+    expect(timeouts()).toBe(before + 1);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    expect(timeouts()).toBe(before);
+  });
+
+  it('on a manual clock, it waits for virtual time', async () => {
+    const { clockSleep } = await import('../../../../src/transport/rest/index.js');
+    const { ManualClock } = await import('../../../../src/core/clock.js');
+    const clock = new ManualClock(0);
+    let done = false;
+    const waiting = clockSleep(clock)(500).then(() => (done = true));
+    clock.advance(499);
+    await Promise.resolve();
+    expect(done).toBe(false);
+    clock.advance(1);
+    await waiting;
+    expect(done).toBe(true);
+  });
+});

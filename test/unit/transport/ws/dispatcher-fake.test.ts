@@ -68,14 +68,27 @@ describe('dispatcher with a fake socket', () => {
     expect(s.sockets).toHaveLength(1);
   });
 
-  it('without ws extras a dead connection is closed with close()', async () => {
-    const s = setup({ heartbeat: { intervalMs: 1000, timeoutMs: 5000 } }, { wsExtras: false });
+  it('without ws extras: no heartbeat, and a stuck auth is ended with close()', async () => {
+    const s = setup(
+      { heartbeat: { intervalMs: 1000, timeoutMs: 5000 }, authTimeoutMs: 8000 },
+      { wsExtras: false },
+    );
     void s.d.start();
     await opened(s);
-    s.clock.advance(5000);
+    s.clock.advance(60_000);
     await flush();
-    expect(s.sockets[0]!.closeCalls).toEqual([{ code: 1000, reason: 'dead' }]);
-    expect(s.log).toContain('reconnecting:1:500');
+    expect(s.d.state).toBe('open');
+    expect(s.sockets[0]!.closeCalls).toEqual([]);
+    await s.d.close();
+
+    const t = setup({ authTimeoutMs: 8000 }, { wsExtras: false });
+    void t.d.start();
+    await flush();
+    t.sockets[0]!.open();
+    t.clock.advance(8000);
+    await flush();
+    expect(t.sockets[0]!.closeCalls).toEqual([{ code: 1000, reason: 'auth_timeout' }]);
+    expect(t.log).toContain('reconnecting:1:500');
   });
 
   it('a constructor that throws counts as a failed attempt', async () => {

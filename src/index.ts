@@ -93,7 +93,8 @@ export {
 export { LIMITS, WEBHOOK_RETRY_SCHEDULE_MS, WEBHOOK_MAX_FAILURES, type Limits } from './core/limits.js';
 
 // Clock
-export { systemClock, ManualClock, type Clock, type TimerHandle } from './core/clock.js';
+export { systemClock, ManualClock, type Clock, type TimerHandle, type TimerOptions } from './core/clock.js';
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './core/rate-limiter.js';
 
 // Protocol: error object
 export {
@@ -232,3 +233,74 @@ export {
   type WsEventFrame,
   type ParsedWsFrame,
 } from './core/protocol/index.js';
+
+// Protocol: WebSocket close codes and auth.error reasons
+export {
+  agentWebSocketUrl,
+  AUTH_ERROR_CLOSE_CODES,
+  authErrorDisposition,
+  catalogueCodeForWsFailure,
+  closeDisposition,
+  isTerminalAuthError,
+  isTerminalClose,
+  WS_AGENT_PATH,
+  WS_AUTH_ERROR_REASONS,
+  WS_CLOSE_CODES,
+  type WsAuthErrorReason,
+  type WsCloseCode,
+  type WsDisposition,
+} from './core/protocol/index.js';
+
+// Logging
+export { silentLogger, redactingLogger, type Logger, type LogFields } from './core/logger.js';
+
+// Clients: REST client core and WebSocket dispatcher
+export {
+  createRestClient,
+  DEFAULT_REST_OPTIONS,
+  fullJitterDelay,
+  isIdempotentMethod,
+  objectKeyPath,
+  pathSegment,
+  type BinaryResponse,
+  type ClientRateLimits,
+  type CredentialsProvider,
+  type HttpMethod,
+  type QueryParams,
+  type RateLimitedInfo,
+  type RateLimitKey,
+  type RequestCallOptions,
+  type ResponseHeaders,
+  type RestClient,
+  type RestClientEventName,
+  type RestClientEvents,
+  type RestClientOptions,
+  type RestRequestOptions,
+  type RestResponse,
+  type RetryInfo,
+  type RetryOptions,
+  type RetryReason,
+} from './transport/rest/index.js';
+export {
+  createWsDispatcher,
+  createBackoff,
+  createHeartbeat,
+  DEFAULT_WS_OPTIONS,
+  DEFAULT_BACKOFF,
+  DEFAULT_HEARTBEAT,
+  WS_STATES,
+  type Backoff,
+  type BackoffOptions,
+  type ClientFailure,
+  type ConnectionEnd,
+  type FatalInfo,
+  type Heartbeat,
+  type HeartbeatOptions,
+  type WebSocketConstructor,
+  type WebSocketLike,
+  type WsDispatcher,
+  type WsDispatcherEventName,
+  type WsDispatcherEvents,
+  type WsDispatcherOptions,
+  type WsState,
+} from './transport/ws/index.js';

@@ -12,30 +12,44 @@ export interface TimerHandle {
   readonly id: number;
 }
 
+/** Options of {@link Clock.setTimeout}. */
+export interface TimerOptions {
+  /**
+   * A background timer (a sweep, a cache expiry) does not keep the process
+   * alive on its own. Waits someone is awaiting (a retry, a reconnect) must
+   * not be background timers. @defaultValue false
+   */
+  readonly background?: boolean;
+}
+
 /** A source of time and timers. */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
   /** Runs `fn` once after `ms` milliseconds of this clock's time. */
-  setTimeout(fn: () => void, ms: number): TimerHandle;
+  setTimeout(fn: () => void, ms: number, options?: TimerOptions): TimerHandle;
   /** Cancels a timer; unknown or fired handles are ignored. */
   clearTimeout(handle: TimerHandle): void;
 }
 
 let nextSystemTimerId = 1;
 
-/** The real clock: `Date.now()` and the runtime's timers (unref'd where supported). */
+/**
+ * The real clock: `Date.now()` and the runtime's timers. Timers keep the
+ * process alive like `setTimeout` does, unless set with `background: true`
+ * (then unref'd where the runtime supports it).
+ */
 export const systemClock: Clock = (() => {
   const timers = new Map<number, ReturnType<typeof globalThis.setTimeout>>();
   return {
     now: () => Date.now(),
-    setTimeout(fn, ms) {
+    setTimeout(fn, ms, options) {
       const id = nextSystemTimerId++;
       const t = globalThis.setTimeout(() => {
         timers.delete(id);
         fn();
       }, ms);
-      (t as { unref?: () => void }).unref?.();
+      if (options?.background === true) (t as { unref?: () => void }).unref?.();
       timers.set(id, t);
       return { id };
     },

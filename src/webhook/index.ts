@@ -68,7 +68,7 @@ export { createRedisDedupStore, type RedisClientLike, type RedisDedupStoreOption
 
 // Object references
 export { createRefFetcher, type RefFetcher, type RefFetcherOptions } from './refs/fetcher.js';
-export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './refs/rate-limiter.js';
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from '../core/rate-limiter.js';
 export type { FetchLike, FetchResponseLike } from './refs/http.js';
 
 // Adapters

@@ -16,15 +16,19 @@
  * | `key_id`/`signing_key_id` given and no live registered generation has them | `auth.error` `keys_mismatch` | 4001 |
  *
  * One open connection per agent: a newly authenticated one replaces the
- * older (close 4012 `replaced`). A connection on a token in its grace closes
- * when the grace ends (`auth.error` `token_revoked`, 4005).
+ * older (close 4012 `replaced`). A connection on a token in its grace gets
+ * `auth.expiring` 60 s before the grace ends and then closes (`auth.error`
+ * `token_revoked`, 4005). `auth.renew` with another token of the same agent
+ * (`access_token: 'hsk_…'`) moves the connection onto it.
  *
  * @module
  */
 import type { ServerContext } from '../context.js';
 import type { AgentPrincipal } from '../http/types.js';
+import type { AgentRecord } from '../store/agent-types.js';
+import type { HubConnection } from '../ws/connection.js';
+import { authErrorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
 import type { AuthOutcome, ClientFrame } from '../ws/hub.js';
-import { WS_CLOSE } from '../ws/frames.js';
 import { liveKeys } from './records.js';
 
 const MAX_CREDENTIAL_CHARS = 8192;
@@ -47,26 +51,68 @@ function keysMatch(frame: ClientFrame, keys: ReturnType<typeof liveKeys>): boole
   );
 }
 
+/** Checks an agent token for `agentId`: the token record, or why it is refused. */
+async function checkAgent(
+  ctx: ServerContext,
+  agentId: string,
+  token: string,
+): Promise<{ readonly tokenId: string; readonly agent: AgentRecord } | AuthErrorReason> {
+  const match = await ctx.agentTokens.check(token, agentId);
+  const agent = match === undefined ? undefined : await ctx.store.agents.get(match.agentId);
+  if (match === undefined || agent === undefined || match.agentId !== agentId) return 'invalid_token';
+  // The close code after each reason is the SDK's AUTH_ERROR_CLOSE_CODES (4010, 4011, 4013, else 4001).
+  if (agent.governance.level === 'L2') return 'agent_suspended';
+  if (agent.governance.level === 'L3') return 'agent_banned';
+  if (ctx.delivery.getWebhook(agentId) !== undefined) return 'webhook_mode';
+  return { tokenId: match.tokenId, agent };
+}
+
 async function authenticate(ctx: ServerContext, frame: ClientFrame): Promise<AuthOutcome> {
   const agentId = stringField(frame, 'agent_id', 256);
   const token = stringField(frame, 'token', MAX_CREDENTIAL_CHARS);
   if (agentId === undefined || token === undefined) return { ok: false, reason: 'invalid_frame' };
-  const match = await ctx.agentTokens.check(token, agentId);
-  const agent = match === undefined ? undefined : await ctx.store.agents.get(match.agentId);
-  if (match === undefined || agent === undefined || match.agentId !== agentId) {
-    return { ok: false, reason: 'invalid_token' };
-  }
-  if (agent.governance.level === 'L2') {
-    return { ok: false, reason: 'agent_suspended', closeCode: WS_CLOSE.AGENT_SUSPENDED };
-  }
-  if (agent.governance.level === 'L3')
-    return { ok: false, reason: 'agent_banned', closeCode: WS_CLOSE.AGENT_BANNED };
-  if (ctx.delivery.getWebhook(agentId) !== undefined) {
-    return { ok: false, reason: 'webhook_mode', closeCode: WS_CLOSE.WEBHOOK_MODE };
-  }
-  if (!keysMatch(frame, liveKeys(agent, ctx.clock.now()))) return { ok: false, reason: 'keys_mismatch' };
-  const principal: AgentPrincipal = { kind: 'agent', agentId, tokenId: match.tokenId };
+  const checked = await checkAgent(ctx, agentId, token);
+  if (typeof checked === 'string') return { ok: false, reason: checked };
+  if (!keysMatch(frame, liveKeys(checked.agent, ctx.clock.now())))
+    return { ok: false, reason: 'keys_mismatch' };
+  const principal: AgentPrincipal = { kind: 'agent', agentId, tokenId: checked.tokenId };
   return { ok: true, principal };
+}
+
+/** Arms (or clears) the grace-end timers of a connection for its token. */
+function armTokenTimers(
+  ctx: ServerContext,
+  conn: HubConnection,
+  agent: AgentRecord | undefined,
+  tokenId: string,
+) {
+  const token = agent?.tokens.find((t) => t.tokenId === tokenId);
+  if (token?.validUntilMs === undefined) {
+    conn.clearTimer('token_expiring');
+    conn.clearTimer('token_grace');
+    return;
+  }
+  ctx.agentSockets.armGraceEnd(conn, token.validUntilMs, ctx.clock.now(), ctx.options.authExpiringNoticeMs);
+}
+
+/**
+ * `{ type: 'auth.renew', access_token: 'hsk_…' }` on an agent connection: a
+ * valid token of the same agent moves the connection onto it (`auth.ok`);
+ * anything else is `auth.error` `invalid_token` and the connection stays on
+ * its token.
+ */
+export async function renewAgent(ctx: ServerContext, frame: ClientFrame, conn: HubConnection): Promise<void> {
+  const current = conn.principal;
+  if (current?.kind !== 'agent') return;
+  const token = stringField(frame, 'access_token', MAX_CREDENTIAL_CHARS);
+  const checked = token === undefined ? 'invalid_token' : await checkAgent(ctx, current.agentId, token);
+  if (typeof checked === 'string') {
+    conn.send(authErrorFrame(checked === 'webhook_mode' ? 'invalid_token' : checked));
+    return;
+  }
+  conn.updatePrincipal({ kind: 'agent', agentId: current.agentId, tokenId: checked.tokenId });
+  conn.send({ type: 'auth.ok' });
+  armTokenTimers(ctx, conn, checked.agent, checked.tokenId);
 }
 
 /** Registers agent authentication on the hub. */
@@ -80,17 +126,7 @@ export function registerAgentSessions(ctx: ServerContext): void {
       for (const older of ctx.agentSockets.connections(p.agentId)) {
         if (older !== conn) older.close(WS_CLOSE.REPLACED, 'replaced');
       }
-      void ctx.store.agents.get(p.agentId).then((agent) => {
-        const token = agent?.tokens.find((t) => t.tokenId === p.tokenId);
-        if (token?.validUntilMs !== undefined) {
-          ctx.agentSockets.armGraceEnd(
-            conn,
-            token.validUntilMs,
-            ctx.clock.now(),
-            ctx.options.authExpiringNoticeMs,
-          );
-        }
-      });
+      void ctx.store.agents.get(p.agentId).then((agent) => armTokenTimers(ctx, conn, agent, p.tokenId));
       ctx.delivery.onAgentConnected(p.agentId);
     },
   });

@@ -9,8 +9,8 @@
  * | `L3` banned | every call → 403 AGENT_BANNED (same exception) | `agent.governance`, then close 4011; refused (`agent_banned`) |
  *
  * Every change sends `agent.governance` (WebSocket only, never by webhook)
- * with a cleartext `payload: { agent_id, level, reason }`; it carries no
- * envelope so it reaches an agent without registered keys too.
+ * with a cleartext `payload: { agent_id, level, reason }` and a `delivery_id`;
+ * it carries no envelope so it reaches an agent without registered keys too.
  *
  * `GET /agents/:id/governance` (owner, or the agent itself at any level) →
  * `{ agent_id, level, state, reason, updated_at }`.
@@ -23,6 +23,7 @@ import { fail } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import type { AgentRecord, GovernanceLevel } from '../store/agent-types.js';
+import { uuidV7 } from '../delivery/ids.js';
 import { WS_CLOSE } from '../ws/frames.js';
 import { agentFor } from './routes.js';
 import { SYSTEM_CONVERSATION_ID, SYSTEM_SENDER_ID } from './system-sender.js';
@@ -90,6 +91,7 @@ export async function setGovernance(
       created_at: new Date(now).toISOString(),
     },
     payload: { agent_id: agentId, level, reason },
+    delivery_id: uuidV7(now),
   };
   if (level === 'L2' || level === 'L3') {
     const code = level === 'L2' ? WS_CLOSE.AGENT_SUSPENDED : WS_CLOSE.AGENT_BANNED;

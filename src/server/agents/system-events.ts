@@ -9,6 +9,7 @@
 import { isWsOnlyEventType } from '../../core/protocol/events.js';
 import { WEBHOOK_BODY_VERSION } from '../../core/protocol/webhook-delivery.js';
 import type { ServerContext } from '../context.js';
+import { uuidV7 } from '../delivery/ids.js';
 import { liveKeys } from './records.js';
 
 /** Outcome of {@link sendSystemEvent}. */
@@ -42,6 +43,7 @@ export async function sendSystemEvent(
     version: WEBHOOK_BODY_VERSION,
     wire_envelope: event.wireEnvelope,
     metadata: event.metadata,
+    delivery_id: uuidV7(ctx.clock.now()),
   });
   return sent ? 'sent' : 'not_connected';
 }

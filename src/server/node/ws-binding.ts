@@ -46,16 +46,35 @@ function refusal(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+/** Liveness: a ping every 30 s; a connection silent for 60 s is terminated (real time, not the server clock). */
+export const WS_PING_INTERVAL_MS = 30_000;
+/** Silence after which a connection is terminated. */
+export const WS_SILENCE_LIMIT_MS = 60_000;
+
 function connect(hub: WsHub, ws: WebSocket): void {
   const sink = hub.accept({
     send: (text) => ws.send(text),
     close: (code, reason) => ws.close(code, reason),
   });
+  let lastSeen = Date.now();
+  // Real time on purpose: virtual time jumps of days must not kill live sockets.
+  const ping = setInterval(() => {
+    if (Date.now() - lastSeen > WS_SILENCE_LIMIT_MS) ws.terminate();
+    else ws.ping();
+  }, WS_PING_INTERVAL_MS);
+  ping.unref();
+  ws.on('pong', () => {
+    lastSeen = Date.now();
+  });
   ws.on('message', (data, isBinary) => {
+    lastSeen = Date.now();
     if (isBinary) sink.receiveBinary();
     else sink.receive(textOf(data));
   });
-  ws.on('close', () => sink.closed());
+  ws.on('close', () => {
+    clearInterval(ping);
+    sink.closed();
+  });
   ws.on('error', () => sink.closed());
 }
 

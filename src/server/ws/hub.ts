@@ -10,6 +10,7 @@ import type { Clock } from '../../core/clock.js';
 import { LIMITS } from '../../core/limits.js';
 import type { ServerLogger } from '../options.js';
 import { HubConnection, type Principal, type SocketLike } from './connection.js';
+import { AUTH_ERROR_CLOSE_CODES } from '../../core/protocol/ws-close.js';
 import { authErrorFrame, errorFrame, WS_CLOSE, type AuthErrorReason } from './frames.js';
 
 /** A parsed client frame. */
@@ -21,7 +22,7 @@ export type AuthOutcome =
   | {
       readonly ok: false;
       readonly reason: AuthErrorReason;
-      /** Close code after `auth.error`. @defaultValue 4001 (AUTH_FAILED) */
+      /** Close code after `auth.error`. @defaultValue the SDK's `AUTH_ERROR_CLOSE_CODES[reason]`, else 4001 */
       readonly closeCode?: number;
     };
 
@@ -49,6 +50,11 @@ export interface ConnectionSink {
 }
 
 const MAX_QUEUED = 16;
+
+/** The close code that follows an `auth.error` with `reason` (shared with the SDK). */
+export function closeCodeAfter(reason: AuthErrorReason): number {
+  return reason === 'device_mismatch' ? WS_CLOSE.AUTH_FAILED : AUTH_ERROR_CLOSE_CODES[reason];
+}
 
 function parseFrame(text: string): ClientFrame | undefined {
   let value: unknown;
@@ -144,14 +150,14 @@ export class WsHub {
         outcome = await authenticator.authenticate(frame);
       } catch (err) {
         this.#logger.error(`ws authentication failed unexpectedly: ${(err as Error).name}`);
-        outcome = { ok: false, reason: 'invalid_token' };
+        outcome = { ok: false, reason: 'internal_error' };
       }
     }
     if (conn.state === 'closed') return;
     conn.clearTimer('auth_deadline');
     if (!outcome.ok) {
       conn.send(authErrorFrame(outcome.reason));
-      conn.close(outcome.closeCode ?? WS_CLOSE.AUTH_FAILED, outcome.reason);
+      conn.close(outcome.closeCode ?? closeCodeAfter(outcome.reason), outcome.reason);
       return;
     }
     conn.open(outcome.principal);

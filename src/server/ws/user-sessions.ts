@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { renewAgent } from '../agents/agent-sessions.js';
 import { checkAccessToken } from '../auth/authenticate.js';
 import type { ServerContext } from '../context.js';
 import type { UserPrincipal } from '../http/types.js';
@@ -74,5 +75,7 @@ export function registerUserSessions(ctx: ServerContext): void {
       if (conn.principal?.kind === 'user') scheduleExpiry(ctx, conn, conn.principal);
     },
   });
-  ctx.hub.handle('auth.renew', (frame, conn) => renew(ctx, frame, conn));
+  ctx.hub.handle('auth.renew', (frame, conn) =>
+    conn.principal?.kind === 'agent' ? renewAgent(ctx, frame, conn) : renew(ctx, frame, conn),
+  );
 }

@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import type EventEmitter from 'eventemitter3';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { isAmsError, isServiceError } from '../../core/errors/guards.js';
-import type { RateLimiter } from '../../webhook/refs/rate-limiter.js';
+import type { RateLimiter } from '../../core/rate-limiter.js';
 import { describeRequest, sendAttempt, type AttemptRequest, type RawResponse } from './attempt.js';
 import type { RestClientEvents } from './events.js';
 import type { ResolvedRestOptions } from './options.js';

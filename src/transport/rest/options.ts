@@ -187,22 +187,12 @@ function credentialsOf(value: RestClientOptions['credentials']): CredentialsProv
   return () => value;
 }
 
-/**
- * A `clock`-driven sleep that an AbortSignal can cut short. On the system
- * clock it uses a plain (ref'd) runtime timer: `systemClock` timers are
- * unref'd, and a retry or reconnect wait must keep the process alive.
- */
+/** A `clock`-driven sleep that an AbortSignal can cut short. */
 export function clockSleep(clock: Clock): SleepFn {
-  const set =
-    clock === systemClock
-      ? (fn: () => void, ms: number) => {
-          const t = globalThis.setTimeout(fn, ms);
-          return () => globalThis.clearTimeout(t);
-        }
-      : (fn: () => void, ms: number) => {
-          const h = clock.setTimeout(fn, ms);
-          return () => clock.clearTimeout(h);
-        };
+  const set = (fn: () => void, ms: number): (() => void) => {
+    const h = clock.setTimeout(fn, ms);
+    return () => clock.clearTimeout(h);
+  };
   return (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted === true) {

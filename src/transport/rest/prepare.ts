@@ -5,7 +5,7 @@
  * @module
  */
 import type { Dispatcher } from 'undici';
-import { createRateLimiter, type RateLimiter } from '../../webhook/refs/rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from '../../core/rate-limiter.js';
 import type { PreparedRequest } from './execute.js';
 import type { ResolvedRestOptions } from './options.js';
 import { targetOf, type QueryParams } from './paths.js';

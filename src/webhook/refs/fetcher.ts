@@ -14,7 +14,7 @@ import { TimeoutError } from '../../core/errors/timeout-error.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { LIMITS } from '../../core/limits.js';
 import type { WebhookRef } from '../delivery.js';
-import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from '../../core/rate-limiter.js';
 import { discard, readLimited, sleep, type FetchLike, type FetchResponseLike } from './http.js';
 
 /** Options of {@link createRefFetcher}. */

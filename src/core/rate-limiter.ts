@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
-import { ConfigurationError } from '../../core/errors/configuration-error.js';
-import { LIMITS } from '../../core/limits.js';
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { ConfigurationError } from './errors/configuration-error.js';
+import { LIMITS } from './limits.js';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {

@@ -10,30 +10,40 @@ import { fileURLToPath } from 'node:url';
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs');
 
-/** Extracts the body of the first heading named "Gap decisions" (any level) of a markdown text. */
+/**
+ * Extracts the bodies of every heading named "Gap decisions…" (any level from
+ * 2 to 4) of a markdown text, each up to the next heading of the same or a
+ * higher level, joined in document order.
+ */
 export function gapSection(markdown: string): string | undefined {
   const lines = markdown.split('\n');
-  const start = lines.findIndex((l) => /^#{2,4}\s+Gap decisions\b/i.test(l));
-  if (start < 0) return undefined;
-  const level = /^#+/.exec(lines[start]!)![0].length;
-  let end = lines.length;
-  for (let i = start + 1; i < lines.length; i++) {
-    const m = /^(#+)\s/.exec(lines[i]!);
-    if (m && m[1]!.length <= level) {
-      end = i;
-      break;
+  const sections: string[] = [];
+  for (let start = 0; start < lines.length; start++) {
+    const heading = /^(#{2,4})\s+(Gap decisions\b.*)$/i.exec(lines[start]!);
+    if (heading === null) continue;
+    const level = heading[1]!.length;
+    let end = lines.length;
+    for (let i = start + 1; i < lines.length; i++) {
+      const m = /^(#+)\s/.exec(lines[i]!);
+      if (m && m[1]!.length <= level) {
+        end = i;
+        break;
+      }
     }
+    // Nested headings move down under the per-document heading.
+    const body = lines
+      .slice(start + 1, end)
+      .map((l) => {
+        const m = /^(#+)(\s.*)$/.exec(l);
+        return m ? '#'.repeat(Math.min(6, 3 + m[1]!.length - level)) + m[2] : l;
+      })
+      .join('\n')
+      .trim();
+    const title = heading[2]!.trim();
+    sections.push(sections.length === 0 && /^gap decisions$/i.test(title) ? body : `### ${title}\n\n${body}`);
+    start = end - 1;
   }
-  const body = lines.slice(start + 1, end);
-  // Nested headings move down under the per-document heading.
-  return body
-    .map((l) =>
-      /^#+\s/.test(l)
-        ? '#'.repeat(Math.min(6, 3 + (/^#+/.exec(l)![0].length - level))) + l.replace(/^#+/, '')
-        : l,
-    )
-    .join('\n')
-    .trim();
+  return sections.length === 0 ? undefined : sections.join('\n\n');
 }
 
 /** Builds the text of docs/decisions.md from the docs folder. */

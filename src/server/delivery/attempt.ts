@@ -42,10 +42,14 @@ function deadline(input: AttemptInput): { signal: AbortSignal; timedOut: () => b
   let fired = false;
   const onCancel = (): void => controller.abort();
   input.cancel.addEventListener('abort', onCancel, { once: true });
-  const timer = clock.setTimeout(() => {
-    fired = true;
-    controller.abort();
-  }, input.timeoutMs);
+  const timer = clock.setTimeout(
+    () => {
+      fired = true;
+      controller.abort();
+    },
+    input.timeoutMs,
+    { background: true },
+  );
   return {
     signal: controller.signal,
     timedOut: () => fired,

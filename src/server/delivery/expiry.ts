@@ -15,10 +15,14 @@ export function armExpiry(state: AgentState, clock: Clock, onDue: () => void): v
   if (state.expiryTimer !== undefined) clock.clearTimeout(state.expiryTimer.handle);
   state.expiryTimer = undefined;
   if (head === undefined) return;
-  const handle = clock.setTimeout(() => {
-    state.expiryTimer = undefined;
-    onDue();
-  }, head.expiresAtMs - clock.now());
+  const handle = clock.setTimeout(
+    () => {
+      state.expiryTimer = undefined;
+      onDue();
+    },
+    head.expiresAtMs - clock.now(),
+    { background: true },
+  );
   state.expiryTimer = { handle, atMs: head.expiresAtMs };
 }
 

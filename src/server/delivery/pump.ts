@@ -158,10 +158,15 @@ export class AgentPump {
   }
 
   #retryAfter(state: AgentState, ms: number): void {
-    state.retryTimer = this.#opts.clock.setTimeout(() => {
-      state.retryTimer = undefined;
-      this.pump(state);
-    }, ms);
+    // Background: the server's socket keeps a process alive, never the engine's waits.
+    state.retryTimer = this.#opts.clock.setTimeout(
+      () => {
+        state.retryTimer = undefined;
+        this.pump(state);
+      },
+      ms,
+      { background: true },
+    );
   }
 
   #markUnreachable(state: AgentState, head: PendingDelivery, errorClass: string): void {

@@ -96,6 +96,8 @@ export class HubConnection {
         fn();
       },
       Math.max(0, delayMs),
+      // Deadlines of a connection never keep the process alive on their own.
+      { background: true },
     );
     this.#timers.set(name, handle);
   }

@@ -8,6 +8,7 @@ import {
   connectAgent,
   createTestAgent,
   createTestUser,
+  registerKeys,
   startAgentServer,
   type TestUser,
 } from '../../helpers/server-agents.js';
@@ -146,6 +147,24 @@ describe('token regeneration and revocation while connected', () => {
     expect(await probe.next()).toEqual({ type: 'auth.expiring', expires_in_seconds: 60 });
     expect(await probe.next()).toEqual({ type: 'auth.error', reason: 'token_revoked' });
     expect((await probe.waitClosed()).code).toBe(WS_CLOSE_CODES.TOKEN_REVOKED);
+  });
+
+  it('auth.renew with the new token moves the connection onto it (no grace end any more)', async () => {
+    const agent = await createTestAgent(server, owner);
+    const probe = await connectAgent(server, agent);
+    const fresh = String((await regenerate(agent.agentId, false)).data['token']);
+    probe.send({ type: 'auth.renew', access_token: `hsk_${'x'.repeat(40)}` });
+    expect(await probe.next()).toEqual({ type: 'auth.error', reason: 'invalid_token' });
+    probe.send({ type: 'auth.renew', access_token: fresh });
+    expect(await probe.next()).toEqual({ type: 'auth.ok' });
+    agent.keys = generateKeys();
+    expect((await registerKeys(server, agent.agentId, fresh, agent.keys)).status).toBe(201);
+    server.advanceTime(8 * DAY);
+    await probe.settle();
+    expect(probe.isOpen).toBe(true);
+    await server.control.sendSystemEvent(agent.agentId, 'agent.capability_changed', { n: 2 });
+    expect((await probe.next()).type).toBe('agent.capability_changed');
+    probe.close();
   });
 
   it('emergency regeneration cuts the old connection at once', async () => {

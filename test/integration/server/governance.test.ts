@@ -47,6 +47,7 @@ describe('governance levels', () => {
       type: 'agent.governance',
       payload: { agent_id: agent.agentId, level: 'L1', reason: 'Too many reports' },
       metadata: { sender_id: 'system' },
+      delivery_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7/),
     });
     expect(probe.isOpen).toBe(true);
     expect((await governance(agent.token)).data).toMatchObject({

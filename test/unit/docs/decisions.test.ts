@@ -16,3 +16,10 @@ describe('docs/decisions.md', () => {
     expect(gapSection('# T\n\nno gaps here\n')).toBeUndefined();
   });
 });
+
+describe('gapSection with several sections', () => {
+  it('collects every "Gap decisions" heading of a document, titled after the first', () => {
+    const md = '# T\n\n## Gap decisions\n\n1. a\n\n## Other\n\nx\n\n### Gap decisions (engine)\n\nD1. b\n';
+    expect(gapSection(md)).toBe('1. a\n\n### Gap decisions (engine)\n\nD1. b');
+  });
+});

@@ -1,17 +1,18 @@
 import pkg from '../../package.json' with { type: 'json' };
 
-/** Output streams of the CLI, injectable for tests. */
-export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-}
+import type { Command } from './command.js';
+import type { CliIo } from './io.js';
 
-/** A subcommand: its arguments (after the name) and the streams; resolves with the exit code. */
-type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
+export type { CliIo } from './io.js';
 
 // Commands load on demand so `ams --help` stays instant.
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: async (argv, io) => (await import('./commands/serve.js')).runServe(argv, io),
+  dev: async (argv, io) => (await import('./commands/dev.js')).runDev(argv, io),
+  keygen: async (argv, io) => (await import('./commands/keygen.js')).runKeygen(argv, io),
+  webhook: async (argv, io) => (await import('./commands/webhook.js')).runWebhook(argv, io),
+  logs: async (argv, io) => (await import('./commands/logs.js')).runLogs(argv, io),
+  token: async (argv, io) => (await import('./commands/token.js')).runToken(argv, io),
 };
 
 const HELP = `ams ${pkg.version} — tools for agent-messaging-sdk
@@ -24,6 +25,16 @@ Options:
 
 Commands:
   serve           Run the reference server in the foreground (ams serve --help)
+  dev bootstrap   Create a user and an agent on a dev server; print the env lines
+  keygen          Create an agent key store; print the public key fingerprints
+  webhook sign    Sign a test delivery and POST it to a local receiver
+  webhook verify  Say precisely why a captured delivery is (not) valid
+  logs            Print (or --follow) an agent's webhook delivery log
+  token rotate    Regenerate an agent token (owner login)
+  token revoke    Delete an agent token (owner login)
+
+Run 'ams <command> --help' for the options of each.
+Exit status: 0 success, 1 failure, 2 usage error.
 `;
 
 /**

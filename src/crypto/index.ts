@@ -18,6 +18,9 @@ export {
   type KeysOptions,
 } from './keys.js';
 
+// --- proof of key possession (agent key registration and check) ---
+export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFields } from './key-proof.js';
+
 // --- envelope v1 ---
 export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
 export { open, openAsync } from './open.js';

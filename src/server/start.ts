@@ -38,6 +38,14 @@ export interface ReferenceServer {
    * @throws {@link ConfigurationError} when not in virtual-time mode.
    */
   advanceTime(ms: number): void;
+  /**
+   * Simulates a restart with state kept (tests of reconnects): closes every
+   * WebSocket (1001, frames already sent are flushed first) and HTTP
+   * connection, stops listening, waits `downtimeMs` of real time (connection
+   * attempts are refused meanwhile), then listens again on the same port with
+   * the same in-memory state. Deliveries for disconnected agents stay queued.
+   */
+  restart(options?: { downtimeMs?: number }): Promise<void>;
   /** Closes every WebSocket (1001) and HTTP connection and stops listening. */
   close(): Promise<void>;
 }
@@ -82,10 +90,20 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const match = router.match(method, path);
     return match.kind === 'found' ? bodyLimitOf(match.route, ctx.options) : ctx.options.maxBodyBytes;
   };
-  const server = createServer(createNodeListener(handle, bodyCap));
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  const sockets = attachWebSockets(server, ctx.hub);
+  const bind = (): { server: Server; sockets: ReturnType<typeof attachWebSockets> } => {
+    const http = createServer(createNodeListener(handle, bodyCap));
+    http.headersTimeout = 10_000;
+    http.requestTimeout = 30_000;
+    return { server: http, sockets: attachWebSockets(http, ctx.hub) };
+  };
+  let { server, sockets } = bind();
+  const stop = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      ctx.hub.closeAll();
+      sockets.close();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   let address: AddressInfo;
   try {
     address = await listen(server, ctx.options.port, ctx.options.host);
@@ -112,13 +130,18 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     virtualClock: ctx.virtualClock,
     control,
     advanceTime: (ms) => control.advanceTime(ms),
+    async restart(options = {}) {
+      if (closing !== undefined)
+        throw new ConfigurationError({ option: 'restart', message: 'The server is closed.' });
+      await stop();
+      const downtimeMs = options.downtimeMs ?? 0;
+      if (downtimeMs > 0) await new Promise((resolve) => setTimeout(resolve, downtimeMs));
+      ({ server, sockets } = bind());
+      await listen(server, address.port, address.address);
+      sockets.preload();
+    },
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        ctx.hub.closeAll();
-        sockets.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }).then(() => ctx.delivery.close());
+      closing ??= stop().then(() => ctx.delivery.close());
       return closing;
     },
   };

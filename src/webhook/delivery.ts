@@ -1,23 +1,19 @@
 /**
  * The webhook delivery body (wire shape, snake_case as the service sends it)
  * and its hand-written validator. `./webhook` carries no runtime dependency,
- * so this does by hand what a schema library would.
+ * so this does by hand what the zod schema `WebhookDeliveryBodySchema`
+ * (`core/protocol/webhook-delivery.ts`) does for the root entry; a property
+ * test keeps the two in agreement (see `docs/webhooks.md`, "Validation").
  *
  * @module
  */
-import { fromUtf8 } from '../core/encoding.js';
+import { fromUtf8, isBase64 } from '../core/encoding.js';
 import { WebhookVerificationError } from '../core/errors/webhook-verification-error.js';
+import { LIMITS } from '../core/limits.js';
+import { EVENT_TYPE_MAX_CHARS, WEBHOOK_EVENT_TYPES } from '../core/protocol/event-types.js';
+import { isIdentifier, isIsoUtcMillis, isMediaType, isSafeObjectKey } from './delivery-rules.js';
 
-/** Event types the service delivers by webhook. Others may appear later and are passed through. */
-export const WEBHOOK_EVENT_TYPES = [
-  'message.new',
-  'relation.established',
-  'relation.revoked',
-  'relation.suspended',
-  'relation.restored',
-  'artifact_response',
-  'agent.capability_changed',
-] as const;
+export { WEBHOOK_EVENT_TYPES };
 
 /** A webhook event type: one of {@link WEBHOOK_EVENT_TYPES}, or a newer one kept as-is. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | (string & {});
@@ -55,9 +51,6 @@ export interface WebhookDelivery {
   readonly metadata: WebhookMetadata;
 }
 
-const MAX_FIELD_LENGTH = 1024;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
 function invalid(field: string, problem: string): WebhookVerificationError {
   return new WebhookVerificationError({
     code: 'WEBHOOK_PAYLOAD_INVALID',
@@ -71,67 +64,69 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function shortString(obj: Record<string, unknown>, key: string, path: string): string {
-  const v = obj[key];
-  if (typeof v !== 'string' || v.length === 0 || v.length > MAX_FIELD_LENGTH) {
-    throw invalid(path, 'must be a non-empty string');
-  }
-  return v;
-}
-
 function parseRef(v: unknown): WebhookRef {
   if (!isRecord(v)) throw invalid('ref', 'must be an object');
   if (v['type'] !== 'r2') throw invalid('ref.type', 'must be "r2"');
-  const objectKey = shortString(v, 'object_key', 'ref.object_key');
-  if (objectKey.split('/').some((s) => s === '.' || s === '..')) {
-    throw invalid('ref.object_key', 'must not contain "." or ".." path segments');
+  const objectKey = v['object_key'];
+  if (!isSafeObjectKey(objectKey)) {
+    throw invalid(
+      'ref.object_key',
+      'must be a relative key without control characters, ?, #, \\ or dot segments',
+    );
   }
   const size = v['size'];
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
     throw invalid('ref.size', 'must be a non-negative integer');
   }
-  return {
-    type: 'r2',
-    object_key: objectKey,
-    size,
-    content_type: shortString(v, 'content_type', 'ref.content_type'),
-  };
+  const contentType = v['content_type'];
+  if (!isMediaType(contentType)) throw invalid('ref.content_type', 'must be a media type');
+  return { type: 'r2', object_key: objectKey, size, content_type: contentType };
 }
 
 function parseMetadata(v: unknown): WebhookMetadata {
   if (!isRecord(v)) throw invalid('metadata', 'must be an object');
-  const createdAt = shortString(v, 'created_at', 'metadata.created_at');
-  if (!TIMESTAMP.test(createdAt) || Number.isNaN(Date.parse(createdAt))) {
-    throw invalid('metadata.created_at', 'must be an ISO 8601 timestamp');
+  const { conversation_id: conversationId, sender_id: senderId, created_at: createdAt } = v;
+  if (!isIdentifier(conversationId)) throw invalid('metadata.conversation_id', 'must be an identifier');
+  if (!isIdentifier(senderId)) throw invalid('metadata.sender_id', 'must be an identifier');
+  if (!isIsoUtcMillis(createdAt)) {
+    throw invalid('metadata.created_at', 'must be an ISO 8601 UTC timestamp with milliseconds');
   }
-  return {
-    conversation_id: shortString(v, 'conversation_id', 'metadata.conversation_id'),
-    sender_id: shortString(v, 'sender_id', 'metadata.sender_id'),
-    created_at: createdAt,
-  };
+  return { conversation_id: conversationId, sender_id: senderId, created_at: createdAt };
+}
+
+function checkEnvelope(envelope: unknown): string {
+  if (
+    typeof envelope !== 'string' ||
+    envelope.length === 0 ||
+    envelope.length > LIMITS.WEBHOOK_BODY_MAX_BYTES ||
+    !isBase64(envelope)
+  ) {
+    throw invalid('wire_envelope', 'must be non-empty canonical base64 when ref is absent');
+  }
+  return envelope;
 }
 
 /**
  * Validates an already parsed delivery body and returns a clean copy holding
- * only the known fields (unknown fields are dropped, never trusted).
+ * only the known fields (unknown fields, `payload` included, are dropped, never trusted).
+ * `wire_envelope: null` selects the `ref` form; anything else the inline form.
  *
  * @throws {@link WebhookVerificationError} `WEBHOOK_PAYLOAD_INVALID` (400), naming the field.
  */
 export function toWebhookDelivery(value: unknown): WebhookDelivery {
   if (!isRecord(value)) throw invalid('body', 'must be a JSON object');
-  const type = shortString(value, 'type', 'type');
-  if (value['version'] !== 'v1') throw invalid('version', 'must be "v1"');
-  const envelope = value['wire_envelope'];
-  const hasRef = value['ref'] !== undefined && value['ref'] !== null;
-  if (hasRef) {
-    if (envelope !== null && envelope !== undefined)
-      throw invalid('wire_envelope', 'must be null when ref is present');
-  } else if (typeof envelope !== 'string' || envelope.length === 0) {
-    throw invalid('wire_envelope', 'must be a base64 string when ref is absent');
+  const type = value['type'];
+  if (typeof type !== 'string' || type.length === 0 || type.length > EVENT_TYPE_MAX_CHARS) {
+    throw invalid('type', `must be a string of 1 to ${EVENT_TYPE_MAX_CHARS} characters`);
   }
+  if (value['version'] !== 'v1') throw invalid('version', 'must be "v1"');
   const metadata = parseMetadata(value['metadata']);
-  if (!hasRef) return { type, version: 'v1', wire_envelope: envelope as string, metadata };
-  return { type, version: 'v1', wire_envelope: null, ref: parseRef(value['ref']), metadata };
+  if (value['wire_envelope'] === null) {
+    return { type, version: 'v1', wire_envelope: null, ref: parseRef(value['ref']), metadata };
+  }
+  const envelope = checkEnvelope(value['wire_envelope']);
+  if (value['ref'] !== undefined) throw invalid('ref', 'must be absent when wire_envelope is set');
+  return { type, version: 'v1', wire_envelope: envelope, metadata };
 }
 
 /**

@@ -33,8 +33,10 @@ export function getHeader(headers: WebhookHeaderSource, name: string): string | 
     return typeof v === 'string' ? v : undefined;
   }
   const record = headers as Readonly<Record<string, HeaderValue>>;
-  // Node lower-cases incoming header names, so the direct lookup nearly always hits.
-  if (Object.prototype.hasOwnProperty.call(record, name)) return firstValue(record[name]);
+  // Node lower-cases incoming header names, so the direct read nearly always hits. Our
+  // names (x-service-*, content-length) are never inherited from Object.prototype.
+  const direct = record[name];
+  if (direct !== undefined) return firstValue(direct);
   for (const key in record) {
     if (
       key.length === name.length &&

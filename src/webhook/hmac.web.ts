@@ -6,7 +6,6 @@
  * @module
  */
 import { utf8 } from '../core/encoding.js';
-import { hexToBytes } from './hex.js';
 import type { HmacBackend, HmacKey } from './hmac.js';
 
 interface WebHmacKey extends HmacKey {
@@ -25,6 +24,7 @@ function signedBytes(prefix: string, body: Uint8Array): Uint8Array<ArrayBuffer> 
 /** The WebCrypto backend. */
 export const webHmacBackend: HmacBackend = {
   name: 'web',
+  sync: false,
   async importKey(secret) {
     const key = await crypto.subtle.importKey(
       'raw',
@@ -36,9 +36,10 @@ export const webHmacBackend: HmacBackend = {
     const prepared: WebHmacKey = { backend: 'web', key };
     return prepared;
   },
-  verify(key, prefix, body, signatureHex) {
-    const signature = new Uint8Array(hexToBytes(signatureHex));
-    return crypto.subtle.verify('HMAC', (key as WebHmacKey).key, signature, signedBytes(prefix, body));
+  verify(key, prefix, body, signature) {
+    // A copy: the caller may reuse its buffer once this returns.
+    const sig = new Uint8Array(signature);
+    return crypto.subtle.verify('HMAC', (key as WebHmacKey).key, sig, signedBytes(prefix, body));
   },
   async sign(key, prefix, body) {
     return new Uint8Array(

@@ -65,7 +65,8 @@ function checkInput(input: SignWebhookInput): string {
 /**
  * Creates a signer whose HMAC key is prepared once.
  *
- * @throws {@link ConfigurationError} for a short or padded secret.
+ * @throws {@link ConfigurationError} for a short or padded secret, or a `crypto`
+ *   backend that is not available here.
  * @example
  * ```ts
  * const signer = createWebhookSigner({ secret });
@@ -75,16 +76,13 @@ function checkInput(input: SignWebhookInput): string {
  */
 export function createWebhookSigner(options: WebhookSignerOptions): WebhookSigner {
   const [secret] = toSecretKeys(options.secret);
-  const prepared = resolveHmacBackend(options.crypto ?? 'auto').then(async (backend) => ({
-    backend,
-    key: await backend.importKey(secret!),
-  }));
+  const backend = resolveHmacBackend(options.crypto ?? 'auto');
+  const prepared = Promise.resolve(backend.importKey(secret!));
   prepared.catch(() => undefined);
   return {
     async sign(input) {
       const ts = checkInput(input);
-      const { backend, key } = await prepared;
-      const mac = await backend.sign(key, `${ts}.${input.deliveryId}.`, toBodyBytes(input.body));
+      const mac = await backend.sign(await prepared, `${ts}.${input.deliveryId}.`, toBodyBytes(input.body));
       const signature = bytesToHex(mac);
       const headers: Record<string, string> = {
         'content-type': 'application/json',

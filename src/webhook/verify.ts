@@ -11,6 +11,9 @@
  * 4. signature is 64 hex and matches  → 401 `WEBHOOK_SIGNATURE_INVALID` (constant-time compare)
  * 5. body is a valid delivery (JSON parsed only now) → 400 `WEBHOOK_PAYLOAD_INVALID`
  *
+ * On node:crypto the whole check is synchronous (`verifySync`), and the
+ * promise-returning methods delegate to it; on WebCrypto only the HMAC waits.
+ *
  * @module
  */
 import { systemClock, type Clock } from '../core/clock.js';
@@ -19,7 +22,7 @@ import { WebhookVerificationError } from '../core/errors/webhook-verification-er
 import { DEFAULT_WEBHOOK_OPTIONS, WEBHOOK_HEADERS } from './constants.js';
 import { parseWebhookDelivery, type WebhookDelivery } from './delivery.js';
 import { getHeader, type WebhookHeaderSource } from './headers.js';
-import { isHex } from './hex.js';
+import { decodeHex } from './hex.js';
 import { resolveHmacBackend, type HmacBackend, type HmacBackendName, type HmacKey } from './hmac.js';
 import { toSecretKeys, type WebhookSecretInput } from './secrets.js';
 import { isValidDeliveryId, isUnixSeconds, toBodyBytes, type WebhookBody } from './verify-input.js';
@@ -81,6 +84,11 @@ export interface VerifiedWebhook extends VerifiedSignature {
 export interface WebhookVerifier {
   /** The tolerance in force, ms. */
   readonly toleranceMs: number;
+  /**
+   * True when the synchronous methods are available: the node:crypto backend
+   * (Node, Bun, Deno). False on WebCrypto, whose HMAC is asynchronous.
+   */
+  readonly synchronous: boolean;
   /** Resolves once the keys are prepared; rejects with the {@link ConfigurationError} that stops it. */
   ready(): Promise<void>;
   /**
@@ -93,6 +101,19 @@ export interface WebhookVerifier {
    * @throws {@link WebhookVerificationError} with the status to answer.
    */
   verifySignature(input: WebhookVerifyInput): Promise<VerifiedSignature>;
+  /**
+   * {@link WebhookVerifier.verify} without the promise, on node:crypto. The async
+   * methods delegate to it there, so both give the same answers.
+   * @throws {@link WebhookVerificationError} with the status to answer, or
+   *   {@link ConfigurationError} when {@link WebhookVerifier.synchronous} is false.
+   */
+  verifySync(input: WebhookVerifyInput): VerifiedWebhook;
+  /**
+   * {@link WebhookVerifier.verifySignature} without the promise, on node:crypto.
+   * @throws {@link WebhookVerificationError} with the status to answer, or
+   *   {@link ConfigurationError} when {@link WebhookVerifier.synchronous} is false.
+   */
+  verifySignatureSync(input: WebhookVerifyInput): VerifiedSignature;
 }
 
 function reject(
@@ -121,135 +142,152 @@ function checkTolerance(toleranceMs: number | undefined): number {
   return toleranceMs;
 }
 
-function tooLarge(maxBytes: number): WebhookVerificationError {
-  return reject('WEBHOOK_PAYLOAD_TOO_LARGE', 413, 'The webhook body exceeds 1 MB.', { max_bytes: maxBytes });
-}
-
 function missingHeaders(...values: (string | undefined)[]): WebhookVerificationError {
   const names = ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Delivery-Id'];
   const missing = names.filter((_, i) => !values[i]);
   return reject('WEBHOOK_HEADER_MISSING', 400, `Missing webhook header: ${missing.join(', ')}.`, { missing });
 }
 
-function malformedDeliveryId(): WebhookVerificationError {
-  return reject('WEBHOOK_HEADER_MISSING', 400, 'Malformed webhook header: X-Service-Delivery-Id.', {
-    malformed: ['X-Service-Delivery-Id'],
-  });
-}
-
 function signatureMismatch(): WebhookVerificationError {
   return reject('WEBHOOK_SIGNATURE_INVALID', 401, 'The webhook signature does not match.');
 }
 
+/** A request that passed every check before the HMAC. */
+interface Checked {
+  readonly body: Uint8Array;
+  readonly headers: WebhookHeaderSource;
+  /** `timestamp + "." + delivery_id + "."`: the signed string without the body. */
+  readonly prefix: string;
+  readonly deliveryId: string;
+  readonly seconds: number;
+}
+
+function verified(c: Checked, secretIndex: number): VerifiedSignature {
+  const agentId = getHeader(c.headers, WEBHOOK_HEADERS.agentId);
+  return { deliveryId: c.deliveryId, timestamp: c.seconds, agentId, secretIndex, body: c.body };
+}
+
 class Verifier implements WebhookVerifier {
   readonly toleranceMs: number;
+  readonly synchronous: boolean;
   readonly #clock: Clock;
-  readonly #maxBodyBytes = DEFAULT_WEBHOOK_OPTIONS.maxBodyBytes;
+  readonly #backend: HmacBackend;
   readonly #prepared: Promise<void>;
-  #backend: HmacBackend | undefined;
-  #keys: HmacKey[] = [];
+  /** The decoded signature; reused, since the synchronous path never interleaves. */
+  readonly #signature = new Uint8Array(32);
+  #keys: readonly HmacKey[] = [];
 
   constructor(options: WebhookVerifierOptions) {
     const secrets = toSecretKeys(options.secret);
     this.toleranceMs = checkTolerance(options.toleranceMs);
     this.#clock = options.clock ?? systemClock;
-    this.#prepared = this.#prepare(secrets, options.crypto ?? 'auto');
-    // Surfaced by ready()/verify(); never an unhandled rejection.
-    this.#prepared.catch(() => undefined);
-  }
-
-  async #prepare(secrets: Uint8Array[], preference: HmacBackendName | 'auto'): Promise<void> {
-    const backend = await resolveHmacBackend(preference);
-    this.#keys = await Promise.all(secrets.map((s) => backend.importKey(s)));
-    this.#backend = backend;
+    this.#backend = resolveHmacBackend(options.crypto ?? 'auto');
+    this.synchronous = this.#backend.sync;
+    if (this.synchronous) {
+      this.#keys = secrets.map((s) => this.#backend.importKey(s) as HmacKey);
+      this.#prepared = Promise.resolve();
+    } else {
+      this.#prepared = Promise.all(secrets.map((s) => this.#backend.importKey(s))).then((keys) => {
+        this.#keys = keys;
+      });
+      // Surfaced by ready()/verify(); never an unhandled rejection.
+      this.#prepared.catch(() => undefined);
+    }
   }
 
   ready(): Promise<void> {
     return this.#prepared;
   }
 
+  verifySync(input: WebhookVerifyInput): VerifiedWebhook {
+    const v = this.verifySignatureSync(input);
+    return { ...v, delivery: parseWebhookDelivery(v.body) };
+  }
+
+  verifySignatureSync(input: WebhookVerifyInput): VerifiedSignature {
+    if (!this.synchronous) {
+      throw new ConfigurationError({
+        option: 'crypto',
+        message: 'Synchronous verification needs node:crypto; use verify() or verifySignature() here.',
+      });
+    }
+    const checked = this.#check(input);
+    const keys = this.#keys;
+    for (let i = 0; i < keys.length; i++) {
+      if (this.#backend.verify(keys[i]!, checked.prefix, checked.body, this.#signature) === true) {
+        return verified(checked, i);
+      }
+    }
+    throw signatureMismatch();
+  }
+
   verify(input: WebhookVerifyInput): Promise<VerifiedWebhook> {
-    return this.verifySignature(input).then((verified) => ({
-      ...verified,
-      delivery: parseWebhookDelivery(verified.body),
-    }));
+    if (this.synchronous) {
+      try {
+        return Promise.resolve(this.verifySync(input));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
+    return this.verifySignature(input).then((v) => ({ ...v, delivery: parseWebhookDelivery(v.body) }));
   }
 
   verifySignature(input: WebhookVerifyInput): Promise<VerifiedSignature> {
-    // Synchronous up to the HMAC on node:crypto, with one settled promise per call and
-    // no closures on the fast path (the build keeps function names: a call per closure).
     try {
-      const body = toBodyBytes(input.body);
-      if (body.length > this.#maxBodyBytes) throw tooLarge(this.#maxBodyBytes);
-      const headers = input.headers;
-      const signature = getHeader(headers, WEBHOOK_HEADERS.signature);
-      const timestamp = getHeader(headers, WEBHOOK_HEADERS.timestamp);
-      const deliveryId = getHeader(headers, WEBHOOK_HEADERS.deliveryId);
-      if (!signature || !timestamp || !deliveryId) throw missingHeaders(signature, timestamp, deliveryId);
-      if (!isValidDeliveryId(deliveryId)) throw malformedDeliveryId();
-      const seconds = this.#checkTimestamp(timestamp, input.receivedAtMs);
-      if (!isHex(signature, 32)) {
-        throw reject('WEBHOOK_SIGNATURE_INVALID', 401, 'The webhook signature is not 64 hex characters.');
-      }
-      const prefix = `${timestamp}.${deliveryId}.`;
-      const index = this.#backend === undefined ? undefined : this.#match(prefix, body, signature);
-      if (typeof index === 'number') {
-        const agentId = getHeader(headers, WEBHOOK_HEADERS.agentId);
-        return Promise.resolve({ deliveryId, timestamp: seconds, agentId, secretIndex: index, body });
-      }
-      const pending = index ?? this.#prepared.then(() => this.#match(prefix, body, signature));
-      return pending.then((secretIndex) => {
-        const agentId = getHeader(headers, WEBHOOK_HEADERS.agentId);
-        return { deliveryId, timestamp: seconds, agentId, secretIndex, body };
-      });
+      if (this.synchronous) return Promise.resolve(this.verifySignatureSync(input));
+      const checked = this.#check(input);
+      const signature = this.#signature.slice();
+      return this.#prepared.then(() => this.#matchAsync(checked, signature));
     } catch (err) {
       return Promise.reject(err as Error);
     }
   }
 
-  /** Index of the first key whose HMAC matches; sync on node:crypto, a promise on WebCrypto. */
-  #match(prefix: string, body: Uint8Array, signature: string): number | Promise<number> {
-    const backend = this.#backend!;
+  async #matchAsync(checked: Checked, signature: Uint8Array): Promise<VerifiedSignature> {
     for (let i = 0; i < this.#keys.length; i++) {
-      const ok = backend.verify(this.#keys[i]!, prefix, body, signature);
-      if (ok === true) return i;
-      if (ok !== false) return this.#matchAsync(prefix, body, signature, ok, i);
+      if (await this.#backend.verify(this.#keys[i]!, checked.prefix, checked.body, signature)) {
+        return verified(checked, i);
+      }
     }
     throw signatureMismatch();
   }
 
-  async #matchAsync(
-    prefix: string,
-    body: Uint8Array,
-    signature: string,
-    first: Promise<boolean>,
-    from: number,
-  ): Promise<number> {
-    if (await first) return from;
-    for (let i = from + 1; i < this.#keys.length; i++) {
-      if (await this.#backend!.verify(this.#keys[i]!, prefix, body, signature)) return i;
+  /** Every check before the HMAC, in the documented order; leaves the decoded signature in #signature. */
+  #check(input: WebhookVerifyInput): Checked {
+    const body = toBodyBytes(input.body);
+    const max = DEFAULT_WEBHOOK_OPTIONS.maxBodyBytes;
+    if (body.length > max) {
+      throw reject('WEBHOOK_PAYLOAD_TOO_LARGE', 413, 'The webhook body exceeds 1 MB.', { max_bytes: max });
     }
-    throw signatureMismatch();
+    const headers = input.headers;
+    const signature = getHeader(headers, WEBHOOK_HEADERS.signature);
+    const timestamp = getHeader(headers, WEBHOOK_HEADERS.timestamp);
+    const deliveryId = getHeader(headers, WEBHOOK_HEADERS.deliveryId);
+    if (!signature || !timestamp || !deliveryId) throw missingHeaders(signature, timestamp, deliveryId);
+    if (!isValidDeliveryId(deliveryId)) {
+      throw reject('WEBHOOK_HEADER_MISSING', 400, 'Malformed webhook header: X-Service-Delivery-Id.', {
+        malformed: ['X-Service-Delivery-Id'],
+      });
+    }
+    const seconds = this.#checkTimestamp(timestamp, input.receivedAtMs);
+    if (!decodeHex(signature, this.#signature)) {
+      throw reject('WEBHOOK_SIGNATURE_INVALID', 401, 'The webhook signature is not 64 hex characters.');
+    }
+    return { body, headers, prefix: `${timestamp}.${deliveryId}.`, deliveryId, seconds };
   }
 
   #checkTimestamp(timestamp: string, receivedAtMs: number | undefined): number {
-    const tolerance = this.toleranceMs / 1000;
-    if (!isUnixSeconds(timestamp)) {
-      throw reject('WEBHOOK_TIMESTAMP_SKEW', 400, 'The webhook timestamp is not a Unix time in seconds.', {
+    const seconds = isUnixSeconds(timestamp) ? Number(timestamp) : Number.NaN;
+    const now = receivedAtMs ?? this.#clock.now();
+    // NaN fails the comparison, so a malformed timestamp lands here too.
+    if (!(Math.abs(now - seconds * 1000) <= this.toleranceMs)) {
+      const tolerance = this.toleranceMs / 1000;
+      const what = Number.isNaN(seconds)
+        ? 'is not a Unix time in seconds'
+        : `is more than ${tolerance} s from now`;
+      throw reject('WEBHOOK_TIMESTAMP_SKEW', 400, `The webhook timestamp ${what}.`, {
         tolerance_seconds: tolerance,
       });
-    }
-    const seconds = Number(timestamp);
-    const now = receivedAtMs ?? this.#clock.now();
-    if (Math.abs(now - seconds * 1000) > this.toleranceMs) {
-      throw reject(
-        'WEBHOOK_TIMESTAMP_SKEW',
-        400,
-        `The webhook timestamp is more than ${tolerance} s from now.`,
-        {
-          tolerance_seconds: tolerance,
-        },
-      );
     }
     return seconds;
   }
@@ -259,11 +297,14 @@ class Verifier implements WebhookVerifier {
  * Creates a verifier that prepares its HMAC keys once (node:crypto `KeyObject`
  * or WebCrypto `CryptoKey`) and verifies any number of deliveries.
  *
- * @throws {@link ConfigurationError} for a missing, short or padded secret or a bad `toleranceMs`.
+ * @throws {@link ConfigurationError} for a missing, short or padded secret, a bad
+ *   `toleranceMs`, or a `crypto` backend that is not available here.
  * @example
  * ```ts
  * const verifier = createWebhookVerifier({ secret: process.env.WEBHOOK_SECRET! });
  * const { deliveryId, delivery } = await verifier.verify({ body: rawBody, headers: req.headers });
+ * // On Node, without the promise:
+ * const same = verifier.verifySync({ body: rawBody, headers: req.headers });
  * ```
  */
 export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookVerifier {

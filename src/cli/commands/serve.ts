@@ -1,12 +1,14 @@
 /**
  * `ams serve`: runs the reference server in the foreground until SIGINT or
  * SIGTERM. Prints exactly one line to stdout when ready:
- * `ams serve: listening on <url> (WebSocket <wsUrl>)`.
+ * `ams serve: listening on <url> (WebSocket <wsUrl>)`. In dev mode, when
+ * stderr is a terminal, it also prints there how to create a user and an
+ * agent (`ams dev bootstrap`); stdout keeps its one line for scripts.
  *
  * @module
  */
 import { startReferenceServer, type ReferenceServerOptions } from '../../testing/index.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 
 /** Help text of `ams serve`. */
 export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time]
@@ -75,6 +77,18 @@ export function waitForSignal(): Promise<void> {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/**
+ * What `ams serve --dev` prints (to stderr, for a human) after the ready line:
+ * how to create a user and an agent on this server.
+ */
+export function devHint(url: string): string {
+  return (
+    `ams serve: dev mode. Create a user and an agent, and write the variables an example needs:\n` +
+    `  ams dev bootstrap --base-url ${url} >> .env\n` +
+    `  (add --webhook-url http://127.0.0.1:3000/webhook for webhook mode; 'ams dev bootstrap --help')\n`
+  );
+}
+
 /** Warnings about risky argument combinations (printed to stderr before start). */
 export function serveWarnings(args: ServeArgs): string[] {
   return args.dev && !LOOPBACK.has(args.host)
@@ -114,6 +128,7 @@ export async function runServe(
   };
   const server = await startReferenceServer(options);
   io.stdout.write(`ams serve: listening on ${server.url} (WebSocket ${server.wsUrl})\n`);
+  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url));
   await waitForStop();
   await server.close();
   return 0;

@@ -1,9 +1,8 @@
 /**
  * Event type names and the payload facts the service gives for them.
  *
- * - {@link WEBHOOK_EVENT_TYPES}: delivered by webhook (and, we assume, by WebSocket).
- * - {@link WS_ONLY_EVENT_TYPES}: never sent by webhook.
- * - `grant.revoked`: its delivery mode is not shown; the SDK accepts it on both channels.
+ * The names themselves live in the zod-free `event-types.ts` (shared with the
+ * dependency-free webhook receiver) and are re-exported here unchanged.
  *
  * Payloads are loose objects: only the fields the service names are checked,
  * every other field is kept as-is.
@@ -13,68 +12,23 @@
 import { z } from 'zod';
 import { ARTIFACT_DENIED_REASONS } from '../errors/index.js';
 import { parseWith } from './parse.js';
+import type { AnyEventType } from './event-types.js';
 import { IdentifierSchema } from './primitives.js';
 
-/** Event types delivered by webhook (the value of the body's `type`). */
-export const WEBHOOK_EVENT_TYPES = [
-  'message.new',
-  'relation.established',
-  'relation.revoked',
-  'relation.suspended',
-  'relation.restored',
-  'artifact_response',
-  'agent.capability_changed',
-] as const;
-/** An event type delivered by webhook. */
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** Event types sent only over WebSocket. An agent that needs them must use WebSocket mode. */
-export const WS_ONLY_EVENT_TYPES = [
-  'agent.governance',
-  'reaction.update',
-  'group.updated',
-  'artifact.expired',
-  'session.invalidated',
-  'auth.expiring',
-  'system.group_key_rotated',
-] as const;
-/** An event type sent only over WebSocket. */
-export type WsOnlyEventType = (typeof WS_ONLY_EVENT_TYPES)[number];
-
-/** Event types whose delivery mode the service does not show (accepted on both channels). */
-export const UNSPECIFIED_DELIVERY_EVENT_TYPES = ['grant.revoked'] as const;
-/** An event type with unspecified delivery mode. */
-export type UnspecifiedDeliveryEventType = (typeof UNSPECIFIED_DELIVERY_EVENT_TYPES)[number];
-
-/** Every event type the SDK knows. */
-export const EVENT_TYPES = [
-  ...WEBHOOK_EVENT_TYPES,
-  ...WS_ONLY_EVENT_TYPES,
-  ...UNSPECIFIED_DELIVERY_EVENT_TYPES,
-] as const;
-/** A known event type. */
-export type EventType = (typeof EVENT_TYPES)[number];
-/** An event type as received: a known one, or an unknown one kept as-is. */
-export type AnyEventType = EventType | (string & {});
-
-const WEBHOOK_SET: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
-const WS_ONLY_SET: ReadonlySet<string> = new Set(WS_ONLY_EVENT_TYPES);
-const ALL_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
-
-/** True for an event type the service delivers by webhook. */
-export function isWebhookEventType(value: unknown): value is WebhookEventType {
-  return typeof value === 'string' && WEBHOOK_SET.has(value);
-}
-
-/** True for an event type the service sends only over WebSocket. */
-export function isWsOnlyEventType(value: unknown): value is WsOnlyEventType {
-  return typeof value === 'string' && WS_ONLY_SET.has(value);
-}
-
-/** True for any event type the SDK knows. */
-export function isEventType(value: unknown): value is EventType {
-  return typeof value === 'string' && ALL_SET.has(value);
-}
+export {
+  WEBHOOK_EVENT_TYPES,
+  WS_ONLY_EVENT_TYPES,
+  UNSPECIFIED_DELIVERY_EVENT_TYPES,
+  EVENT_TYPES,
+  isWebhookEventType,
+  isWsOnlyEventType,
+  isEventType,
+  type WebhookEventType,
+  type WsOnlyEventType,
+  type UnspecifiedDeliveryEventType,
+  type EventType,
+  type AnyEventType,
+} from './event-types.js';
 
 /** `relation.revoked`: the user and conversation concerned. */
 export const RelationRevokedPayloadSchema = z.looseObject({

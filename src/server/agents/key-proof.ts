@@ -15,93 +15,25 @@
  * 3. The server rebuilds `T` and checks both. Either failing → 400 INVALID_SIGNATURE
  *    (`params.reason` `signature` or `key_proof`).
  *
- * All values are standard padded base64. {@link buildKeyProof} is the client side.
+ * All values are standard padded base64. The client side (`buildKeyProof`,
+ * `keyProofTranscript`) lives in `src/crypto/key-proof.ts` and is re-exported here.
  *
  * @module
  */
-import { concatBytes, fromBase64, toBase64, utf8 } from '../../core/encoding.js';
 import { defaultSyncBackend } from '../../crypto/backend/node-default.js';
 import type { SyncCryptoBackend } from '../../crypto/backend/types.js';
-import type { AgentKeys } from '../../crypto/keys.js';
+import { keyProofMacKey, keyProofTranscript } from '../../crypto/key-proof.js';
+
+// The client side (transcript, proof builder, wire types) lives in the SDK's crypto layer.
+export {
+  buildKeyProof,
+  keyProofTranscript,
+  type KeyChallenge,
+  type KeyProofFields,
+} from '../../crypto/key-proof.js';
 
 /** How long a key challenge stays valid: 5 minutes. */
 export const KEY_CHALLENGE_TTL_MS = 300_000;
-
-const TRANSCRIPT_LABEL = utf8('ams/agent-keys/v1');
-const X25519_LABEL = utf8('ams/agent-keys/v1/x25519');
-const ZERO = Uint8Array.of(0);
-
-/** The challenge as the server answers it. */
-export interface KeyChallenge {
-  /** base64 of 32 random bytes. */
-  readonly challenge: string;
-  /** base64 X25519 public key of the server's one-time key pair. */
-  readonly server_public_key: string;
-}
-
-/** The proof fields of a registration or check body (public keys plus proof). */
-export interface KeyProofFields {
-  readonly public_key: string;
-  readonly signing_public_key: string;
-  readonly challenge: string;
-  readonly signature: string;
-  readonly key_proof: string;
-}
-
-/** The transcript `T` every proof signs. */
-export function keyProofTranscript(
-  agentId: string,
-  challenge: Uint8Array,
-  publicKey: Uint8Array,
-  signingPublicKey: Uint8Array,
-  serverPublicKey: Uint8Array,
-): Uint8Array {
-  return concatBytes(
-    TRANSCRIPT_LABEL,
-    ZERO,
-    utf8(agentId),
-    ZERO,
-    challenge,
-    publicKey,
-    signingPublicKey,
-    serverPublicKey,
-  );
-}
-
-function macKey(backend: SyncCryptoBackend, sharedSecret: Uint8Array): Uint8Array {
-  return backend.sync.sha256(concatBytes(X25519_LABEL, sharedSecret));
-}
-
-/**
- * Builds the proof fields for `keys` against a challenge (the client side).
- *
- * @throws `TypeError` when the challenge fields are not base64 of the right sizes.
- * @example
- * ```ts
- * const challenge = (await get(`/agents/${id}/keys/challenge`)).data;
- * await put(`/agents/${id}/keys`, buildKeyProof(id, keys, challenge));
- * ```
- */
-export function buildKeyProof(
-  agentId: string,
-  keys: AgentKeys,
-  challenge: KeyChallenge,
-  backend: SyncCryptoBackend = defaultSyncBackend(),
-): KeyProofFields {
-  const nonce = fromBase64(challenge.challenge);
-  const serverKey = fromBase64(challenge.server_public_key);
-  if (nonce?.length !== 32 || serverKey?.length !== 32) throw new TypeError('Malformed key challenge');
-  const t = keyProofTranscript(agentId, nonce, keys.encryption.publicKey, keys.signing.publicKey, serverKey);
-  const shared = backend.sync.x25519(keys.encryption, serverKey);
-  if (shared === undefined) throw new TypeError('Malformed key challenge');
-  return {
-    public_key: toBase64(keys.encryption.publicKey),
-    signing_public_key: toBase64(keys.signing.publicKey),
-    challenge: challenge.challenge,
-    signature: toBase64(backend.sync.ed25519Sign(keys.signing, t)),
-    key_proof: toBase64(backend.sync.hmacSha256(macKey(backend, shared), t)),
-  };
-}
 
 /** The server's half of a challenge. */
 export interface IssuedChallenge {
@@ -138,7 +70,7 @@ export function verifyKeyProof(
   if (!backend.sync.ed25519Verify(fields.signingPublicKey, t, fields.signature)) return 'signature';
   const shared = backend.sync.x25519(issued.serverKeyPair, fields.publicKey);
   if (shared === undefined) return 'key_proof';
-  const expected = backend.sync.hmacSha256(macKey(backend, shared), t);
+  const expected = backend.sync.hmacSha256(keyProofMacKey(backend, shared), t);
   let diff = expected.length ^ fields.keyProof.length;
   for (let i = 0; i < expected.length; i++) diff |= expected[i]! ^ (fields.keyProof[i] ?? 0);
   return diff === 0 ? 'ok' : 'key_proof';

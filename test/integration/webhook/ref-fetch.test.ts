@@ -44,7 +44,7 @@ beforeAll(async () => {
       );
       return;
     }
-    if (req.url !== '/api/r2/objects/big%20one') {
+    if (req.url !== '/api/r2/objects/big%2Bone%40x') {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'nope', i18n_key: 'x', params: {} } }));
       return;
@@ -80,7 +80,7 @@ afterAll(async () => {
 
 describe('ref deliveries over real HTTP', () => {
   const ref = {
-    object_key: 'objects/big one',
+    object_key: 'objects/big+one@x',
     size: OBJECT.length,
     content_type: 'application/octet-stream',
   };
@@ -90,7 +90,7 @@ describe('ref deliveries over real HTTP', () => {
     const res = await fetch(receiverServer.url, { method: 'POST', body, headers: await signedHeaders(body) });
     expect(res.status).toBe(200);
     expect(opened).toContain(OBJECT.length);
-    expect(seen.at(-1)).toEqual({ url: '/api/r2/objects/big%20one', auth: `Bearer ${TOKEN}` });
+    expect(seen.at(-1)).toEqual({ url: '/api/r2/objects/big%2Bone%40x', auth: `Bearer ${TOKEN}` });
   });
 
   it('retries a 503 from the object store within the delivery', async () => {

@@ -1,20 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../../../src/cli/run.js';
+import { runCli } from '../../../src/cli/run.js';
+import { captureIo } from './helpers.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
-
-function captureIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: { write: (t: string) => (io.out += t) },
-    stderr: { write: (t: string) => (io.err += t) },
-  };
-  return io;
-}
 
 describe('runCli', () => {
   it.each([[['--help']], [['-h']], [['help']], [[]]])('prints help for %j and exits 0', async (argv) => {
@@ -36,5 +27,57 @@ describe('runCli', () => {
     expect(await runCli([cmd], io)).toBe(2);
     expect(io.err).toContain(`unknown command '${cmd}'`);
     expect(io.out).toBe('');
+  });
+});
+
+describe('runCli subcommands', () => {
+  it.each([
+    [['serve', '--help'], 'Usage: ams serve'],
+    [['dev', 'bootstrap', '--help'], 'Usage: ams dev bootstrap'],
+    [['keygen', '--help'], 'Usage: ams keygen'],
+    [['webhook', 'sign', '--help'], 'Usage: ams webhook sign'],
+    [['webhook', 'verify', '-h'], 'Usage: ams webhook verify'],
+    [['logs', '--help'], 'Usage: ams logs'],
+    [['token', 'rotate', '--help'], 'Usage: ams token rotate'],
+    [['token', 'revoke', '--help'], 'Usage: ams token revoke'],
+    [['webhook', '--help'], 'Usage: ams webhook <command>'],
+    [['dev', 'help'], 'Usage: ams dev <command>'],
+    [['token', '-h'], 'Usage: ams token <rotate|revoke>'],
+  ])('%j prints its help and exits 0', async (argv, usage) => {
+    const io = captureIo();
+    expect(await runCli(argv, io)).toBe(0);
+    expect(io.out.startsWith(usage)).toBe(true);
+    expect(io.err).toBe('');
+  });
+
+  it('lists every command in the top-level help', async () => {
+    const io = captureIo();
+    await runCli(['--help'], io);
+    for (const c of [
+      'serve',
+      'dev bootstrap',
+      'keygen',
+      'webhook sign',
+      'webhook verify',
+      'logs',
+      'token rotate',
+      'token revoke',
+    ]) {
+      expect(io.out).toMatch(new RegExp(`\\n  ${c}\\s`));
+    }
+  });
+
+  it.each([
+    [['webhook']],
+    [['webhook', 'frob']],
+    [['dev', 'nope']],
+    [['token']],
+    [['token', 'rotate', '--nope']],
+    [['keygen', 'extra']],
+  ])('%j is a usage error (exit 2, nothing on stdout)', async (argv) => {
+    const io = captureIo();
+    expect(await runCli(argv, io)).toBe(2);
+    expect(io.out).toBe('');
+    expect(io.err).not.toBe('');
   });
 });

@@ -29,10 +29,10 @@ describe('toWebhookDelivery', () => {
     expect('extra' in d).toBe(false);
   });
 
-  it('accepts a ref delivery with a null or absent envelope', () => {
+  it('accepts a ref delivery with a null envelope, and refuses one whose envelope is absent', () => {
     expect(toWebhookDelivery({ ...base, wire_envelope: null, ref }).ref).toEqual(ref);
     const { wire_envelope: _omit, ...noEnvelope } = base;
-    expect(toWebhookDelivery({ ...noEnvelope, ref }).wire_envelope).toBeNull();
+    expect(field({ ...noEnvelope, ref })).toBe('wire_envelope');
   });
 
   it('passes unknown event types through', () => {
@@ -44,9 +44,17 @@ describe('toWebhookDelivery', () => {
     [[], 'body'],
     [{ ...base, type: '' }, 'type'],
     [{ ...base, version: 'v2' }, 'version'],
-    [{ ...base, wire_envelope: null }, 'wire_envelope'],
+    [{ ...base, wire_envelope: null }, 'ref'],
     [{ ...base, wire_envelope: 5 }, 'wire_envelope'],
-    [{ ...base, ref }, 'wire_envelope'],
+    [{ ...base, wire_envelope: 'AAE' }, 'wire_envelope'],
+    [{ ...base, wire_envelope: 'AB==' }, 'wire_envelope'],
+    [{ ...base, ref }, 'ref'],
+    [{ ...base, ref: null }, 'ref'],
+    [{ ...base, type: 'x'.repeat(101) }, 'type'],
+    [{ ...base, metadata: { ...base.metadata, conversation_id: 'a\u0000b' } }, 'metadata.conversation_id'],
+    [{ ...base, metadata: { ...base.metadata, created_at: '2026-01-01T00:00:00Z' } }, 'metadata.created_at'],
+    [{ ...base, wire_envelope: null, ref: { ...ref, object_key: 'a b' } }, 'ref.object_key'],
+    [{ ...base, wire_envelope: null, ref: { ...ref, content_type: 'binary' } }, 'ref.content_type'],
     [{ ...base, wire_envelope: null, ref: { ...ref, type: 's3' } }, 'ref.type'],
     [{ ...base, wire_envelope: null, ref: { ...ref, size: -1 } }, 'ref.size'],
     [{ ...base, wire_envelope: null, ref: { ...ref, size: 1.5 } }, 'ref.size'],

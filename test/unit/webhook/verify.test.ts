@@ -199,6 +199,22 @@ describe.each(backends)('verifier (%s backend)', (backend) => {
     },
   );
 
+  it('verifies synchronously exactly on node:crypto, with the same answers as verify()', async () => {
+    const v = make(T0_MS, [SECRET, ROTATED_SECRET]);
+    expect(v.synchronous).toBe(backend === 'node');
+    const input = { body: msg.body, headers: vectorHeaders(msg) };
+    const bad = { body: msg.body + ' ', headers: vectorHeaders(msg) };
+    if (backend === 'web') {
+      expect(() => v.verifySync(input)).toThrow(expect.objectContaining({ code: 'CONFIGURATION_ERROR' }));
+      expect(() => v.verifySignatureSync(input)).toThrow(/node:crypto/);
+      return;
+    }
+    expect(v.verifySync(input)).toEqual(await v.verify(input));
+    expect(v.verifySignatureSync(input)).toEqual(await v.verifySignature(input));
+    expect(() => v.verifySync(bad)).toThrow(expect.objectContaining({ code: 'WEBHOOK_SIGNATURE_INVALID' }));
+    expect(await rejection(v.verify(bad))).toEqual({ code: 'WEBHOOK_SIGNATURE_INVALID', status: 401 });
+  });
+
   it('reports the agent id header and accepts ArrayBuffer bodies', async () => {
     const headers = { ...vectorHeaders(msg), 'X-Service-Agent-Id': 'agent_7' };
     const body = new TextEncoder().encode(msg.body).buffer;

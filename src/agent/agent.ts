@@ -1,0 +1,376 @@
+/**
+ * The `Agent` facade: what an agent author touches.
+ *
+ * ```ts
+ * const agent = new Agent({ baseUrl, agentId, token, keyStore: new FileKeyStore({ directory: './keys' }) });
+ * agent.on('message.new', (msg) => msg.reply(`You said: ${msg.text}`));
+ * agent.on('error', (err) => console.error(err.code));
+ * await agent.connect();
+ * ```
+ *
+ * One event pipeline serves both transports (see `pipeline/pipeline.ts`);
+ * this class wires it to the key store and key lifecycle, the REST API, the
+ * WebSocket dispatcher or the webhook receiver, and the listeners.
+ *
+ * @module
+ */
+import type { AmsError } from '../core/errors/base.js';
+import { isTerminalCode } from '../core/errors/codes.js';
+import { isAmsError } from '../core/errors/guards.js';
+import { ConfigurationError } from '../core/errors/configuration-error.js';
+import { isWsOnlyEventType } from '../core/protocol/event-types.js';
+import type { MessagePayload } from '../core/protocol/payloads.js';
+import type { KeyRing } from '../crypto/key-store/key-ring.js';
+import { createRestClient } from '../transport/rest/client.js';
+import type { FatalInfo } from '../transport/ws/events.js';
+import type { WsDispatcher } from '../transport/ws/dispatcher.js';
+import { createAgentApi, type AgentApi } from './api.js';
+import { createEventDedup } from './dedup.js';
+import { TypedEmitter } from './emitter.js';
+import type { AgentListenerArgs, AgentListenerEvent, CloseResult, SendResult } from './events.js';
+import { createKeyDirectory, type KeyDirectory } from './key-directory.js';
+import { ensureAgentKeys } from './key-lifecycle.js';
+import {
+  resolveAgentOptions,
+  type AgentMode,
+  type AgentOptions,
+  type AgentWebhookOptions,
+  type ResolvedAgentOptions,
+} from './options.js';
+import { createOrderedScheduler, type OrderedScheduler } from './ordering.js';
+import { EventPipeline } from './pipeline/pipeline.js';
+import type { AgentStats } from './pipeline/types.js';
+import { createMessageSender, type MessageSender } from './sender.js';
+import { createAgentWebhook, type AgentWebhook } from './webhook.js';
+import { createWebSocketSide } from './websocket.js';
+import { isAgentToken } from '../core/protocol/agent-token.js';
+
+/** Where the agent is in its life. */
+export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
+
+/** Options of {@link Agent.close}. */
+export interface AgentCloseOptions {
+  /** How long to wait for running handlers, ms. @defaultValue the `closeTimeoutMs` option (10 000) */
+  timeoutMs?: number;
+}
+
+type Listener<E extends AgentListenerEvent> = (...args: AgentListenerArgs[E]) => unknown;
+
+/**
+ * An agent on the messaging service: typed event handlers over WebSocket or
+ * webhook, de-duplicated, decrypted, ordered per conversation.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ baseUrl: 'https://api.example.com', agentId, token, keyStore });
+ * agent.on('message.new', async (msg) => { await msg.reply({ type: 'text', text: `echo: ${msg.text}` }); });
+ * agent.on('decrypt_failure', (f) => console.warn('undecryptable message', f.reason));
+ * agent.on('fatal', (err) => console.error('stopped for good', err.code));
+ * await agent.connect();
+ * process.on('SIGTERM', () => void agent.close({ timeoutMs: 5000 }));
+ * ```
+ */
+export class Agent {
+  /** This agent's id. */
+  readonly agentId: string;
+  /** `websocket` or `webhook`. */
+  readonly mode: AgentMode;
+  /** The agent's REST calls (delivery logs, governance, conversations …). */
+  readonly api: AgentApi;
+  readonly #o: ResolvedAgentOptions;
+  readonly #emitter: TypedEmitter<AgentListenerArgs>;
+  readonly #scheduler: OrderedScheduler;
+  readonly #pipeline: EventPipeline;
+  readonly #directory: KeyDirectory;
+  readonly #sender: MessageSender;
+  readonly #warned = new Set<string>();
+  #token: string;
+  #state: AgentState = 'idle';
+  #ring: KeyRing | undefined;
+  #keys: Promise<KeyRing> | undefined;
+  #connecting: Promise<void> | undefined;
+  #closing: Promise<CloseResult> | undefined;
+  #ws: WsDispatcher | undefined;
+  #webhook: AgentWebhook | undefined;
+
+  /** @throws {@link ConfigurationError} naming the first bad option. */
+  constructor(options: AgentOptions) {
+    const o = resolveAgentOptions(options);
+    this.#o = o;
+    this.agentId = o.agentId;
+    this.mode = o.mode;
+    this.#token = o.token;
+    this.#emitter = new TypedEmitter<AgentListenerArgs>((error, event) =>
+      o.logger.warn('an agent listener threw', { event: String(event), error: (error as Error)?.name }),
+    );
+    const rest = createRestClient({
+      baseUrl: o.baseUrl,
+      credentials: () => this.#token,
+      clock: o.clock,
+      logger: o.logger,
+      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
+    });
+    rest.on('rateLimited', (info) => this.#emitter.emit('rateLimited', info));
+    this.api = createAgentApi({ baseUrl: o.baseUrl, agentId: o.agentId, token: () => this.#token, rest });
+    this.#directory = createKeyDirectory({ api: this.api, clock: o.clock });
+    this.#sender = createMessageSender({
+      api: this.api,
+      agentId: o.agentId,
+      keys: () => this.#currentRing(),
+      directory: this.#directory,
+      clock: o.clock,
+      logger: o.logger,
+      ...(options.backend === undefined ? {} : { backend: options.backend }),
+    });
+    this.#scheduler = createOrderedScheduler({
+      concurrency: o.concurrency,
+      onTaskError: (error) => o.logger.error('an agent task failed', { error: (error as Error)?.name }),
+    });
+    this.#pipeline = new EventPipeline({
+      deps: {
+        agentId: o.agentId,
+        clock: o.clock,
+        logger: o.logger,
+        backend: options.backend,
+        keys: {
+          ring: () => this.#ring ?? this.#ensureKeys(),
+          signingKey: (id) => this.#directory.signingKey(id),
+          invalidate: (id) => this.#directory.invalidate(id),
+        },
+        fetchObject: (key) => this.api.fetchObject(key),
+        send: (conversationId, payload) => this.send(conversationId, payload),
+      },
+      dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
+      scheduler: this.#scheduler,
+      emitter: this.#emitter,
+    });
+  }
+
+  /** Where the agent is in its life. */
+  get state(): AgentState {
+    return this.#state;
+  }
+
+  /**
+   * Adds a listener: a handler for an event type (`message.new`, `relation.revoked` …,
+   * awaited, in order within a conversation), `event` (every event), or a
+   * notification (`error`, `fatal`, `decrypt_failure`, `connected` …).
+   * In webhook mode, a listener for a WebSocket-only event logs a warning once.
+   */
+  on<E extends AgentListenerEvent>(event: E, listener: Listener<E>): this {
+    this.#warnIfWsOnly(event);
+    this.#emitter.on(event, listener);
+    return this;
+  }
+
+  /** Adds a listener called at most once. */
+  once<E extends AgentListenerEvent>(event: E, listener: Listener<E>): this {
+    this.#warnIfWsOnly(event);
+    this.#emitter.once(event, listener);
+    return this;
+  }
+
+  /** Removes a listener. */
+  off<E extends AgentListenerEvent>(event: E, listener: Listener<E>): this {
+    this.#emitter.off(event, listener);
+    return this;
+  }
+
+  /**
+   * Starts the agent: loads or creates its keys and registers them
+   * (`AGENT_KEYS_MISMATCH` heals itself), recovers an `unreachable` agent
+   * (`autoRecover`), and in WebSocket mode connects. In webhook mode call it
+   * once your HTTP server listens (recovery flushes pending deliveries to it).
+   *
+   * @throws {@link ServiceError} `AGENT_TOKEN_INVALID`, `AGENT_SUSPENDED`, `AGENT_BANNED` …
+   * (also emitted as `fatal`), {@link CryptoError} from the key store, a transport error.
+   */
+  connect(): Promise<void> {
+    if (this.#state === 'closing' || this.#state === 'closed') {
+      return Promise.reject(new ConfigurationError({ option: 'state', message: 'The agent was closed.' }));
+    }
+    this.#connecting ??= this.#start().catch((error: unknown) => {
+      this.#connecting = undefined;
+      if (isAmsError(error) && isTerminalCode(error.code)) this.#fatal(error, undefined);
+      else if (this.#state === 'connecting') this.#state = 'idle';
+      throw error;
+    });
+    return this.#connecting;
+  }
+
+  /**
+   * Seals `payload` to the conversation's members and sends it (a string is
+   * `{ type: 'text', text }`).
+   *
+   * @throws {@link ServiceError} `RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`, `AGENT_RESTRICTED`;
+   * {@link RateLimitError} `MESSAGE_RATE_LIMITED` once the client-side limiter and retries are spent.
+   */
+  async send(conversationId: string, payload: MessagePayload | string): Promise<SendResult> {
+    await this.#ensureKeys();
+    const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
+    return this.#sender.send(conversationId, body);
+  }
+
+  /**
+   * Webhook mode: the receiver and its framework adapters, running the same
+   * pipeline. Options default to the constructor's `webhook` option.
+   *
+   * @throws {@link ConfigurationError} in WebSocket mode, or without a secret.
+   */
+  webhook(options?: AgentWebhookOptions): AgentWebhook {
+    if (this.mode !== 'webhook') {
+      throw new ConfigurationError({ option: 'mode', message: 'agent.webhook() needs mode: "webhook".' });
+    }
+    if (this.#webhook !== undefined && options === undefined) return this.#webhook;
+    const given = options ?? this.#o.source.webhook;
+    if (given === undefined) {
+      throw new ConfigurationError({
+        option: 'webhook',
+        message: 'Pass the webhook secret: agent.webhook({ secret }).',
+      });
+    }
+    this.#webhook = createAgentWebhook({
+      options: this.#o,
+      webhook: given,
+      pipeline: this.#pipeline,
+      closing: () => this.#state === 'closing' || this.#state === 'closed',
+    });
+    return this.#webhook;
+  }
+
+  /** Shortcut: `agent.webhook().nodeHandler()` for `http.createServer`. */
+  webhookHandler(): ReturnType<AgentWebhook['nodeHandler']> {
+    return this.webhook().nodeHandler();
+  }
+
+  /** Shortcut: `agent.webhook().fetchHandler()` for fetch-style runtimes. */
+  fetchHandler(): ReturnType<AgentWebhook['fetchHandler']> {
+    return this.webhook().fetchHandler();
+  }
+
+  /**
+   * Moves the agent onto a regenerated token: REST calls and later
+   * WebSocket connections use it, an open WebSocket is renewed in place
+   * (`auth.renew`), and the key lifecycle rotates to a new key pair (the old
+   * one keeps opening messages until the service's grace ends).
+   *
+   * @throws {@link ConfigurationError} for a malformed token; errors of the key lifecycle.
+   */
+  async renewToken(token: string): Promise<void> {
+    if (!isAgentToken(token)) {
+      throw new ConfigurationError({
+        option: 'token',
+        message: 'renewToken() needs an agent token (hsk_…).',
+      });
+    }
+    this.#token = token;
+    if (this.#ws?.state === 'open') {
+      try {
+        this.#ws.renew(token);
+      } catch {
+        // Not open after all: the next connection uses the new token.
+      }
+    }
+    this.#keys = undefined;
+    await this.#ensureKeys();
+  }
+
+  /** Counters: received, handled, duplicates, decrypt failures (by reason), handler errors … */
+  stats(): AgentStats {
+    return this.#pipeline.stats();
+  }
+
+  /**
+   * Stops taking events (the WebSocket closes; webhook requests get 503),
+   * lets running handlers finish within `timeoutMs`, then resolves. Events
+   * not started by then are abandoned (a webhook delivery is answered 500 so
+   * the service delivers it again). Idempotent.
+   */
+  close(options: AgentCloseOptions = {}): Promise<CloseResult> {
+    this.#closing ??= this.#close(options.timeoutMs ?? this.#o.closeTimeoutMs);
+    return this.#closing;
+  }
+
+  async #start(): Promise<void> {
+    this.#state = 'connecting';
+    await this.#ensureKeys();
+    if (this.#o.autoRecover) await this.#autoRecover();
+    if (this.mode === 'websocket') {
+      this.#ws ??= createWebSocketSide({
+        options: this.#o,
+        pipeline: this.#pipeline,
+        emitter: this.#emitter,
+        logger: this.#o.logger,
+        token: () => this.#token,
+        onFatal: (error, info) => this.#fatal(error, info),
+      });
+      await this.#ws.start();
+    }
+    if (this.#state === 'connecting') this.#state = 'running';
+  }
+
+  async #autoRecover(): Promise<void> {
+    try {
+      const self = await this.api.getSelf();
+      if (self.connectionStatus !== 'unreachable') return;
+      const { pendingCount } = await this.api.recoverConnection();
+      this.#o.logger.info('recovered an unreachable agent', { pendingCount });
+      this.#emitter.emit('recovered', { pendingCount });
+    } catch (error) {
+      if (isAmsError(error) && isTerminalCode(error.code)) throw error;
+      this.#o.logger.warn('auto-recover failed; continuing', { error: (error as Error)?.name });
+      if (isAmsError(error)) this.#pipeline.outcomes.error(error);
+    }
+  }
+
+  #ensureKeys(): Promise<KeyRing> {
+    this.#keys ??= ensureAgentKeys({
+      api: this.api,
+      store: this.#o.keyStore,
+      clock: this.#o.clock,
+      logger: this.#o.logger,
+      onEvent: (event) => this.#emitter.emit('keys', event),
+    }).then(
+      (ring) => (this.#ring = ring),
+      (error: unknown) => {
+        this.#keys = undefined;
+        throw error;
+      },
+    );
+    return this.#keys;
+  }
+
+  #currentRing(): KeyRing {
+    if (this.#ring === undefined)
+      throw new ConfigurationError({ option: 'keys', message: 'Keys are not loaded yet.' });
+    return this.#ring.prune(this.#o.clock.now());
+  }
+
+  #fatal(error: AmsError, info: FatalInfo | undefined): void {
+    if (this.#state === 'fatal' || this.#state === 'closed') return;
+    this.#state = 'fatal';
+    this.#o.logger.error('the agent stopped for good', { code: error.code });
+    this.#emitter.emit('fatal', error, info);
+  }
+
+  async #close(timeoutMs: number): Promise<CloseResult> {
+    this.#state = 'closing';
+    await this.#ws?.close();
+    const result = await this.#pipeline.drain(timeoutMs);
+    if (result.drained) await this.#webhook?.idle();
+    this.#state = 'closed';
+    this.#o.logger.info('agent closed', { drained: result.drained, abandoned: result.abandoned });
+    this.#emitter.emit('closed', result);
+    return result;
+  }
+
+  #warnIfWsOnly(event: string): void {
+    if (this.mode !== 'webhook' || !isWsOnlyEventType(event) || this.#warned.has(event)) return;
+    this.#warned.add(event);
+    this.#o.logger.warn(
+      `"${event}" is sent only over WebSocket: this listener never fires in webhook mode (use mode: "websocket")`,
+      { event },
+    );
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * De-duplication of events for both transports, over the webhook receiver's
+ * {@link DedupStore}: one store serves the WebSocket and the webhook, so a
+ * switch between modes keeps what was already handled.
+ *
+ * Two keys per event:
+ * - the delivery id, exactly as the webhook receiver claims it (so a
+ *   delivery seen on one transport is known on the other);
+ * - the signed message id of a sealed event, as `msg:<sender>:<message id>`
+ *   (so a second delivery of the same message, under a new delivery id, is
+ *   skipped too).
+ *
+ * A store that is full or failing does not stop events: the event is handled
+ * without de-duplication (at least once rather than at most once) and a
+ * warning is logged.
+ *
+ * @module
+ */
+import type { Logger } from '../core/logger.js';
+import type { DedupStore } from '../webhook/dedup/types.js';
+
+/** A claim this caller owns. */
+export interface OwnedClaim {
+  /** Marks the id handled (later copies are skipped). Never throws. */
+  complete(): Promise<void>;
+  /** Gives the id back so a later copy is handled. Never throws. */
+  release(): Promise<void>;
+}
+
+/** Outcome of a claim. */
+export type ClaimOutcome =
+  | { readonly status: 'claimed'; readonly claim: OwnedClaim }
+  /** Handled already, or being handled right now: skip this copy. */
+  | { readonly status: 'duplicate'; readonly state: 'completed' | 'in_flight' };
+
+/** The event de-duplicator. */
+export interface EventDedup {
+  /** Claims a delivery id. */
+  claimDelivery(deliveryId: string): Promise<ClaimOutcome>;
+  /** Claims the signed message id of a sealed event. */
+  claimMessage(senderId: string, messageId: string): Promise<ClaimOutcome>;
+}
+
+/** Options of {@link createEventDedup}. */
+export interface EventDedupOptions {
+  readonly store: DedupStore;
+  /** How long a claim protects an event being handled. */
+  readonly leaseMs: number;
+  readonly logger: Logger;
+}
+
+/** The store key of a message id. */
+export function messageDedupKey(senderId: string, messageId: string): string {
+  return `msg:${senderId}:${messageId}`;
+}
+
+/** A claim that owns nothing (used when the store could not be asked). */
+const UNTRACKED: OwnedClaim = Object.freeze({
+  complete: () => Promise.resolve(),
+  release: () => Promise.resolve(),
+});
+
+/**
+ * Creates the de-duplicator over `store`.
+ *
+ * @example
+ * ```ts
+ * const dedup = createEventDedup({ store: createMemoryDedupStore(), leaseMs: 600_000, logger });
+ * const c = await dedup.claimDelivery(frame.delivery_id);
+ * if (c.status === 'claimed') { await handle(); await c.claim.complete(); }
+ * ```
+ */
+export function createEventDedup(options: EventDedupOptions): EventDedup {
+  const { store, leaseMs, logger } = options;
+
+  const owned = (key: string, token: string): OwnedClaim => ({
+    async complete() {
+      try {
+        await store.complete(key, token);
+      } catch (error) {
+        logger.warn('the de-duplication store failed to record a completion', {
+          error: (error as Error)?.name,
+        });
+      }
+    },
+    async release() {
+      try {
+        await store.release(key, token);
+      } catch (error) {
+        logger.warn('the de-duplication store failed to release a claim', { error: (error as Error)?.name });
+      }
+    },
+  });
+
+  const claim = async (key: string): Promise<ClaimOutcome> => {
+    let result;
+    try {
+      result = await store.claim(key, leaseMs);
+    } catch (error) {
+      logger.warn('the de-duplication store failed; handling the event without de-duplication', {
+        error: (error as Error)?.name,
+      });
+      return { status: 'claimed', claim: UNTRACKED };
+    }
+    switch (result.status) {
+      case 'claimed':
+        return { status: 'claimed', claim: owned(key, result.token) };
+      case 'completed':
+      case 'in_flight':
+        return { status: 'duplicate', state: result.status };
+      default:
+        logger.warn('the de-duplication store is full; handling the event without de-duplication');
+        return { status: 'claimed', claim: UNTRACKED };
+    }
+  };
+
+  return {
+    claimDelivery: (deliveryId) => claim(deliveryId),
+    claimMessage: (senderId, messageId) => claim(messageDedupKey(senderId, messageId)),
+  };
+}

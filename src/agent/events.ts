@@ -1,0 +1,230 @@
+/**
+ * The Agent's typed events: what a handler receives for each event type of
+ * the service, and the notifications the Agent itself raises.
+ *
+ * Field names are camelCase; each event keeps the decrypted (or cleartext)
+ * `payload` with the service's own field names. Values named `conversationId`,
+ * `senderId`, `messageId` and `createdAt` come from the signed envelope when
+ * the event was sealed (`sealed: true`), never from the unsigned delivery
+ * metadata.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import type { AmsError } from '../core/errors/base.js';
+import type { ArtifactDeniedReason, DecryptFailureReason } from '../core/errors/codes.js';
+import type { CryptoError } from '../core/errors/crypto-error.js';
+import type { ArtifactResponsePayload } from '../core/protocol/events.js';
+import type { MessagePayload } from '../core/protocol/payloads.js';
+import { IdentifierSchema } from '../core/protocol/primitives.js';
+import type { SentMessageResult } from '../client/wire/results.js';
+import type { RateLimitedInfo } from '../transport/rest/events.js';
+import type { KeyLifecycleEvent } from './key-lifecycle.js';
+import type { FatalInfo } from '../transport/ws/events.js';
+
+/** How an event reached the agent. */
+export type AgentTransport = 'websocket' | 'webhook';
+
+/** The payload of the four relation events (sealed by `system`). */
+export const RelationPayloadSchema = z.looseObject({
+  user_id: IdentifierSchema,
+  conversation_id: IdentifierSchema,
+  agent_id: IdentifierSchema.optional(),
+});
+/** Payload of `relation.established`, `relation.revoked`, `relation.suspended`, `relation.restored`. */
+export type RelationPayload = z.infer<typeof RelationPayloadSchema>;
+
+/** The cleartext payload of `agent.governance`. */
+export const GovernancePayloadSchema = z.looseObject({
+  agent_id: IdentifierSchema,
+  level: z.string().min(1).max(16),
+  reason: z.string().max(2000).nullable().optional(),
+});
+/** Payload of `agent.governance`. */
+export type GovernancePayload = z.infer<typeof GovernancePayloadSchema>;
+
+/** Fields every delivered event has. */
+export interface AgentEventBase<T extends string = string> {
+  /** The event type. */
+  readonly type: T;
+  /** The delivery id (`delivery_id` on WebSocket, `X-Service-Delivery-Id` by webhook). */
+  readonly deliveryId: string;
+  /** How the event arrived. */
+  readonly transport: AgentTransport;
+  /** Conversation (signed when `sealed`; `system` for events outside a conversation). */
+  readonly conversationId: string;
+  /** Sender (signed when `sealed`; `system` for service events). */
+  readonly senderId: string;
+  /** Creation time, ISO 8601 UTC with milliseconds (signed when `sealed`). */
+  readonly createdAt: string;
+  /** The signed message id of a sealed event; undefined for cleartext events. */
+  readonly messageId: string | undefined;
+  /** True when the event came in an envelope whose signature verified. */
+  readonly sealed: boolean;
+}
+
+/** Result of sending a message: `messageId`, `conversationId`, `seq`, `created`. */
+export type SendResult = SentMessageResult;
+
+/** `message.new`: a message from a user. */
+export interface IncomingMessage extends AgentEventBase<'message.new'> {
+  readonly messageId: string;
+  readonly sealed: true;
+  /** The decrypted payload, e.g. `{ type: 'text', text: 'hi' }`. */
+  readonly payload: MessagePayload;
+  /** `payload.text` of a text payload, else undefined. */
+  readonly text: string | undefined;
+  /**
+   * Sends a message back to the same conversation: a payload object, or a
+   * string for `{ type: 'text', text }`.
+   *
+   * @throws {@link ServiceError} `RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`,
+   * {@link RateLimitError} `MESSAGE_RATE_LIMITED` (after the client-side limiter and retries).
+   */
+  reply(payload: MessagePayload | string): Promise<SendResult>;
+}
+
+/** The relation event types. */
+export type RelationEventType =
+  'relation.established' | 'relation.revoked' | 'relation.suspended' | 'relation.restored';
+
+/** A relation changed (a user added or revoked the agent; the platform suspended or restored it). */
+export interface RelationEvent<T extends RelationEventType = RelationEventType> extends AgentEventBase<T> {
+  readonly payload: RelationPayload;
+  /** The user concerned. */
+  readonly userId: string;
+}
+
+/** `artifact_response`: a user answered an artifact. */
+export interface ArtifactResponseEvent extends AgentEventBase<'artifact_response'> {
+  readonly payload: ArtifactResponsePayload;
+  /** `payload.status`. */
+  readonly status: string;
+  /** Why the user denied it, when `status` is `denied`. */
+  readonly deniedReason: ArtifactDeniedReason | undefined;
+}
+
+/** `agent.governance` (WebSocket only, cleartext): the platform changed the agent's governance level. */
+export interface GovernanceEvent extends AgentEventBase<'agent.governance'> {
+  readonly payload: GovernancePayload;
+  /** `none`, `L1`, `L2` or `L3`. */
+  readonly level: string;
+  /** The reason given, if any. */
+  readonly reason: string | null;
+}
+
+/** An event whose payload facts the service does not show: the payload is kept as-is. */
+export interface GenericAgentEvent<T extends string = string> extends AgentEventBase<T> {
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/** Handler events: the event types of the service and what their handlers receive. */
+export interface AgentEventMap {
+  'message.new': IncomingMessage;
+  'relation.established': RelationEvent<'relation.established'>;
+  'relation.revoked': RelationEvent<'relation.revoked'>;
+  'relation.suspended': RelationEvent<'relation.suspended'>;
+  'relation.restored': RelationEvent<'relation.restored'>;
+  artifact_response: ArtifactResponseEvent;
+  'agent.capability_changed': GenericAgentEvent<'agent.capability_changed'>;
+  'agent.governance': GovernanceEvent;
+  'reaction.update': GenericAgentEvent<'reaction.update'>;
+  'group.updated': GenericAgentEvent<'group.updated'>;
+  'artifact.expired': GenericAgentEvent<'artifact.expired'>;
+  'system.group_key_rotated': GenericAgentEvent<'system.group_key_rotated'>;
+  'grant.revoked': GenericAgentEvent<'grant.revoked'>;
+}
+
+/** A handler event type. */
+export type AgentEventType = keyof AgentEventMap;
+
+/** Any delivered event: a known one, or one of a type this SDK does not know (payload kept as-is). */
+export type AnyAgentEvent = AgentEventMap[AgentEventType] | GenericAgentEvent;
+
+/** An envelope could not be opened: the message is discarded, others are unaffected. */
+export interface DecryptFailure {
+  /** The delivery whose envelope failed. */
+  readonly deliveryId: string;
+  readonly transport: AgentTransport;
+  /** The event type of the delivery. */
+  readonly eventType: string;
+  /** Which check failed (`DECRYPT_FAILURE`); undefined for `INVALID_ENVELOPE`. */
+  readonly reason: DecryptFailureReason | undefined;
+  readonly code: 'DECRYPT_FAILURE' | 'INVALID_ENVELOPE';
+  /** From the delivery metadata (unsigned). */
+  readonly conversationId: string | undefined;
+  /** From the delivery metadata (unsigned). */
+  readonly senderId: string | undefined;
+  readonly error: CryptoError;
+}
+
+/** A copy of an event already handled (or being handled) was skipped. */
+export interface DuplicateInfo {
+  readonly deliveryId: string;
+  /** Set when the duplicate was recognised by its message id. */
+  readonly messageId: string | undefined;
+  /** Which id matched. */
+  readonly by: 'delivery_id' | 'message_id';
+  readonly transport: AgentTransport;
+}
+
+/**
+ * Notifications of the Agent (listener arguments). Listeners are not
+ * awaited; what they throw is logged and never reaches the SDK.
+ */
+export interface AgentNotificationMap {
+  /** Every delivered event, after the listeners of its own type (awaited like a handler). */
+  event: [event: AnyAgentEvent];
+  /** An envelope could not be opened (reason typed); the message was discarded. */
+  decrypt_failure: [failure: DecryptFailure];
+  /**
+   * The one error channel: handler errors ({@link HandlerError} with `event`),
+   * events that could not be processed (ref fetch, key lookup, invalid payload).
+   * Without a listener these are logged.
+   */
+  error: [error: AmsError];
+  /** The agent stopped for good (suspended, banned, token revoked or invalid, replaced …). */
+  fatal: [error: AmsError, info: FatalInfo | undefined];
+  /** The WebSocket authenticated. */
+  connected: [info: { readonly attempt: number }];
+  /** The WebSocket closed (a reconnect follows unless `fatal` or `close()`). */
+  disconnected: [info: { readonly code: number; readonly reason: string }];
+  /** The next WebSocket attempt comes after `delayMs`. */
+  reconnecting: [info: { readonly attempt: number; readonly delayMs: number }];
+  /** Auto-recover found the agent `unreachable` and recovered it. */
+  recovered: [info: { readonly pendingCount: number }];
+  /** The service answered 429 despite the client-side limits (the request is retried). */
+  rateLimited: [info: RateLimitedInfo];
+  /** A duplicate was skipped. */
+  duplicate: [info: DuplicateInfo];
+  /** `session.invalidated` (WebSocket only): the session was revoked; `fatal` follows. */
+  'session.invalidated': [];
+  /** `auth.expiring` (WebSocket only): the token's grace ends soon; call `agent.renewToken()`. */
+  'auth.expiring': [info: { readonly expiresInSeconds: number | undefined }];
+  /** A key-lifecycle event (`keys.created`, `keys.registered`, `keys.rotated`, `keys.mismatch_healed`). */
+  keys: [event: KeyLifecycleEvent];
+  /** `close()` finished. */
+  closed: [info: CloseResult];
+}
+
+/** What `agent.close()` reports. */
+export interface CloseResult {
+  /** True when every started handler finished before the timeout. */
+  readonly drained: boolean;
+  /** Events received but not handled because the timeout passed first. */
+  readonly abandoned: number;
+}
+
+/** Any listener-side event name: a handler event type or a notification. */
+export type AgentListenerEvent = AgentEventType | keyof AgentNotificationMap;
+
+/** Listener arguments of every event name. */
+export type AgentListenerArgs = { [K in AgentEventType]: [event: AgentEventMap[K]] } & AgentNotificationMap;
+
+/** Event types sealed by the service itself: their envelope must be signed by `system`. */
+export const SYSTEM_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'relation.established',
+  'relation.revoked',
+  'relation.suspended',
+  'relation.restored',
+]);

@@ -1,0 +1,88 @@
+/**
+ * The agent runtime: the {@link Agent} facade over one event pipeline for
+ * both transports, and the parts it is built from (REST API, key lifecycle,
+ * key directory, message sender, ordering).
+ *
+ * @module
+ */
+
+// The facade
+export { Agent, type AgentState, type AgentCloseOptions } from './agent.js';
+export {
+  DEFAULT_AGENT_OPTIONS,
+  type AgentOptions,
+  type AgentMode,
+  type AgentWebhookOptions,
+} from './options.js';
+export type { AgentWebhook } from './webhook.js';
+export type { AgentStats } from './pipeline/types.js';
+
+// Typed events
+export {
+  RelationPayloadSchema,
+  GovernancePayloadSchema,
+  type AgentTransport,
+  type AgentEventBase,
+  type AgentEventMap,
+  type AgentEventType,
+  type AnyAgentEvent,
+  type AgentNotificationMap,
+  type AgentListenerEvent,
+  type AgentListenerArgs,
+  type IncomingMessage,
+  type RelationEvent,
+  type RelationEventType,
+  type RelationPayload,
+  type ArtifactResponseEvent,
+  type GovernanceEvent,
+  type GovernancePayload,
+  type GenericAgentEvent,
+  type DecryptFailure,
+  type DuplicateInfo,
+  type CloseResult,
+  type SendResult,
+} from './events.js';
+
+// Ordering
+export {
+  createOrderedScheduler,
+  DEFAULT_ORDERING,
+  type OrderedScheduler,
+  type OrderedSchedulerOptions,
+  type TaskOutcome,
+} from './ordering.js';
+
+// The parts (REST API, keys, sending)
+export {
+  createAgentApi,
+  type AgentApi,
+  type AgentApiOptions,
+  type AgentSelf,
+  type KeyCheckResult,
+  type RegisteredKeys,
+  type SentMessageResult,
+} from './api.js';
+export {
+  ensureAgentKeys,
+  type EnsureAgentKeysOptions,
+  type KeyLifecycleApi,
+  type KeyLifecycleEvent,
+  type KeyLifecycleEventType,
+} from './key-lifecycle.js';
+export {
+  createKeyDirectory,
+  DEFAULT_KEY_DIRECTORY,
+  SYSTEM_PRINCIPAL_ID,
+  type KeyDirectory,
+  type KeyDirectoryOptions,
+  type KeySource,
+  type PeerKeys,
+  type RetiredPeerKey,
+} from './key-directory.js';
+export {
+  createMessageSender,
+  type MessagePoster,
+  type MessageSender,
+  type MessageSenderOptions,
+  type SendOptions,
+} from './sender.js';

@@ -1,0 +1,91 @@
+/**
+ * What the event pipeline works on and what it needs from the rest of the
+ * Agent. Every dependency is a small structural interface, so the pipeline
+ * is tested without a server and the Agent wires in the REST client, key
+ * store and key directory.
+ *
+ * @module
+ */
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { MessagePayload } from '../../core/protocol/payloads.js';
+import type { DeliveryMetadata } from '../../core/protocol/webhook-delivery.js';
+import type { ObjectRef } from '../../core/protocol/object-ref.js';
+import type { KeyRing } from '../../crypto/key-store/key-ring.js';
+import type { CryptoBackend } from '../../crypto/backend/types.js';
+import type { SendResult } from '../events.js';
+
+/** One inbound event as either transport hands it over (wire field values, normalised names). */
+export interface InboundEvent {
+  /** The event type, known or not. */
+  readonly type: string;
+  /** The delivery id; undefined when a frame carried none (then only the message id de-duplicates). */
+  readonly deliveryId: string | undefined;
+  /** Base64 envelope, when inline. */
+  readonly wireEnvelope: string | undefined;
+  /** Object reference of an oversize envelope. */
+  readonly ref: ObjectRef | undefined;
+  /** Delivery metadata (unsigned). */
+  readonly metadata: DeliveryMetadata | undefined;
+  /** Cleartext payload of an event without envelope (e.g. `agent.governance`). */
+  readonly payload: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** Bytes of an object fetched through `GET /r2/<object_key>`. */
+export interface FetchedObject {
+  readonly bytes: Uint8Array;
+  /** The `content-type` header, if any. */
+  readonly contentType: string | undefined;
+  readonly size: number;
+}
+
+/** Where the pipeline gets keys. */
+export interface PipelineKeys {
+  /** The agent's key ring (current pair plus retired pairs in grace). */
+  ring(): KeyRing | Promise<KeyRing>;
+  /** A sender's Ed25519 public key (`system` included); undefined when unknown. */
+  signingKey(senderId: string): Promise<Uint8Array | undefined>;
+  /** Forgets a cached sender key (its signature failed; it may have rotated). */
+  invalidate(senderId: string): void;
+}
+
+/** Everything the pipeline needs. */
+export interface PipelineDeps {
+  /** This agent's id: the recipient id in envelopes. */
+  readonly agentId: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly keys: PipelineKeys;
+  /** `GET /r2/<object_key>` with the agent token (rate-limited, retried). */
+  fetchObject(objectKey: string): Promise<FetchedObject>;
+  /** Sends a message (for `message.reply`). */
+  send(conversationId: string, payload: MessagePayload | string): Promise<SendResult>;
+  /** Crypto backend for `openAsync`. @defaultValue node:crypto */
+  readonly backend?: CryptoBackend | undefined;
+}
+
+/** Counters of the pipeline (monotonic since start, except `running` and `queued`). */
+export interface AgentStats {
+  /** Events taken in (after verification, before de-duplication). */
+  readonly received: number;
+  /** Events whose handlers ran (whether or not they threw). */
+  readonly handled: number;
+  /** Copies skipped as duplicates (by delivery id or message id). */
+  readonly duplicates: number;
+  /** Envelopes that could not be opened (discarded). */
+  readonly decryptFailures: number;
+  /** Decrypt failures by reason (`invalid_envelope` for INVALID_ENVELOPE). */
+  readonly decryptFailuresByReason: Readonly<Record<string, number>>;
+  /** Handler calls that threw. */
+  readonly handlerErrors: number;
+  /** Events discarded because their payload was invalid or not signed as required. */
+  readonly invalid: number;
+  /** Events not processed because a step failed (ref fetch, key lookup); retried by webhook, lost on WebSocket. */
+  readonly failed: number;
+  /** Webhook requests refused (signature, skew, headers, body). */
+  readonly rejected: number;
+  /** Handler tasks running now. */
+  readonly running: number;
+  /** Events waiting for their conversation's turn. */
+  readonly queued: number;
+}

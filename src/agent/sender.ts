@@ -1,0 +1,148 @@
+/**
+ * Sending a message: look up the conversation's members and their public
+ * keys (cached by the {@link KeyDirectory}), seal the payload to them
+ * (envelope v1, `sealAsync`), post the envelope.
+ *
+ * Recipients: every other member's **current** X25519 key (the service
+ * refuses an envelope without it, `INVALID_ENVELOPE` `missing_recipient`),
+ * plus their keys still in grace (a process that has not picked up its new
+ * key yet can still open the message), plus the sender's own current key so
+ * its history stays readable. When the service says a recipient's key is
+ * stale (`INVALID_ENVELOPE` with reason `missing_recipient` or
+ * `unknown_recipient`), the directory entries are dropped, the payload is
+ * sealed again to fresh keys under the same message id, and sent once more.
+ *
+ * Errors are the REST client's, after its client-side limiter (5 sends per
+ * second per agent) and retries: `RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`
+ * (a `ServiceError`), `MESSAGE_RATE_LIMITED` (a `RateLimitError` once the
+ * retry budget is spent), `AGENT_RESTRICTED`…
+ *
+ * @module
+ */
+import { systemClock, type Clock } from '../core/clock.js';
+import { isServiceError } from '../core/errors/guards.js';
+import { redactingLogger, silentLogger, type Logger } from '../core/logger.js';
+import type { CryptoBackend } from '../crypto/backend/types.js';
+import type { KeyRing } from '../crypto/key-store/key-ring.js';
+import type { EnvelopePayload } from '../crypto/payload.js';
+import type { EnvelopeRecipient } from '../crypto/seal-options.js';
+import { sealAsync } from '../crypto/seal.js';
+import type { SentMessageResult } from '../client/wire/results.js';
+import type { KeyDirectory } from './key-directory.js';
+
+/** Posts a sealed envelope: `AgentApi.sendMessage` (agents) or the user client's equivalent. */
+export interface MessagePoster {
+  sendMessage(conversationId: string, wireEnvelope: string): Promise<SentMessageResult>;
+}
+
+/** Options of {@link createMessageSender}. */
+export interface MessageSenderOptions {
+  /** Posts the envelope (an `AgentApi` fits). */
+  api: MessagePoster;
+  /** The sender's id (the agent's, or the user's): bound into every envelope. */
+  agentId: string;
+  /** The sender's current key ring (read at every send, so a rotation is picked up). */
+  keys: () => KeyRing;
+  /** Members and their public keys. */
+  directory: KeyDirectory;
+  /** Time source of `created_at`. @defaultValue `systemClock` */
+  clock?: Clock;
+  /** Crypto backend. @defaultValue node:crypto on Node, else the portable backend */
+  backend?: CryptoBackend;
+  /** Wrap to the recipients' keys still in grace too. @defaultValue true */
+  includeRetiredKeys?: boolean;
+  /** Wrap to the sender's own current key, so it can read its own messages. @defaultValue true */
+  includeSelf?: boolean;
+  /** Where log lines go (ids only, never payloads). @defaultValue silent */
+  logger?: Logger;
+}
+
+/** Per-send options. */
+export interface SendOptions {
+  /** The message id to bind (e.g. to repeat a send idempotently). @defaultValue a random UUID */
+  messageId?: string;
+}
+
+/** Seals and sends messages. */
+export interface MessageSender {
+  /**
+   * Seals `payload` to the conversation's members and posts it.
+   *
+   * @throws {@link ServiceError} (`RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`, …),
+   *   {@link RateLimitError} (`MESSAGE_RATE_LIMITED` after retries), {@link ValidationError}
+   *   (a payload that is not a JSON object, or a bad service answer), {@link TransportError}.
+   */
+  send(conversationId: string, payload: EnvelopePayload, options?: SendOptions): Promise<SentMessageResult>;
+}
+
+const STALE_KEY_REASONS: ReadonlySet<unknown> = new Set(['missing_recipient', 'unknown_recipient']);
+
+/**
+ * Creates a message sender.
+ *
+ * @example
+ * ```ts
+ * const sender = createMessageSender({ api, agentId, keys: () => ring, directory });
+ * const { messageId } = await sender.send(conversationId, { type: 'text', text: 'hello' });
+ * ```
+ */
+export function createMessageSender(options: MessageSenderOptions): MessageSender {
+  const clock = options.clock ?? systemClock;
+  const log = redactingLogger(options.logger ?? silentLogger);
+  const { directory, agentId } = options;
+  const withRetired = options.includeRetiredKeys !== false;
+  const withSelf = options.includeSelf !== false;
+
+  async function recipientsOf(conversationId: string, ring: KeyRing): Promise<EnvelopeRecipient[]> {
+    const members = await directory.conversationMembers(conversationId);
+    const out: EnvelopeRecipient[] = [];
+    for (const id of members) {
+      if (id === agentId) continue;
+      const k = await directory.keys(id);
+      out.push({ id, publicKey: k.encryption });
+      if (withRetired) for (const r of k.retired) out.push({ id, publicKey: r.encryption });
+    }
+    if (withSelf) out.push({ id: agentId, publicKey: ring.current.keys.encryption.publicKey });
+    return out;
+  }
+
+  async function sealFor(
+    conversationId: string,
+    payload: EnvelopePayload,
+    messageId: string,
+  ): Promise<string> {
+    const ring = options.keys();
+    return sealAsync(payload, {
+      sender: { id: agentId, signing: ring.current.keys.signing },
+      recipients: await recipientsOf(conversationId, ring),
+      conversationId,
+      messageId,
+      clock,
+      ...(options.backend === undefined ? {} : { backend: options.backend }),
+    });
+  }
+
+  async function forgetMembers(conversationId: string): Promise<void> {
+    const members = await directory.conversationMembers(conversationId).catch(() => []);
+    directory.invalidateConversation(conversationId);
+    for (const id of members) directory.invalidate(id);
+  }
+
+  return {
+    async send(conversationId, payload, sendOptions = {}) {
+      const messageId = sendOptions.messageId ?? globalThis.crypto.randomUUID();
+      try {
+        return await options.api.sendMessage(
+          conversationId,
+          await sealFor(conversationId, payload, messageId),
+        );
+      } catch (err) {
+        if (!isServiceError(err, 'INVALID_ENVELOPE') || !STALE_KEY_REASONS.has(err.params['reason']))
+          throw err;
+        log.info('a recipient key changed; sealing again to fresh keys', { conversationId, messageId });
+        await forgetMembers(conversationId);
+        return options.api.sendMessage(conversationId, await sealFor(conversationId, payload, messageId));
+      }
+    },
+  };
+}

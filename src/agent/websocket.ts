@@ -1,0 +1,77 @@
+/**
+ * WebSocket mode: the dispatcher (one authenticated socket, jittered
+ * reconnects, fatal close codes, heartbeat) feeding the event pipeline, and
+ * its lifecycle events turned into the Agent's notifications.
+ *
+ * @module
+ */
+import type { AmsError } from '../core/errors/base.js';
+import type { Logger } from '../core/logger.js';
+import { createWsDispatcher, type WsDispatcher } from '../transport/ws/dispatcher.js';
+import type { FatalInfo } from '../transport/ws/events.js';
+import type { TypedEmitter } from './emitter.js';
+import type { AgentListenerArgs } from './events.js';
+import type { ResolvedAgentOptions } from './options.js';
+import { inboundOfFrame, looksLikeEvent, parseUnknownEventFrame } from './pipeline/frames.js';
+import type { EventPipeline } from './pipeline/pipeline.js';
+
+/** What the WebSocket side needs from the Agent. */
+export interface WebSocketSideOptions {
+  readonly options: ResolvedAgentOptions;
+  readonly pipeline: EventPipeline;
+  readonly emitter: TypedEmitter<AgentListenerArgs>;
+  readonly logger: Logger;
+  /** The current agent token (asked again for every connection attempt). */
+  readonly token: () => string;
+  /** Called once when the dispatcher stops for good. */
+  readonly onFatal: (error: AmsError, info: FatalInfo) => void;
+}
+
+/**
+ * Creates the dispatcher and wires it to the pipeline and the emitter.
+ *
+ * @throws {@link ConfigurationError} for a bad WebSocket option.
+ */
+export function createWebSocketSide(o: WebSocketSideOptions): WsDispatcher {
+  const src = o.options.source;
+  const ws = createWsDispatcher({
+    url: o.options.webSocketUrl,
+    agentId: o.options.agentId,
+    credentials: o.token,
+    clock: o.options.clock,
+    logger: o.logger,
+    ...(src.WebSocket === undefined ? {} : { WebSocket: src.WebSocket }),
+    ...(src.reconnect === undefined ? {} : { backoff: src.reconnect }),
+    ...(src.heartbeat === undefined ? {} : { heartbeat: src.heartbeat }),
+    ...(src.random === undefined ? {} : { random: src.random }),
+  });
+  const { emitter, pipeline, logger } = o;
+  ws.on('event', (frame) => void pipeline.ingest(inboundOfFrame(frame), 'websocket'))
+    .on('unknownFrame', ({ type, frame }) => {
+      if (!looksLikeEvent(frame)) {
+        logger.warn('a WebSocket frame of an unknown type was ignored', { type });
+        return;
+      }
+      try {
+        void pipeline.ingest(inboundOfFrame(parseUnknownEventFrame(frame)), 'websocket');
+      } catch (error) {
+        logger.warn('an invalid event frame was dropped', { type, code: (error as AmsError).code });
+      }
+    })
+    .on('open', (info) => emitter.emit('connected', info))
+    .on('close', (info) => emitter.emit('disconnected', info))
+    .on('reconnecting', (info) => emitter.emit('reconnecting', info))
+    .on('sessionInvalidated', () => emitter.emit('session.invalidated'))
+    .on('authExpiring', (info) => {
+      logger.info('the agent token expires soon: call agent.renewToken()', {
+        expiresInSeconds: info.expiresInSeconds ?? 'unknown',
+      });
+      emitter.emit('auth.expiring', info);
+    })
+    .on('renewed', () => logger.info('the WebSocket now runs on the renewed token'))
+    .on('authError', (info) => {
+      if (!info.duringAuth) logger.warn('the service refused the renewed token', { reason: info.reason });
+    })
+    .on('fatal', (error, info) => o.onFatal(error, info));
+  return ws;
+}

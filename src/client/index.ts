@@ -1,0 +1,37 @@
+/**
+ * The owner client (`UserClient`) and the wire schemas of the service's
+ * account, agent, conversation and message answers.
+ *
+ * @module
+ */
+export { UserClient } from './user-client.js';
+export { DEFAULT_USER_CLIENT_OPTIONS, type KeyBackupCostOptions, type UserClientOptions } from './options.js';
+export type {
+  CodeLoginOptions,
+  FailedMessage,
+  InboxOptions,
+  InboxPage,
+  LoginOptions,
+  RegisterOptions,
+  ResetPasswordOptions,
+  SendCodeOptions,
+  UserClientEvents,
+} from './user-client-types.js';
+export type { SessionInfo } from './session.js';
+export type { ReceivedMessage } from './open-message.js';
+export type {
+  AgentInfo,
+  ConversationInfo,
+  CreatedAgentInfo,
+  DeviceInfo,
+  TokenRegenerationResult,
+  WebhookInfo,
+} from './views.js';
+export {
+  RefreshCookieJar,
+  isLoopbackHost,
+  REFRESH_COOKIE_NAME,
+  type RefreshCookieJarOptions,
+} from './cookie-jar.js';
+export type { RegisteredKeys, SentMessageResult } from './wire/results.js';
+export * from './wire/index.js';

@@ -1,0 +1,145 @@
+/**
+ * Options of the {@link UserClient}: what callers pass, the defaults in one
+ * place, and their validation at construction.
+ *
+ * @module
+ */
+import type { Dispatcher } from 'undici';
+import { systemClock, type Clock } from '../core/clock.js';
+import { ConfigurationError } from '../core/errors/configuration-error.js';
+import { redactingLogger, silentLogger, type Logger } from '../core/logger.js';
+import { DeviceIdSchema, type Argon2Params } from '../core/protocol/key-backup.js';
+import { agentWebSocketUrl } from '../core/protocol/ws-close.js';
+import type { RetryOptions } from '../transport/rest/options.js';
+import type { BackoffOptions } from '../transport/ws/backoff.js';
+import type { WebSocketConstructor } from '../transport/ws/socket.js';
+
+/** Argon2id cost of the key backup the client creates and restores. */
+export interface KeyBackupCostOptions {
+  /**
+   * Parameters of new backups. Lower only in tests (with `minParams`).
+   * @defaultValue `DEFAULT_ARGON2_PARAMS` (m 64 MiB, t 3, p 4)
+   */
+  params?: Argon2Params;
+  /**
+   * The floor a backup's parameters must reach (creating and restoring). Lower only in tests.
+   * @defaultValue `ARGON2_PARAMS_FLOOR` (m 19 MiB, t 2, p 1)
+   */
+  minParams?: Argon2Params;
+}
+
+/** Options of {@link UserClient}. */
+export interface UserClientOptions {
+  /** The service's base URL, e.g. `https://api.example.com`. */
+  baseUrl: string | URL;
+  /**
+   * This device's hardware-unique identifier, sent with every sign-in and in
+   * the key backup. Persist it and pass it again: a new id is a new device
+   * (an account has at most 5).
+   * @defaultValue a random UUID per client
+   */
+  deviceId?: string;
+  /** The device's display name (unique per account). @defaultValue the service's choice */
+  deviceName?: string;
+  /** Argon2id cost of the key backup. */
+  keyBackup?: KeyBackupCostOptions;
+  /**
+   * Plain-http origins that may receive the Secure refresh cookie anyway.
+   * Loopback hosts (`localhost`, `127.0.0.0/8`, `::1`) always may.
+   * @defaultValue none
+   */
+  insecureCookieOrigins?: readonly string[];
+  /** Time source (cookie expiry, reconnect back-off, `created_at`). @defaultValue `systemClock` */
+  clock?: Clock;
+  /** Where log lines go (redacted; never tokens, keys or plaintext). @defaultValue silent */
+  logger?: Logger;
+  /** undici dispatcher for REST calls. @defaultValue a shared keep-alive `Agent` */
+  dispatcher?: Dispatcher;
+  /** REST retry behaviour. @defaultValue the REST client's */
+  retry?: RetryOptions;
+  /** Deadline of one REST attempt, ms. @defaultValue `15000` */
+  timeoutMs?: number;
+  /** WebSocket constructor. @defaultValue the `ws` package */
+  WebSocket?: WebSocketConstructor;
+  /** WebSocket reconnect back-off. @defaultValue `{ baseMs: 1000, capMs: 30000, stableAfterMs: 30000 }` */
+  backoff?: Omit<BackoffOptions, 'random'>;
+  /** From opening the WebSocket to `auth.ok`, ms. @defaultValue `10000` */
+  authTimeoutMs?: number;
+  /** How long peers' public keys are cached, ms. @defaultValue `300000` */
+  keyCacheTtlMs?: number;
+}
+
+/** Every default of the user client. */
+export const DEFAULT_USER_CLIENT_OPTIONS = {
+  authTimeoutMs: 10_000,
+  keyCacheTtlMs: 300_000,
+} as const satisfies { authTimeoutMs: number; keyCacheTtlMs: number };
+
+/** Options after defaults and validation. */
+export interface ResolvedUserClientOptions {
+  readonly baseUrl: URL;
+  readonly wsUrl: string;
+  readonly deviceId: string;
+  readonly deviceName: string | undefined;
+  readonly keyBackup: KeyBackupCostOptions;
+  readonly insecureCookieOrigins: readonly string[];
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly authTimeoutMs: number;
+  readonly keyCacheTtlMs: number;
+}
+
+function bad(option: string, rule: string, cause?: unknown): ConfigurationError {
+  return new ConfigurationError({ option, message: `Option "${option}" ${rule}.`, cause });
+}
+
+function urlOf(value: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch (cause) {
+    throw bad('baseUrl', 'must be an absolute http(s) URL', cause);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw bad('baseUrl', 'must be an absolute http(s) URL');
+  return url;
+}
+
+function positive(value: number | undefined, fallback: number, option: string): number {
+  const v = value ?? fallback;
+  if (!(Number.isFinite(v) && v > 0)) throw bad(option, 'must be a positive number of ms');
+  return v;
+}
+
+/**
+ * Applies defaults and checks the options the client reads itself (the REST
+ * client checks its own).
+ *
+ * @throws {@link ConfigurationError} naming the first bad option.
+ */
+export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClientOptions {
+  const baseUrl = urlOf(o.baseUrl);
+  const deviceId = o.deviceId ?? globalThis.crypto.randomUUID();
+  if (!DeviceIdSchema.safeParse(deviceId).success)
+    throw bad('deviceId', 'must be 1–256 characters without control characters');
+  for (const origin of o.insecureCookieOrigins ?? []) {
+    try {
+      new URL(origin);
+    } catch (cause) {
+      throw bad('insecureCookieOrigins', 'must list absolute URLs', cause);
+    }
+  }
+  const d = DEFAULT_USER_CLIENT_OPTIONS;
+  return {
+    baseUrl,
+    wsUrl: agentWebSocketUrl(baseUrl),
+    deviceId,
+    deviceName: o.deviceName,
+    keyBackup: o.keyBackup ?? {},
+    insecureCookieOrigins: o.insecureCookieOrigins ?? [],
+    clock: o.clock ?? systemClock,
+    logger: redactingLogger(o.logger ?? silentLogger),
+    authTimeoutMs: positive(o.authTimeoutMs, d.authTimeoutMs, 'authTimeoutMs'),
+    keyCacheTtlMs: o.keyCacheTtlMs ?? d.keyCacheTtlMs,
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * The user's REST calls (access token, refreshed on `TOKEN_EXPIRED`), each
+ * answer checked with its wire schema. The {@link UserClient} builds its
+ * camelCase surface on these.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import { DeviceListSchema, type DeviceList } from '../core/protocol/device.js';
+import type { KeyBackupRecord } from '../core/protocol/key-backup.js';
+import type { RestClient, RestResponse } from '../transport/rest/client.js';
+import { pathSegment } from '../transport/rest/paths.js';
+import {
+  AgentViewSchema,
+  CreatedAgentSchema,
+  TokenRegenerationSchema,
+  TokenRevocationSchema,
+  WebhookRegistrationSchema,
+  WebhookStateSchema,
+  type AgentView,
+  type CreatedAgent,
+  type TokenRegeneration,
+  type TokenRevocation,
+  type WebhookRegistration,
+  type WebhookState,
+} from './wire/agents.js';
+import {
+  DeviceRevokedSchema,
+  KeyBackupUploadAnswerSchema,
+  SendCodeAnswerSchema,
+  TokenAnswerSchema,
+  type SendCodeAnswer,
+  type TokenAnswer,
+} from './wire/auth.js';
+import {
+  ConversationDetailSchema,
+  ConversationListSchema,
+  ConversationSchema,
+  SentMessageSchema,
+  StoredMessageListSchema,
+  type Conversation,
+  type ConversationDetail,
+  type StoredMessage,
+} from './wire/conversations.js';
+import { PrincipalKeysSchema, type PrincipalKeys } from './wire/keys.js';
+import { sentOf, type SentMessageResult } from './wire/results.js';
+
+/** The key backup as read back: an object (restoring checks every field, `checkKeyBackupRecord`). */
+const StoredKeyBackupSchema = z.record(z.string(), z.unknown());
+
+/** The user's REST calls (wire field names). */
+export interface UserApi {
+  readonly rest: RestClient;
+  sendCode(body: { email: string; scene: string; turnstile_token: string }): Promise<SendCodeAnswer>;
+  /** A sign-in (`/auth/register`, `/auth/login`, `/auth/login-code`): the token answer with its headers. */
+  signIn(path: string, body: Record<string, unknown>): Promise<RestResponse<TokenAnswer>>;
+  resetPassword(body: { email: string; code: string; new_account_password: string }): Promise<unknown>;
+  uploadKeyBackup(record: KeyBackupRecord): Promise<void>;
+  /** The stored backup as an object (restoring checks every field). */
+  keyBackup(): Promise<Record<string, unknown>>;
+  devices(): Promise<DeviceList>;
+  revokeDevice(deviceId: string): Promise<void>;
+  createAgent(name: string): Promise<CreatedAgent>;
+  agents(): Promise<AgentView[]>;
+  agent(agentId: string): Promise<AgentView>;
+  regenerateToken(agentId: string, emergency: boolean): Promise<TokenRegeneration>;
+  revokeToken(agentId: string): Promise<TokenRevocation>;
+  setWebhook(agentId: string, url: string): Promise<WebhookRegistration>;
+  removeWebhook(agentId: string): Promise<WebhookState>;
+  addAgent(agentId: string): Promise<Conversation>;
+  conversations(): Promise<Conversation[]>;
+  conversation(conversationId: string): Promise<ConversationDetail>;
+  revokeConversation(conversationId: string): Promise<Conversation>;
+  sendMessage(conversationId: string, wireEnvelope: string): Promise<SentMessageResult>;
+  messages(
+    conversationId: string,
+    after: number | undefined,
+    limit: number | undefined,
+  ): Promise<StoredMessage[]>;
+  publicKeys(principalId: string): Promise<PrincipalKeys>;
+  systemKeys(): Promise<PrincipalKeys>;
+}
+
+/** Creates the user's REST calls over `rest` (whose credentials are the session's access token). */
+export function createUserApi(rest: RestClient): UserApi {
+  const agentPath = (id: string): string => `/agents/${pathSegment(id)}`;
+  const convPath = (id: string): string => `/conversations/${pathSegment(id)}`;
+  return {
+    rest,
+    sendCode: (body) => rest.post('/auth/send-code', body, { auth: false, schema: SendCodeAnswerSchema }),
+    signIn: (path, body) =>
+      rest.requestWithResponse({ method: 'POST', path, body, auth: false, schema: TokenAnswerSchema }),
+    resetPassword: (body) => rest.post('/auth/reset-password', body, { auth: false }),
+    async uploadKeyBackup(record) {
+      await rest.post('/keys/backup', record, { schema: KeyBackupUploadAnswerSchema });
+    },
+    keyBackup: () => rest.get('/keys/backup', { schema: StoredKeyBackupSchema }),
+    devices: () => rest.get('/users/me/devices', { schema: DeviceListSchema }),
+    async revokeDevice(deviceId) {
+      await rest.delete(`/users/me/devices/${pathSegment(deviceId)}`, { schema: DeviceRevokedSchema });
+    },
+    createAgent: (name) => rest.post('/agents', { name }, { schema: CreatedAgentSchema }),
+    agents: () => rest.get('/agents', { schema: z.array(AgentViewSchema) }),
+    agent: (id) => rest.get(agentPath(id), { schema: AgentViewSchema }),
+    regenerateToken: (id, emergency) =>
+      rest.post(`${agentPath(id)}/token/regenerate`, { emergency }, { schema: TokenRegenerationSchema }),
+    revokeToken: (id) => rest.delete(`${agentPath(id)}/token`, { schema: TokenRevocationSchema }),
+    setWebhook: (id, url) =>
+      rest.put(`${agentPath(id)}/webhook`, { url }, { schema: WebhookRegistrationSchema }),
+    removeWebhook: (id) => rest.delete(`${agentPath(id)}/webhook`, { schema: WebhookStateSchema }),
+    addAgent: (agentId) => rest.post('/conversations', { agent_id: agentId }, { schema: ConversationSchema }),
+    conversations: () => rest.get('/conversations', { schema: ConversationListSchema }),
+    conversation: (id) => rest.get(convPath(id), { schema: ConversationDetailSchema }),
+    revokeConversation: (id) => rest.delete(convPath(id), { schema: ConversationSchema }),
+    async sendMessage(conversationId, wireEnvelope) {
+      const res = await rest.requestWithResponse({
+        method: 'POST',
+        path: `${convPath(conversationId)}/messages`,
+        body: { wire_envelope: wireEnvelope },
+        schema: SentMessageSchema,
+      });
+      return sentOf(res.data, res.status);
+    },
+    messages: (id, after, limit) =>
+      rest.get(`${convPath(id)}/messages`, { query: { after, limit }, schema: StoredMessageListSchema }),
+    publicKeys: (id) => rest.get(`/keys/${pathSegment(id)}`, { schema: PrincipalKeysSchema }),
+    systemKeys: () => rest.get('/system/keys', { schema: PrincipalKeysSchema, auth: false }),
+  };
+}

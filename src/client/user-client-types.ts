@@ -1,0 +1,104 @@
+/**
+ * Caller input and events of the {@link UserClient}.
+ *
+ * @module
+ */
+import type { AmsError } from '../core/errors/base.js';
+import type { ReceivedMessage } from './open-message.js';
+
+/** Options of `UserClient.sendCode`. */
+export interface SendCodeOptions {
+  email: string;
+  /** What the code is for. */
+  scene: 'register' | 'login' | 'reset';
+  /** The human-verification (Turnstile) token. */
+  turnstileToken: string;
+}
+
+/** Options of `UserClient.register`. */
+export interface RegisterOptions {
+  email: string;
+  /** The 6-digit code from `sendCode` with scene `register`. */
+  code: string;
+  /** The account password: at least 8 characters. Sent to the service (over TLS), never logged. */
+  accountPassword: string;
+  /** 2 to 24 characters. */
+  displayName: string;
+  /** A BCP 47 language tag, e.g. `en-GB`. */
+  deviceLocale: string;
+  turnstileToken: string;
+  /**
+   * The protection password that encrypts the key backup: at least 8
+   * characters, separate from the account password, never sent anywhere.
+   */
+  protectionPassword: string;
+}
+
+/** Options of `UserClient.login`. */
+export interface LoginOptions {
+  email: string;
+  accountPassword: string;
+  turnstileToken: string;
+  /** Unlocks the keys from the backup as well (needed to send and read messages). */
+  protectionPassword?: string;
+}
+
+/** Options of `UserClient.loginWithCode`. */
+export interface CodeLoginOptions {
+  email: string;
+  /** The 6-digit code from `sendCode` with scene `login`. */
+  code: string;
+  /** Unlocks the keys from the backup as well. */
+  protectionPassword?: string;
+}
+
+/** Options of `UserClient.resetPassword`. */
+export interface ResetPasswordOptions {
+  email: string;
+  /** The 6-digit code from `sendCode` with scene `reset`. */
+  code: string;
+  newAccountPassword: string;
+}
+
+/** Options of `UserClient.messages`. */
+export interface InboxOptions {
+  /** Only messages with a greater `seq`. @defaultValue `0` */
+  after?: number;
+  /** Page size (the reference server allows 1–200). @defaultValue the service's (50) */
+  limit?: number;
+}
+
+/** A message that could not be opened (discarded; other messages are unaffected). */
+export interface FailedMessage {
+  readonly messageId: string | undefined;
+  readonly seq: number | undefined;
+  readonly conversationId?: string;
+  /** Usually a `CryptoError` (`DECRYPT_FAILURE` with its `reason`). */
+  readonly error: AmsError;
+}
+
+/** One page of the inbox. */
+export interface InboxPage {
+  /** Opened messages, oldest first. */
+  readonly messages: readonly ReceivedMessage[];
+  /** Messages that failed to open. */
+  readonly failed: readonly FailedMessage[];
+  /** Pass as `after` to read on (the last `seq` seen). */
+  readonly cursor: number;
+}
+
+/** Events of the {@link UserClient}. */
+export interface UserClientEvents {
+  /** A message arrived over the WebSocket and was opened. */
+  message: [message: ReceivedMessage];
+  /** A message arrived but could not be opened. */
+  messageFailed: [failure: FailedMessage];
+  /** The WebSocket authenticated (also after a reconnect). */
+  connected: [];
+  /** A WebSocket connection ended (a reconnect follows unless it was terminal or `disconnect()`). */
+  disconnected: [info: { code: number; reason: string }];
+  /** This device's session was revoked: sign in again. */
+  sessionInvalidated: [];
+  /** The WebSocket stopped for good. */
+  connectionFailed: [error: AmsError];
+}

@@ -1,0 +1,500 @@
+/**
+ * `UserClient`: the human side of the service. Sign-up (send-code,
+ * register, keys generated here and backed up under the protection
+ * password), sign-in (password or code), token refresh through the refresh
+ * cookie, devices, agents (create, regenerate or revoke tokens, webhooks),
+ * conversations, and end-to-end encrypted messages (send, read the inbox,
+ * receive over the WebSocket).
+ *
+ * Access tokens last 300 s: a request answered `TOKEN_EXPIRED` refreshes the
+ * session once and is retried (the REST client's `onTokenExpired` hook), and
+ * an open WebSocket is renewed with `auth.renew`. Tokens, keys, passwords and
+ * plaintext never appear in log lines or errors.
+ *
+ * @module
+ */
+import EventEmitter from 'eventemitter3';
+import { ConfigurationError } from '../core/errors/configuration-error.js';
+import type { AmsError } from '../core/errors/base.js';
+import { isAmsError } from '../core/errors/guards.js';
+import { TransportError } from '../core/errors/transport-error.js';
+import { ValidationError } from '../core/errors/validation-error.js';
+import type { Logger } from '../core/logger.js';
+import { generateKeys } from '../crypto/keys.js';
+import type { EnvelopePayload } from '../crypto/payload.js';
+import { createRestClient, type RestClient } from '../transport/rest/client.js';
+import { createKeyDirectory, type KeyDirectory } from '../agent/key-directory.js';
+import { createMessageSender, type MessageSender, type SendOptions } from '../agent/sender.js';
+import { RefreshCookieJar } from './cookie-jar.js';
+import { openDelivered, type ReceivedMessage } from './open-message.js';
+import {
+  resolveUserClientOptions,
+  type ResolvedUserClientOptions,
+  type UserClientOptions,
+} from './options.js';
+import { UserSession, type SessionInfo } from './session.js';
+import { createUserApi, type UserApi } from './user-api.js';
+import { backUpKeys, restoreKeys, userKeyFingerprint, userKeyRing, type UserKeySet } from './user-keys.js';
+import { UserSocket } from './user-socket.js';
+import {
+  agentInfo,
+  conversationInfo,
+  createdAgentInfo,
+  deviceInfo,
+  regenerationResult,
+  webhookInfo,
+  type AgentInfo,
+  type ConversationInfo,
+  type CreatedAgentInfo,
+  type DeviceInfo,
+  type TokenRegenerationResult,
+  type WebhookInfo,
+} from './views.js';
+import { UserMessageFrameSchema } from './wire/conversations.js';
+import type { SentMessageResult } from './wire/results.js';
+import type {
+  CodeLoginOptions,
+  InboxPage,
+  InboxOptions,
+  LoginOptions,
+  RegisterOptions,
+  ResetPasswordOptions,
+  SendCodeOptions,
+  UserClientEvents,
+} from './user-client-types.js';
+
+/**
+ * The owner's client.
+ *
+ * @example
+ * ```ts
+ * const client = new UserClient({ baseUrl: 'https://api.example.com', deviceId: savedDeviceId });
+ * await client.sendCode({ email, scene: 'register', turnstileToken });
+ * await client.register({ email, code, accountPassword, displayName: 'Ada', deviceLocale: 'en-GB',
+ *   turnstileToken, protectionPassword });
+ * const agent = await client.createAgent({ name: 'Helper' }); // agent.token: hand it to the agent
+ * const { conversationId } = await client.addAgent(agent.agentId);
+ * client.on('message', (m) => console.log(m.senderId, m.payload));
+ * await client.connect();
+ * await client.send(conversationId, { type: 'text', text: 'hello' });
+ * ```
+ */
+export class UserClient extends EventEmitter<UserClientEvents> {
+  readonly #o: ResolvedUserClientOptions;
+  readonly #rest: RestClient;
+  readonly #api: UserApi;
+  readonly #session: UserSession;
+  readonly #directory: KeyDirectory;
+  readonly #log: Logger;
+  readonly #WebSocket: UserClientOptions['WebSocket'];
+  readonly #backoff: UserClientOptions['backoff'];
+  #keys: UserKeySet | undefined;
+  #socket: UserSocket | undefined;
+  #sender: { readonly userId: string; readonly sender: MessageSender } | undefined;
+
+  /** @throws {@link ConfigurationError} naming the first bad option. */
+  constructor(options: UserClientOptions) {
+    super();
+    const o = resolveUserClientOptions(options);
+    this.#o = o;
+    this.#log = o.logger;
+    this.#WebSocket = options.WebSocket;
+    this.#backoff = options.backoff;
+    const jar = new RefreshCookieJar({
+      baseUrl: o.baseUrl,
+      clock: o.clock,
+      insecureCookieOrigins: o.insecureCookieOrigins,
+    });
+    this.#session = new UserSession(() => this.#rest, jar, o.clock, o.logger, o.deviceId);
+    this.#rest = createRestClient({
+      baseUrl: o.baseUrl,
+      credentials: () => this.#session.accessToken(),
+      onTokenExpired: () => this.#session.refresh(),
+      clock: o.clock,
+      logger: o.logger,
+      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      rateLimits: false,
+    });
+    this.#api = createUserApi(this.#rest);
+    this.#directory = createKeyDirectory({ api: this.#api, clock: o.clock, ttlMs: o.keyCacheTtlMs });
+    this.#session.onToken((token) => this.#socket?.renew(token));
+  }
+
+  /** The REST client in use (events `rateLimited`, `retry`). */
+  get rest(): RestClient {
+    return this.#rest;
+  }
+
+  /** Who is signed in (no secrets), or undefined. */
+  get session(): SessionInfo | undefined {
+    return this.#session.info;
+  }
+
+  /** This client's device id (persist it to sign in as the same device again). */
+  get deviceId(): string {
+    return this.#session.info?.deviceId ?? this.#o.deviceId;
+  }
+
+  /** Fingerprint of the user's X25519 public key, once keys are set up or unlocked. */
+  get keyFingerprint(): string | undefined {
+    return this.#keys === undefined ? undefined : userKeyFingerprint(this.#keys);
+  }
+
+  // ---- sign-up and sign-in ----
+
+  /** `POST /auth/send-code`: the service e-mails a 6-digit code. */
+  async sendCode(o: SendCodeOptions): Promise<{ expiresInSeconds: number }> {
+    const a = await this.#api.sendCode({ email: o.email, scene: o.scene, turnstile_token: o.turnstileToken });
+    return { expiresInSeconds: a.expires_in_seconds };
+  }
+
+  /**
+   * Registers: `POST /auth/register`, then generates the X25519 and Ed25519
+   * pairs on this device and uploads their backup encrypted under
+   * `protectionPassword` (which never leaves the process).
+   *
+   * @throws {@link ServiceError} (e.g. `VALIDATION_ERROR`, `TURNSTILE_FAILED`); {@link ValidationError}
+   *   for a protection password under 8 characters (checked before anything is sent).
+   */
+  async register(o: RegisterOptions): Promise<SessionInfo> {
+    if (typeof o.protectionPassword !== 'string' || [...o.protectionPassword].length < 8) {
+      throw new ValidationError({
+        message: 'The protection password needs at least 8 characters.',
+        issues: [{ path: ['protectionPassword'], message: 'at least 8 characters' }],
+      });
+    }
+    const info = await this.#signIn('/auth/register', {
+      email: o.email,
+      code: o.code,
+      account_password: o.accountPassword,
+      display_name: o.displayName,
+      device_locale: o.deviceLocale,
+      turnstile_token: o.turnstileToken,
+    });
+    await this.setUpKeys(o.protectionPassword);
+    return info;
+  }
+
+  /** Password sign-in (`POST /auth/login`); unlocks the keys too when `protectionPassword` is given. */
+  async login(o: LoginOptions): Promise<SessionInfo> {
+    const info = await this.#signIn('/auth/login', {
+      email: o.email,
+      account_password: o.accountPassword,
+      turnstile_token: o.turnstileToken,
+    });
+    if (o.protectionPassword !== undefined) await this.unlockKeys(o.protectionPassword);
+    return info;
+  }
+
+  /** Code sign-in (`POST /auth/login-code`, after `sendCode` with scene `login`). */
+  async loginWithCode(o: CodeLoginOptions): Promise<SessionInfo> {
+    const info = await this.#signIn('/auth/login-code', { email: o.email, code: o.code });
+    if (o.protectionPassword !== undefined) await this.unlockKeys(o.protectionPassword);
+    return info;
+  }
+
+  /** `POST /auth/reset-password` (after `sendCode` with scene `reset`). The keys are not affected. */
+  async resetPassword(o: ResetPasswordOptions): Promise<void> {
+    await this.#api.resetPassword({
+      email: o.email,
+      code: o.code,
+      new_account_password: o.newAccountPassword,
+    });
+  }
+
+  /**
+   * A new access token through the refresh cookie (done automatically on `TOKEN_EXPIRED`).
+   *
+   * @throws {@link ServiceError} `TOKEN_EXPIRED` when the refresh token expired or was revoked: sign in again.
+   */
+  async refresh(): Promise<SessionInfo> {
+    await this.#session.refresh();
+    return this.#session.info!;
+  }
+
+  /** Forgets the session, the cookie and the keys in memory, and closes the WebSocket. */
+  async signOut(): Promise<void> {
+    await this.disconnect();
+    this.#session.clear();
+    this.#keys = undefined;
+    this.#directory.invalidate();
+  }
+
+  async #signIn(path: string, body: Record<string, unknown>): Promise<SessionInfo> {
+    const device = {
+      device_id: this.#o.deviceId,
+      ...(this.#o.deviceName === undefined ? {} : { device_name: this.#o.deviceName }),
+    };
+    const info = this.#session.accept(await this.#api.signIn(path, { ...body, ...device }));
+    this.#log.info('signed in', { userId: info.userId, deviceId: info.deviceId });
+    return info;
+  }
+
+  // ---- keys ----
+
+  /**
+   * Generates the user's key pairs (unless already in memory) and uploads
+   * their backup under `protectionPassword` (steps 3 and 4 of registration).
+   *
+   * @returns the X25519 key fingerprint.
+   */
+  async setUpKeys(protectionPassword: string): Promise<string> {
+    const keys =
+      this.#keys?.signing === undefined
+        ? generateKeys()
+        : { encryption: this.#keys.encryption, signing: this.#keys.signing };
+    await backUpKeys(this.#api, keys, protectionPassword, this.#requireSession().deviceId, this.#o.keyBackup);
+    this.#keys = keys;
+    return userKeyFingerprint(keys);
+  }
+
+  /**
+   * Restores the key pairs from the service's backup (`GET /keys/backup`).
+   *
+   * @throws {@link CryptoError} `KEY_BACKUP_PASSWORD_INVALID` for a wrong protection password.
+   */
+  async unlockKeys(protectionPassword: string): Promise<string> {
+    this.#keys = await restoreKeys(this.#api, protectionPassword, this.#o.keyBackup);
+    return userKeyFingerprint(this.#keys);
+  }
+
+  // ---- devices ----
+
+  /** `GET /users/me/devices`. */
+  async devices(): Promise<DeviceInfo[]> {
+    const current = this.#session.info?.deviceId;
+    return (await this.#api.devices()).map((d) => deviceInfo(d, current));
+  }
+
+  /** `DELETE /users/me/devices/:id`: signs that device out (its WebSockets get `session.invalidated`). */
+  async revokeDevice(deviceId: string): Promise<void> {
+    await this.#api.revokeDevice(deviceId);
+  }
+
+  // ---- agents ----
+
+  /** `POST /agents`. The answer carries the agent token, shown once. */
+  async createAgent(o: { name: string }): Promise<CreatedAgentInfo> {
+    return createdAgentInfo(await this.#api.createAgent(o.name));
+  }
+
+  /** `GET /agents`. */
+  async agents(): Promise<AgentInfo[]> {
+    return (await this.#api.agents()).map(agentInfo);
+  }
+
+  /** `GET /agents/:id`. */
+  async agent(agentId: string): Promise<AgentInfo> {
+    return agentInfo(await this.#api.agent(agentId));
+  }
+
+  /**
+   * `POST /agents/:id/token/regenerate`. Normal: the old token and public key
+   * stay valid 7 days. Emergency: both are invalid at once.
+   *
+   * @throws {@link RateLimitError} `TOKEN_ROTATION_RATE_LIMITED` after 5 in 24 h.
+   */
+  async regenerateAgentToken(
+    agentId: string,
+    o: { emergency?: boolean } = {},
+  ): Promise<TokenRegenerationResult> {
+    return regenerationResult(await this.#api.regenerateToken(agentId, o.emergency === true));
+  }
+
+  /** `DELETE /agents/:id/token`: the agent has no token until the next regeneration. */
+  async revokeAgentToken(agentId: string): Promise<{ disconnected: number }> {
+    const r = await this.#api.revokeToken(agentId);
+    return { disconnected: r.disconnected ?? 0 };
+  }
+
+  /** `PUT /agents/:id/webhook`: webhook mode; the secret is shown once. */
+  async setAgentWebhook(agentId: string, url: string): Promise<WebhookInfo> {
+    return webhookInfo(await this.#api.setWebhook(agentId, url));
+  }
+
+  /** `DELETE /agents/:id/webhook`: back to WebSocket mode. */
+  async removeAgentWebhook(agentId: string): Promise<void> {
+    await this.#api.removeWebhook(agentId);
+  }
+
+  // ---- conversations and messages ----
+
+  /** `POST /conversations`: adds the agent (creates or re-establishes the 1:1 conversation). */
+  async addAgent(agentId: string): Promise<ConversationInfo> {
+    const c = conversationInfo(await this.#api.addAgent(agentId));
+    this.#directory.invalidateConversation(c.conversationId);
+    return c;
+  }
+
+  /** `GET /conversations`. */
+  async conversations(): Promise<ConversationInfo[]> {
+    return (await this.#api.conversations()).map(conversationInfo);
+  }
+
+  /** `DELETE /conversations/:id`: revokes the relation (the agent gets `relation.revoked`). */
+  async revokeConversation(conversationId: string): Promise<ConversationInfo> {
+    return conversationInfo(await this.#api.revokeConversation(conversationId));
+  }
+
+  /**
+   * Seals `payload` to the conversation's members (the agent's current key,
+   * plus keys in grace, plus the user's own) and posts it.
+   *
+   * @throws {@link ConfigurationError} before keys are set up or unlocked.
+   * @throws {@link ServiceError} e.g. `CONVERSATION_NOT_FOUND`, `RELATION_REVOKED`, `FORBIDDEN`.
+   */
+  async send(
+    conversationId: string,
+    payload: EnvelopePayload,
+    options: SendOptions = {},
+  ): Promise<SentMessageResult> {
+    const sender = this.#senderFor(this.#requireSession().userId);
+    return sender.send(conversationId, payload, options);
+  }
+
+  /**
+   * Reads and opens the conversation's stored messages with `seq > after`,
+   * oldest first. Messages that fail to open are listed in `failed`, never thrown.
+   */
+  async messages(conversationId: string, o: InboxOptions = {}): Promise<InboxPage> {
+    const stored = await this.#api.messages(conversationId, o.after, o.limit);
+    const page: { messages: ReceivedMessage[]; failed: InboxPage['failed'][number][] } = {
+      messages: [],
+      failed: [],
+    };
+    for (const m of stored) {
+      try {
+        page.messages.push(
+          await openDelivered(
+            m.wire_envelope,
+            { event: 'inbox', conversationId, seq: m.seq },
+            this.#openContext(),
+          ),
+        );
+      } catch (err) {
+        page.failed.push({ messageId: m.message_id, seq: m.seq, error: this.#asError(err) });
+      }
+    }
+    const last = stored[stored.length - 1];
+    return { ...page, cursor: last === undefined ? (o.after ?? 0) : last.seq };
+  }
+
+  /** Opens the WebSocket; resolves on `auth.ok`. Received messages are emitted as `message`. */
+  async connect(): Promise<void> {
+    if (this.#socket !== undefined) return;
+    this.#requireSession();
+    const socket = new UserSocket({
+      url: this.#o.wsUrl,
+      accessToken: () => this.#session.accessToken(),
+      refresh: () => this.#session.refresh(),
+      WebSocket: this.#WebSocket,
+      clock: this.#o.clock,
+      logger: this.#log,
+      backoff: this.#backoff,
+      authTimeoutMs: this.#o.authTimeoutMs,
+    });
+    this.#socket = socket;
+    socket.on('frame', (frame) => void this.#onFrame(frame));
+    socket.on('open', () => this.emit('connected'));
+    socket.on('close', (info) => this.emit('disconnected', info));
+    socket.on('sessionInvalidated', () => this.emit('sessionInvalidated'));
+    socket.on('fatal', (err) => {
+      if (this.#socket === socket) this.#socket = undefined;
+      this.emit('connectionFailed', err);
+    });
+    try {
+      await socket.start();
+    } catch (err) {
+      if (this.#socket === socket) this.#socket = undefined;
+      throw err;
+    }
+  }
+
+  /** Closes the WebSocket (no reconnect). */
+  async disconnect(): Promise<void> {
+    const socket = this.#socket;
+    this.#socket = undefined;
+    await socket?.close();
+  }
+
+  async #onFrame(frame: Readonly<Record<string, unknown>>): Promise<void> {
+    const parsed = UserMessageFrameSchema.safeParse(frame);
+    if (!parsed.success) {
+      this.#log.debug('user socket: ignored a frame without an envelope', {
+        type: String(frame['type']).slice(0, 100),
+      });
+      return;
+    }
+    const f = parsed.data;
+    const delivery = { event: f.type, conversationId: f.metadata.conversation_id, seq: f.seq };
+    try {
+      this.emit('message', await openDelivered(f.wire_envelope, delivery, this.#openContext()));
+    } catch (err) {
+      this.#log.warn('a received message could not be opened', {
+        conversationId: delivery.conversationId,
+        code: this.#asError(err).code,
+      });
+      this.emit('messageFailed', {
+        messageId: f.message_id,
+        seq: f.seq,
+        conversationId: delivery.conversationId,
+        error: this.#asError(err),
+      });
+    }
+  }
+
+  #openContext() {
+    const keys = this.#requireKeys();
+    return {
+      recipientId: this.#requireSession().userId,
+      keys: [keys.encryption],
+      directory: this.#directory,
+    };
+  }
+
+  /** One sender per signed-in user id (the id is bound into every envelope). */
+  #senderFor(userId: string): MessageSender {
+    if (this.#sender?.userId !== userId) {
+      const sender = createMessageSender({
+        api: this.#api,
+        agentId: userId,
+        keys: () => this.#ring(),
+        directory: this.#directory,
+        clock: this.#o.clock,
+        logger: this.#log,
+      });
+      this.#sender = { userId, sender };
+    }
+    return this.#sender.sender;
+  }
+
+  #ring() {
+    return userKeyRing(this.#requireKeys(), this.#o.clock.now());
+  }
+
+  #requireSession(): SessionInfo {
+    const info = this.#session.info;
+    if (info === undefined)
+      throw new ConfigurationError({
+        message: 'Not signed in: call register(), login() or loginWithCode() first.',
+      });
+    return info;
+  }
+
+  #requireKeys(): UserKeySet {
+    if (this.#keys === undefined) {
+      throw new ConfigurationError({
+        message: 'No keys in memory: call register(), setUpKeys() or unlockKeys() first.',
+      });
+    }
+    return this.#keys;
+  }
+
+  #asError(err: unknown): AmsError {
+    return isAmsError(err)
+      ? err
+      : new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'Unexpected failure.', cause: err });
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Wire schemas of conversations and messages: `POST|GET /conversations`,
+ * `GET /conversations/:id` (with the members' public keys), the message
+ * views of `POST /agents/:id/messages`, `POST /conversations/:id/messages`
+ * and `GET /conversations/:id/messages`, and the user WebSocket's
+ * `message.new` frame.
+ *
+ * The service shows conversation and message fields only as "not shown";
+ * these are the reference server's (docs/reference-server.md). Loose objects.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import { DeliveryMetadataSchema } from '../../core/protocol/webhook-delivery.js';
+import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
+import { PrincipalKeysSchema } from './keys.js';
+
+/** A 1:1 conversation between a user and an agent. */
+export const ConversationSchema = z.looseObject({
+  conversation_id: IdentifierSchema,
+  user_id: IdentifierSchema,
+  agent_id: IdentifierSchema,
+  state: z.string().min(1).max(32),
+  created_at: TimestampWithZoneSchema.optional(),
+  updated_at: TimestampWithZoneSchema.optional(),
+});
+/** A conversation (wire field names). */
+export type Conversation = z.infer<typeof ConversationSchema>;
+
+/** A list of conversations. */
+export const ConversationListSchema = z.array(ConversationSchema);
+
+/**
+ * A member as listed by `GET /conversations/:id`: its public keys, or
+ * `public_key: null` when the caller may not see them or there are none.
+ */
+export const ConversationMemberSchema = z.union([
+  PrincipalKeysSchema,
+  z.looseObject({ id: IdentifierSchema, kind: z.string().max(32).optional(), public_key: z.null() }),
+]);
+/** A conversation member (wire field names). */
+export type ConversationMember = z.infer<typeof ConversationMemberSchema>;
+
+/** `GET /conversations/:id`: the conversation plus its members' public keys. */
+export const ConversationDetailSchema = ConversationSchema.extend({
+  members: z.array(ConversationMemberSchema).min(1).max(1024),
+});
+/** A conversation with its members (wire field names). */
+export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
+
+/** A sent message's view (the send endpoints answer it without `wire_envelope`). */
+export const SentMessageSchema = z.looseObject({
+  message_id: IdentifierSchema,
+  conversation_id: IdentifierSchema,
+  sender_id: IdentifierSchema.optional(),
+  created_at: TimestampWithZoneSchema.optional(),
+  received_at: TimestampWithZoneSchema.optional(),
+  seq: z.number().int().nonnegative().optional(),
+});
+/** A sent message (wire field names). */
+export type SentMessage = z.infer<typeof SentMessageSchema>;
+
+/** A stored message (`GET /conversations/:id/messages` items). */
+export const StoredMessageSchema = SentMessageSchema.extend({
+  sender_id: IdentifierSchema,
+  seq: z.number().int().nonnegative(),
+  wire_envelope: z.string().min(1),
+});
+/** A stored message (wire field names). */
+export type StoredMessage = z.infer<typeof StoredMessageSchema>;
+
+/** The inbox page. */
+export const StoredMessageListSchema = z.array(StoredMessageSchema);
+
+/**
+ * A message frame pushed to a user's WebSocket: `{ type, version, wire_envelope,
+ * metadata, message_id, seq }` (`type` is `message.new`, or `delivery.failed`
+ * for the system's delivery-failure notice).
+ */
+export const UserMessageFrameSchema = z.looseObject({
+  type: z.string().min(1).max(100),
+  wire_envelope: z.string().min(1),
+  metadata: DeliveryMetadataSchema,
+  message_id: IdentifierSchema.optional(),
+  seq: z.number().int().nonnegative().optional(),
+});
+/** A message frame on the user WebSocket (wire field names). */
+export type UserMessageFrame = z.infer<typeof UserMessageFrameSchema>;

@@ -1,0 +1,52 @@
+/**
+ * Wire schemas (zod, service field names) of the answers the clients read.
+ *
+ * @module
+ */
+export {
+  AgentViewSchema,
+  CreatedAgentSchema,
+  GovernanceSchema,
+  TokenRegenerationSchema,
+  TokenRevocationSchema,
+  WebhookRegistrationSchema,
+  WebhookStateSchema,
+  type AgentView,
+  type CreatedAgent,
+  type Governance,
+  type TokenRegeneration,
+  type TokenRevocation,
+  type WebhookRegistration,
+  type WebhookState,
+} from './agents.js';
+export { SendCodeAnswerSchema, TokenAnswerSchema, type SendCodeAnswer, type TokenAnswer } from './auth.js';
+export {
+  ConversationDetailSchema,
+  ConversationListSchema,
+  ConversationMemberSchema,
+  ConversationSchema,
+  SentMessageSchema,
+  StoredMessageListSchema,
+  StoredMessageSchema,
+  UserMessageFrameSchema,
+  type Conversation,
+  type ConversationDetail,
+  type ConversationMember,
+  type SentMessage,
+  type StoredMessage,
+  type UserMessageFrame,
+} from './conversations.js';
+export {
+  AgentKeyViewSchema,
+  KeyChallengeAnswerSchema,
+  KeyCheckAnswerSchema,
+  KeyIdSchema,
+  PrincipalKeysSchema,
+  PublicKeyB64Schema,
+  RetiredPublicKeySchema,
+  type AgentKeyView,
+  type KeyChallengeAnswer,
+  type KeyCheckAnswer,
+  type PrincipalKeys,
+  type RetiredPublicKey,
+} from './keys.js';

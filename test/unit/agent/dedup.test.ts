@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { createEventDedup, messageDedupKey } from '../../../src/agent/dedup.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { silentLogger, type Logger } from '../../../src/core/logger.js';
+import { createMemoryDedupStore } from '../../../src/webhook/dedup/memory.js';
+import type { DedupStore } from '../../../src/webhook/dedup/types.js';
+
+const DELIVERY = '01890f3e-1c2a-7b3c-8d4e-5f6a7b8c9d0e';
+
+function warnings(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { ...silentLogger, lines, warn: (m) => void lines.push(m) };
+}
+
+describe('event de-duplication', () => {
+  it('claims a delivery once; a completed one is a duplicate, a released one can be claimed again', async () => {
+    const clock = new ManualClock(0);
+    const d = createEventDedup({
+      store: createMemoryDedupStore({ clock }),
+      leaseMs: 1000,
+      logger: silentLogger,
+    });
+    const first = await d.claimDelivery(DELIVERY);
+    expect(first.status).toBe('claimed');
+    expect(await d.claimDelivery(DELIVERY)).toEqual({ status: 'duplicate', state: 'in_flight' });
+    if (first.status !== 'claimed') throw new Error('unreachable');
+    await first.claim.release();
+    const again = await d.claimDelivery(DELIVERY);
+    expect(again.status).toBe('claimed');
+    if (again.status !== 'claimed') throw new Error('unreachable');
+    await again.claim.complete();
+    expect(await d.claimDelivery(DELIVERY)).toEqual({ status: 'duplicate', state: 'completed' });
+  });
+
+  it('message ids live under their own key in the same store (shared with the webhook receiver)', async () => {
+    const store = createMemoryDedupStore({ clock: new ManualClock(0) });
+    const d = createEventDedup({ store, leaseMs: 1000, logger: silentLogger });
+    const c = await d.claimMessage('user-1', 'm-1');
+    if (c.status !== 'claimed') throw new Error('expected a claim');
+    await c.claim.complete();
+    expect(store.claim(messageDedupKey('user-1', 'm-1'), 10)).toEqual({ status: 'completed' });
+    // The same message id from another sender is another message.
+    expect((await d.claimMessage('user-2', 'm-1')).status).toBe('claimed');
+    // A delivery id equal to the message id does not collide.
+    expect((await d.claimDelivery('m-1')).status).toBe('claimed');
+  });
+
+  it('a failing or full store does not stop events: handled without de-duplication, with a warning', async () => {
+    const failing: DedupStore = {
+      claim: () => Promise.reject(new Error('down')),
+      complete: () => undefined,
+      release: () => undefined,
+    };
+    const log = warnings();
+    const d = createEventDedup({ store: failing, leaseMs: 1000, logger: log });
+    const c = await d.claimDelivery(DELIVERY);
+    expect(c.status).toBe('claimed');
+    if (c.status === 'claimed') await c.claim.complete();
+    const busy: DedupStore = {
+      claim: () => ({ status: 'busy' }),
+      complete: () => undefined,
+      release: () => undefined,
+    };
+    expect(
+      (await createEventDedup({ store: busy, leaseMs: 1, logger: log }).claimDelivery(DELIVERY)).status,
+    ).toBe('claimed');
+    expect(log.lines).toHaveLength(2);
+  });
+
+  it('completion and release failures are logged, never thrown', async () => {
+    const store: DedupStore = {
+      claim: () => ({ status: 'claimed', token: 't' }),
+      complete: () => Promise.reject(new Error('x')),
+      release: () => {
+        throw new Error('y');
+      },
+    };
+    const log = warnings();
+    const c = await createEventDedup({ store, leaseMs: 1, logger: log }).claimDelivery(DELIVERY);
+    if (c.status !== 'claimed') throw new Error('expected a claim');
+    await expect(c.claim.complete()).resolves.toBeUndefined();
+    await expect(c.claim.release()).resolves.toBeUndefined();
+    expect(log.lines).toHaveLength(2);
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileKeyStore, keyFingerprint } from '../../../../src/crypto/index.js';
+import { runCli } from '../../../../src/cli/run.js';
+import { captureIo } from '../helpers.js';
+
+const fresh = () => join(mkdtempSync(join(tmpdir(), 'ams-keygen-')), 'keys');
+
+describe('ams keygen', () => {
+  it('creates a private key store and prints only public keys and fingerprints', async () => {
+    const dir = fresh();
+    const io = captureIo();
+    expect(await runCli(['keygen', '--dir', dir], io)).toBe(0);
+    const ring = (await new FileKeyStore({ directory: dir }).load())!;
+    const keys = ring.current.keys;
+    expect(io.out).toContain(`Created key store ${join(dir, 'keys.json')}`);
+    expect(io.out).toContain(`key_id ${keyFingerprint(keys.encryption.publicKey)}`);
+    expect(io.out).toContain(`key_id ${keyFingerprint(keys.signing.publicKey)}`);
+    expect(io.out).toContain(Buffer.from(keys.signing.publicKey).toString('base64'));
+    for (const priv of [keys.encryption.privateKey, keys.signing.privateKey]) {
+      expect(io.out).not.toContain(Buffer.from(priv).toString('base64'));
+      expect(io.out).not.toContain(Buffer.from(priv).toString('hex'));
+    }
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'keys.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses to overwrite without --force (exit 1), replaces with it', async () => {
+    const dir = fresh();
+    const first = captureIo();
+    expect(await runCli(['keygen', '--dir', dir, '--json'], first)).toBe(0);
+    const created = JSON.parse(first.out) as { key_id: string; replaced: boolean };
+    expect(created.replaced).toBe(false);
+    const before = readFileSync(join(dir, 'keys.json'));
+
+    const again = captureIo();
+    expect(await runCli(['keygen', '--dir', dir], again)).toBe(1);
+    expect(again.err).toContain(`already exists (key_id ${created.key_id}); pass --force to replace it`);
+    expect(readFileSync(join(dir, 'keys.json'))).toEqual(before);
+
+    const forced = captureIo();
+    expect(await runCli(['keygen', '--dir', dir, '--force', '--json'], forced)).toBe(0);
+    const replaced = JSON.parse(forced.out) as { key_id: string; replaced: boolean };
+    expect(replaced.replaced).toBe(true);
+    expect(replaced.key_id).not.toBe(created.key_id);
+    expect(forced.err).toMatch(/warning: replaced the previous keys/);
+  });
+
+  it('treats an unreadable store as existing', async () => {
+    const dir = fresh();
+    expect(await runCli(['keygen', '--dir', dir], captureIo())).toBe(0);
+    writeFileSync(join(dir, 'keys.json'), '{ not json');
+    const io = captureIo();
+    expect(await runCli(['keygen', '--dir', dir], io)).toBe(1);
+    expect(io.err).toContain('exists but cannot be read (KEY_STORE_CORRUPT)');
+    expect(await runCli(['keygen', '--dir', dir, '--force'], captureIo())).toBe(0);
+  });
+
+  it('takes the directory from AMS_KEY_DIR and exits 1 when it cannot be written', async () => {
+    const dir = fresh();
+    expect(await runCli(['keygen'], captureIo({ env: { AMS_KEY_DIR: dir } }))).toBe(0);
+    expect(statSync(join(dir, 'keys.json')).isFile()).toBe(true);
+    const blocker = join(mkdtempSync(join(tmpdir(), 'ams-keygen-')), 'file');
+    writeFileSync(blocker, 'x');
+    const io = captureIo();
+    expect(await runCli(['keygen', '--dir', join(blocker, 'sub')], io)).toBe(1);
+    expect(io.err).toMatch(/KEY_STORE_IO/);
+  });
+});

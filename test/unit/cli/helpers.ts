@@ -1,0 +1,25 @@
+/** Captured streams for running CLI commands in-process. */
+import type { CliIo } from '../../../src/cli/io.js';
+
+/** A CliIo whose output is collected in `out` / `err`. */
+export interface CapturedIo extends CliIo {
+  out: string;
+  err: string;
+}
+
+/** Captures stdout and stderr; `stdin` (bytes or text) and `env` are optional. */
+export function captureIo(
+  options: { stdin?: string | Uint8Array; env?: Record<string, string>; tty?: boolean } = {},
+): CapturedIo {
+  const io: CapturedIo = {
+    out: '',
+    err: '',
+    stdout: { write: (t: string) => (io.out += t) },
+    stderr: { write: (t: string) => (io.err += t), isTTY: options.tty ?? false },
+    env: options.env ?? {},
+    stdin: (async function* () {
+      if (options.stdin !== undefined) yield options.stdin;
+    })(),
+  };
+  return io;
+}

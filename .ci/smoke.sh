@@ -8,7 +8,7 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 npm init -y >/dev/null
 npm install --no-audit --no-fund --silent "$tarball"
-entries='["agent-messaging-sdk","agent-messaging-sdk/crypto","agent-messaging-sdk/webhook","agent-messaging-sdk/testing"]'
+entries='["agent-messaging-sdk","agent-messaging-sdk/crypto","agent-messaging-sdk/webhook","agent-messaging-sdk/webhook/node","agent-messaging-sdk/webhook/express","agent-messaging-sdk/webhook/fastify","agent-messaging-sdk/webhook/fetch","agent-messaging-sdk/webhook/redis","agent-messaging-sdk/testing"]'
 cat > esm.mjs <<JS
 for (const e of $entries) {
   const m = await import(e);

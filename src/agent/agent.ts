@@ -196,6 +196,8 @@ export class Agent {
       else if (this.#state === 'connecting') this.#state = 'idle';
       throw error;
     });
+    // Also reported as `fatal` / `error`: an unawaited connect() must not become an unhandled rejection.
+    this.#connecting.catch(() => undefined);
     return this.#connecting;
   }
 

@@ -81,6 +81,11 @@ export interface AgentOptions {
   reconnect?: Omit<BackoffOptions, 'random'>;
   /** WebSocket pings and dead-connection timeout. @defaultValue `{ intervalMs: 25000, timeoutMs: 60000 }` */
   heartbeat?: HeartbeatOptions;
+  /**
+   * WebSocket deadlines, ms: the upgrade, the answer to the `auth` frame, the close handshake.
+   * @defaultValue `{ connectTimeoutMs: 10000, authTimeoutMs: 10000, closeTimeoutMs: 5000 }`
+   */
+  webSocketTimeouts?: { connectTimeoutMs?: number; authTimeoutMs?: number; closeTimeoutMs?: number };
   /** undici dispatcher for REST calls (tests pass a `MockAgent`). @defaultValue a shared keep-alive pool */
   dispatcher?: Dispatcher;
   /** REST retry behaviour (429, 502–504, network errors on idempotent requests). */

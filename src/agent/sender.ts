@@ -11,6 +11,9 @@
  * stale (`INVALID_ENVELOPE` with reason `missing_recipient` or
  * `unknown_recipient`), the directory entries are dropped, the payload is
  * sealed again to fresh keys under the same message id, and sent once more.
+ * A member whose keys are refused (`KEY_ENUMERATION_BLOCKED`, as after the
+ * relation was revoked) is left out, so the service's own answer to the post
+ * (`RELATION_REVOKED`) is what the caller sees.
  *
  * Errors are the REST client's, after its client-side limiter (5 sends per
  * second per agent) and retries: `RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`
@@ -28,7 +31,7 @@ import type { EnvelopePayload } from '../crypto/payload.js';
 import type { EnvelopeRecipient } from '../crypto/seal-options.js';
 import { sealAsync } from '../crypto/seal.js';
 import type { SentMessageResult } from '../client/wire/results.js';
-import type { KeyDirectory } from './key-directory.js';
+import type { KeyDirectory, PeerKeys } from './key-directory.js';
 
 /** Posts a sealed envelope: `AgentApi.sendMessage` (agents) or the user client's equivalent. */
 export interface MessagePoster {
@@ -76,6 +79,8 @@ export interface MessageSender {
 }
 
 const STALE_KEY_REASONS: ReadonlySet<unknown> = new Set(['missing_recipient', 'unknown_recipient']);
+/** Answers after which the cached conversation (members, state) is not trusted any more. */
+const RELATION_CODES: ReadonlySet<string> = new Set(['RELATION_REVOKED', 'CONVERSATION_FORBIDDEN', 'FORBIDDEN']);
 
 /**
  * Creates a message sender.
@@ -93,12 +98,24 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
   const withRetired = options.includeRetiredKeys !== false;
   const withSelf = options.includeSelf !== false;
 
+  // A peer's keys are refused (KEY_ENUMERATION_BLOCKED) once the relation is revoked: leave the peer
+  // out and let the service give the authoritative answer (RELATION_REVOKED) to the post.
+  async function keysOrBlocked(id: string): Promise<PeerKeys | undefined> {
+    try {
+      return await directory.keys(id);
+    } catch (err) {
+      if (isServiceError(err, 'KEY_ENUMERATION_BLOCKED')) return undefined;
+      throw err;
+    }
+  }
+
   async function recipientsOf(conversationId: string, ring: KeyRing): Promise<EnvelopeRecipient[]> {
     const members = await directory.conversationMembers(conversationId);
     const out: EnvelopeRecipient[] = [];
     for (const id of members) {
       if (id === agentId) continue;
-      const k = await directory.keys(id);
+      const k = await keysOrBlocked(id);
+      if (k === undefined) continue;
       out.push({ id, publicKey: k.encryption });
       if (withRetired) for (const r of k.retired) out.push({ id, publicKey: r.encryption });
     }

@@ -44,6 +44,7 @@ export function createWebSocketSide(o: WebSocketSideOptions): WsDispatcher {
     ...(src.reconnect === undefined ? {} : { backoff: src.reconnect }),
     ...(src.heartbeat === undefined ? {} : { heartbeat: src.heartbeat }),
     ...(src.random === undefined ? {} : { random: src.random }),
+    ...src.webSocketTimeouts,
   });
   const { emitter, pipeline, logger } = o;
   ws.on('event', (frame) => void pipeline.ingest(inboundOfFrame(frame), 'websocket'))

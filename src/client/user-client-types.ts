@@ -95,6 +95,8 @@ export interface UserClientEvents {
   messageFailed: [failure: FailedMessage];
   /** The WebSocket authenticated (also after a reconnect). */
   connected: [];
+  /** The open WebSocket now runs on a refreshed access token (`auth.renew` answered `auth.ok`). */
+  tokenRenewed: [];
   /** A WebSocket connection ended (a reconnect follows unless it was terminal or `disconnect()`). */
   disconnected: [info: { code: number; reason: string }];
   /** This device's session was revoked: sign in again. */

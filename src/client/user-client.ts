@@ -398,6 +398,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     this.#socket = socket;
     socket.on('frame', (frame) => void this.#onFrame(frame));
     socket.on('open', () => this.emit('connected'));
+    socket.on('renewed', () => this.emit('tokenRenewed'));
     socket.on('close', (info) => this.emit('disconnected', info));
     socket.on('sessionInvalidated', () => this.emit('sessionInvalidated'));
     socket.on('fatal', (err) => {

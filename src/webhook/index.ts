@@ -2,10 +2,13 @@
  * `agent-messaging-sdk/webhook`: receive the service's webhook deliveries.
  *
  * Zero runtime dependencies: a verifier (node:crypto on Node, WebCrypto
- * elsewhere), a receiver flow with de-duplication (bounded in-memory or
- * Redis), `ref` fetching, and thin adapters for Node `http`, Express,
- * Fastify and fetch-style runtimes. Opening envelopes is injected (`open`),
- * typically from `agent-messaging-sdk/crypto`.
+ * elsewhere), the framework-neutral receiver flow with the bounded in-memory
+ * de-duplication store, and `ref` fetching. Opening envelopes is injected
+ * (`open`), typically from `agent-messaging-sdk/crypto`.
+ *
+ * Framework adapters and the Redis store are separate entries, so an app
+ * loads only what it uses: `./webhook/node`, `./webhook/express`,
+ * `./webhook/fastify`, `./webhook/fetch` and `./webhook/redis`.
  *
  * @module
  */
@@ -64,28 +67,11 @@ export {
   type MemoryDedupStore,
   type MemoryDedupStoreOptions,
 } from './dedup/memory.js';
-export { createRedisDedupStore, type RedisClientLike, type RedisDedupStoreOptions } from './dedup/redis.js';
 
 // Object references
 export { createRefFetcher, type RefFetcher, type RefFetcherOptions } from './refs/fetcher.js';
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from '../core/rate-limiter.js';
 export type { FetchLike, FetchResponseLike } from './refs/http.js';
-
-// Adapters
-export { createNodeHandler, type NodeWebhookHandler } from './adapters/node.js';
-export { createExpressMiddleware, type ExpressWebhookMiddleware } from './adapters/express.js';
-export {
-  createFastifyPlugin,
-  createFastifyHandler,
-  type FastifyWebhookPluginOptions,
-  type FastifyWebhookHandler,
-  type FastifyInstanceLike,
-  type FastifyRequestLike,
-  type FastifyReplyLike,
-} from './adapters/fastify.js';
-export { createFetchHandler, type FetchWebhookHandler, type FetchRequestLike } from './adapters/fetch.js';
-export type { NodeRequestLike } from './adapters/node-body.js';
-export type { NodeResponseLike } from './adapters/shared.js';
 
 // Errors raised by this entry (also exported from the package root)
 export {

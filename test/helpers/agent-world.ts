@@ -78,9 +78,15 @@ export class UserSide {
 
   constructor(
     readonly server: ReferenceServer,
-    readonly user: TestUser,
+    public user: TestUser,
     readonly agentId: string,
   ) {}
+
+  /** A fresh access token for the user (after virtual time passed 300 s). */
+  async refreshAccess(): Promise<void> {
+    const t = await this.server.control.accessToken(this.user.userId, { deviceId: this.user.deviceId });
+    this.user = { ...this.user, accessToken: t.accessToken };
+  }
 
   /** Adds the agent (its keys must be registered). */
   async addAgent(): Promise<string> {

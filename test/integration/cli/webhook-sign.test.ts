@@ -2,12 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createNodeHandler,
-  createWebhookReceiver,
-  verifyWebhook,
-  type WebhookEvent,
-} from '../../../src/webhook/index.js';
+import { createWebhookReceiver, verifyWebhook, type WebhookEvent } from '../../../src/webhook/index.js';
 import { runCli } from '../../../src/cli/run.js';
 import { answer, startScriptedReceiver, type ScriptedReceiver } from '../../helpers/server-receiver.js';
 import { captureIo } from '../../unit/cli/helpers.js';
@@ -167,7 +162,18 @@ describe('ams webhook sign → a receiver built with the SDK', () => {
   const events: WebhookEvent[] = [];
   beforeAll(async () => {
     const receiver = createWebhookReceiver({ secret: SECRET, handler: (e) => void events.push(e) });
-    server = createServer(createNodeHandler(receiver));
+    // The receiver's own flow behind a bare node:http server (no framework adapter needed).
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void receiver
+          .handle({ body: new Uint8Array(Buffer.concat(chunks)), headers: req.headers })
+          .then((r) => {
+            res.writeHead(r.status, r.headers).end(r.body);
+          });
+      });
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
   });

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisDedupStore, type DedupClaimResult, type DedupStore } from '../../../src/webhook/index.js';
+import type { DedupClaimResult, DedupStore } from '../../../src/webhook/index.js';
+import { createRedisDedupStore } from '../../../src/webhook/redis.js';
 import { messageBody, newDeliveryId, SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
 import { connectRedis, deleteKeys, requireRedisUrl, skipRedis, uniquePrefix } from '../../helpers/redis.js';
 

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isServiceError } from '../../../src/core/errors/guards.js';
 import {
-  createNodeHandler,
   createRefFetcher,
   createWebhookReceiver,
   type WebhookReceiverEvent,
 } from '../../../src/webhook/index.js';
+import { createNodeHandler } from '../../../src/webhook/node.js';
 import { newDeliveryId, refBody, SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
 
 const TOKEN = 'hsk_' + 'Z9y8'.repeat(10);

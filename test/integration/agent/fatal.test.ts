@@ -1,0 +1,136 @@
+/**
+ * Terminal conditions stop the agent for good: suspended, banned, deleted,
+ * invalid and emergency-rotated tokens never reconnect (connection attempts
+ * are counted), and each surfaces as a typed `fatal`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent, GovernanceEvent } from '../../../src/agent/index.js';
+import type { FatalInfo } from '../../../src/transport/ws/index.js';
+import type { AmsError } from '../../../src/core/errors/index.js';
+import type { ReferenceServer } from '../../../src/testing/index.js';
+import { call } from '../../helpers/server-http.js';
+import { countingWebSocket } from '../../helpers/transport-ws.js';
+import {
+  createAccount,
+  FAST_RECONNECT,
+  newAgent,
+  recordingLogger,
+  startWorld,
+  waitFor,
+  type AgentAccount,
+} from '../../helpers/agent-world.js';
+
+let server: ReferenceServer;
+beforeAll(async () => {
+  server = await startWorld();
+});
+afterAll(() => server.close());
+
+interface Watched {
+  agent: Agent;
+  sockets: ReturnType<typeof countingWebSocket>;
+  fatal: [AmsError, FatalInfo | undefined][];
+  reconnecting: number;
+  log: ReturnType<typeof recordingLogger>;
+}
+
+async function connected(account: AgentAccount): Promise<Watched> {
+  const sockets = countingWebSocket();
+  const log = recordingLogger();
+  const agent = newAgent(server, account, { WebSocket: sockets.ctor, logger: log });
+  const w: Watched = { agent, sockets, fatal: [], reconnecting: 0, log };
+  agent.on('fatal', (err, info) => void w.fatal.push([err, info]));
+  agent.on('reconnecting', () => void (w.reconnecting += 1));
+  await agent.connect();
+  return w;
+}
+
+/** Waits longer than several back-off ceilings, then checks no socket was opened since. */
+async function expectNoReconnect(w: Watched, sockets: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, FAST_RECONNECT.capMs * 4));
+  expect(w.sockets.created()).toBe(sockets);
+  expect(w.reconnecting).toBe(0);
+  expect(w.agent.state).toBe('fatal');
+}
+
+/** Nothing secret in what the agent logged or raised. */
+function expectNoSecrets(w: Watched, account: AgentAccount): void {
+  const text = [...w.log.lines, ...w.fatal.map(([e]) => JSON.stringify(e.toJSON()) + e.message)].join('\n');
+  expect(text).not.toContain(account.token);
+  expect(text).not.toMatch(/hsk_[A-Za-z0-9]{40}/);
+}
+
+describe('terminal conditions never reconnect', () => {
+  it('suspended (L2): agent.governance reaches the handler, then fatal AGENT_SUSPENDED', async () => {
+    const account = await createAccount(server);
+    const w = await connected(account);
+    const gov: GovernanceEvent[] = [];
+    w.agent.on('agent.governance', (e) => void gov.push(e));
+    await server.control.setGovernance(account.agentId, 'L2', 'too many reports');
+    await waitFor(() => w.fatal.length === 1, 'fatal');
+    expect(w.fatal[0]![0].code).toBe('AGENT_SUSPENDED');
+    expect(w.fatal[0]![1]?.closeCode).toBe(4010);
+    await waitFor(() => gov.length === 1, 'the governance event');
+    expect(gov[0]).toMatchObject({ level: 'L2', reason: 'too many reports', sealed: false });
+    await expectNoReconnect(w, 1);
+    expectNoSecrets(w, account);
+    await w.agent.close();
+  });
+
+  it('banned (L3): fatal AGENT_BANNED; a new connect() is refused without opening a socket', async () => {
+    const account = await createAccount(server);
+    const w = await connected(account);
+    await server.control.setGovernance(account.agentId, 'L3', null);
+    await waitFor(() => w.fatal.length === 1, 'fatal');
+    expect(w.fatal[0]![0].code).toBe('AGENT_BANNED');
+    await expectNoReconnect(w, 1);
+    await w.agent.close();
+    const again = await connected(account).catch((err: AmsError) => err);
+    expect((again as AmsError).code).toBe('AGENT_BANNED');
+  });
+
+  it('token deleted: fatal AGENT_TOKEN_INVALID (close 4005)', async () => {
+    const account = await createAccount(server);
+    const w = await connected(account);
+    const res = await call(server, 'DELETE', `/agents/${account.agentId}/token`, {
+      token: account.owner.accessToken,
+    });
+    expect(res.status, res.text).toBe(200);
+    await waitFor(() => w.fatal.length === 1, 'fatal');
+    expect(w.fatal[0]![0].code).toBe('AGENT_TOKEN_INVALID');
+    expect(w.fatal[0]![1]?.closeCode).toBe(4005);
+    await expectNoReconnect(w, 1);
+    expectNoSecrets(w, account);
+    await w.agent.close();
+  });
+
+  it('emergency regeneration cuts the connection at once: fatal, no reconnect', async () => {
+    const account = await createAccount(server);
+    const w = await connected(account);
+    const res = await call(server, 'POST', `/agents/${account.agentId}/token/regenerate`, {
+      token: account.owner.accessToken,
+      json: { emergency: true },
+    });
+    expect(res.status, res.text).toBe(200);
+    await waitFor(() => w.fatal.length === 1, 'fatal');
+    expect(w.fatal[0]![0].code).toBe('AGENT_TOKEN_INVALID');
+    await expectNoReconnect(w, 1);
+    await w.agent.close();
+  });
+
+  it('an invalid token: connect() rejects with AGENT_TOKEN_INVALID, fatal once, no socket at all', async () => {
+    const account = await createAccount(server);
+    const wrong = { ...account, token: `hsk_${'A'.repeat(40)}` };
+    const sockets = countingWebSocket();
+    const log = recordingLogger();
+    const agent = newAgent(server, wrong, { WebSocket: sockets.ctor, logger: log });
+    const fatal: AmsError[] = [];
+    agent.on('fatal', (err) => void fatal.push(err));
+    await expect(agent.connect()).rejects.toMatchObject({ code: 'AGENT_TOKEN_INVALID' });
+    expect(fatal.map((e) => e.code)).toEqual(['AGENT_TOKEN_INVALID']);
+    expect(agent.state).toBe('fatal');
+    await new Promise((resolve) => setTimeout(resolve, FAST_RECONNECT.capMs * 4));
+    expect(sockets.created()).toBe(0);
+    expect(log.lines.join('\n')).not.toContain(wrong.token);
+  });
+});

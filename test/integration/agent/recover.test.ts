@@ -1,0 +1,82 @@
+/**
+ * unreachable → auto-recover → pending flushed in order: the agent's webhook
+ * failed every attempt of the retry schedule (virtual time), events queued,
+ * the owner went back to WebSocket mode; on connect the Agent finds itself
+ * `unreachable`, recovers, and handles the queue in order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyAgentEvent } from '../../../src/agent/index.js';
+import { KeyRing, MemoryKeyStore } from '../../../src/crypto/index.js';
+import type { ReferenceServer } from '../../../src/testing/index.js';
+import { answer, startScriptedReceiver, type ScriptedReceiver } from '../../helpers/server-receiver.js';
+import { createTestAgent, createTestUser } from '../../helpers/server-agents.js';
+import { newAgent, startWorld, UserSide, waitFor } from '../../helpers/agent-world.js';
+
+let server: ReferenceServer;
+let receiver: ScriptedReceiver;
+beforeAll(async () => {
+  server = await startWorld({ virtualTime: true });
+  receiver = await startScriptedReceiver(answer.status(503));
+});
+afterAll(async () => {
+  await receiver.close();
+  await server.close();
+});
+
+describe('auto-recover', () => {
+  it('recovers an unreachable agent on connect and handles the pending queue in order', async () => {
+    const owner = await createTestUser(server);
+    const registered = await createTestAgent(server, owner);
+    const store = new MemoryKeyStore();
+    await store.save(KeyRing.create(registered.keys, server.clock.now()));
+    await server.control.setWebhook(registered.agentId, { url: receiver.url });
+
+    const side = new UserSide(server, owner, registered.agentId);
+    await side.addAgent(); // relation.established: its webhook delivery fails
+    await server.control.deliveryIdle();
+    for (const gap of [30, 120, 480, 1920, 7200, 21600]) {
+      server.advanceTime(gap * 1000);
+      await server.control.deliveryIdle();
+    }
+    expect((await server.control.agent(registered.agentId))?.connection_status).toBe('unreachable');
+    await side.refreshAccess();
+    for (const text of ['one', 'two', 'three', 'four']) await side.send({ type: 'text', text });
+    await server.control.removeWebhook(registered.agentId); // back to WebSocket mode, still unreachable
+
+    const agent = newAgent(server, registered, { keyStore: store });
+    const order: string[] = [];
+    const recovered: number[] = [];
+    agent.on('recovered', ({ pendingCount }) => void recovered.push(pendingCount));
+    agent.on('event', (e: AnyAgentEvent) => {
+      order.push(e.type === 'message.new' ? String((e.payload as { text?: unknown }).text) : e.type);
+    });
+    await agent.connect();
+    await waitFor(() => order.length === 5, 'the pending queue');
+    expect(recovered).toEqual([5]);
+    expect(order).toEqual(['relation.established', 'one', 'two', 'three', 'four']);
+    expect((await server.control.agent(registered.agentId))?.connection_status).toBe('ready');
+    await agent.close();
+  });
+
+  it('with autoRecover off, an unreachable agent stays unreachable and nothing flows', async () => {
+    const owner = await createTestUser(server);
+    const registered = await createTestAgent(server, owner);
+    const store = new MemoryKeyStore();
+    await store.save(KeyRing.create(registered.keys, server.clock.now()));
+    await server.control.setWebhook(registered.agentId, { url: receiver.url });
+    const side = new UserSide(server, owner, registered.agentId);
+    await side.addAgent();
+    await server.control.deliveryIdle();
+    for (const gap of [30, 120, 480, 1920, 7200, 21600]) {
+      server.advanceTime(gap * 1000);
+      await server.control.deliveryIdle();
+    }
+    await server.control.removeWebhook(registered.agentId);
+    const agent = newAgent(server, registered, { keyStore: store, autoRecover: false });
+    await agent.connect();
+    await server.control.deliveryIdle();
+    expect((await server.control.agent(registered.agentId))?.connection_status).toBe('unreachable');
+    expect(agent.stats().received).toBe(0);
+    await agent.close();
+  });
+});

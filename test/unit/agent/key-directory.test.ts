@@ -1,0 +1,148 @@
+/**
+ * The key directory with a fake key source and a virtual clock: caching for
+ * `ttlMs`, shared lookups, failures not cached, invalidation, retired keys
+ * past their grace, members seeded from the conversation answer.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createKeyDirectory, toPeerKeys, type KeySource } from '../../../src/agent/key-directory.js';
+import type { ConversationDetail, PrincipalKeys } from '../../../src/client/index.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { fromBase64, toBase64 } from '../../../src/core/encoding.js';
+import { isConfigurationError, ServiceError } from '../../../src/core/errors/index.js';
+
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+const key = (n: number): string => toBase64(new Uint8Array(32).fill(n));
+
+function keysOf(id: string, n: number, extra: Partial<PrincipalKeys> = {}): PrincipalKeys {
+  return { id, kind: 'agent', public_key: key(n), signing_public_key: key(n + 100), key_id: null, retired: [], ...extra };
+}
+
+/** A key source that counts calls and serves the current answer of each id. */
+function fakeSource(initial: Record<string, PrincipalKeys>) {
+  const answers = new Map(Object.entries(initial));
+  const calls: string[] = [];
+  let failNext = false;
+  const source: KeySource = {
+    async publicKeys(id) {
+      calls.push(id);
+      if (failNext) {
+        failNext = false;
+        throw new ServiceError({ code: 'KEY_ENUMERATION_BLOCKED', status: 403, message: 'blocked' });
+      }
+      const a = answers.get(id);
+      if (a === undefined) throw new ServiceError({ code: 'KEY_ENUMERATION_BLOCKED', status: 403, message: 'blocked' });
+      return a;
+    },
+    async systemKeys() {
+      calls.push('GET /system/keys');
+      return keysOf('system', 50, { kind: 'system' });
+    },
+    async conversation(id) {
+      calls.push(`conversation ${id}`);
+      const detail: ConversationDetail = {
+        conversation_id: id,
+        user_id: 'u1',
+        agent_id: 'a1',
+        state: 'established',
+        members: [keysOf('u1', 7, { kind: 'user' }), { id: 'a1', kind: 'agent', public_key: null }],
+      };
+      return detail;
+    },
+  };
+  return { source, calls, answers, failOnce: () => (failNext = true) };
+}
+
+describe('createKeyDirectory', () => {
+  it('caches keys for ttlMs and shares concurrent lookups', async () => {
+    const clock = new ManualClock(T0);
+    const { source, calls, answers } = fakeSource({ a1: keysOf('a1', 1) });
+    const dir = createKeyDirectory({ api: source, clock, ttlMs: 60_000 });
+    const [k1, k2] = await Promise.all([dir.encryptionKey('a1'), dir.encryptionKey('a1')]);
+    expect(k1).toEqual(fromBase64(key(1)));
+    expect(k2).toEqual(k1);
+    expect(calls).toEqual(['a1']);
+    answers.set('a1', keysOf('a1', 2));
+    clock.advance(59_999);
+    expect(await dir.encryptionKey('a1')).toEqual(fromBase64(key(1)));
+    clock.advance(1);
+    expect(await dir.encryptionKey('a1')).toEqual(fromBase64(key(2)));
+    expect(calls).toEqual(['a1', 'a1']);
+  });
+
+  it('drops an entry on invalidate (one id, or all)', async () => {
+    const { source, calls, answers } = fakeSource({ a1: keysOf('a1', 1), a2: keysOf('a2', 3) });
+    const dir = createKeyDirectory({ api: source, clock: new ManualClock(T0) });
+    await dir.keys('a1');
+    await dir.keys('a2');
+    answers.set('a1', keysOf('a1', 2));
+    dir.invalidate('a1');
+    expect(await dir.encryptionKey('a1')).toEqual(fromBase64(key(2)));
+    dir.invalidate();
+    await dir.keys('a2');
+    expect(calls).toEqual(['a1', 'a2', 'a1', 'a2']);
+  });
+
+  it('does not cache a failed lookup', async () => {
+    const { source, calls, failOnce } = fakeSource({ a1: keysOf('a1', 1) });
+    const dir = createKeyDirectory({ api: source, clock: new ManualClock(T0) });
+    failOnce();
+    await expect(dir.keys('a1')).rejects.toMatchObject({ code: 'KEY_ENUMERATION_BLOCKED' });
+    expect((await dir.keys('a1')).id).toBe('a1');
+    expect(calls).toEqual(['a1', 'a1']);
+  });
+
+  it('serves the system sender from GET /system/keys', async () => {
+    const { source, calls } = fakeSource({});
+    const dir = createKeyDirectory({ api: source, clock: new ManualClock(T0) });
+    expect(await dir.signingKey('system')).toEqual(fromBase64(key(150)));
+    expect(calls).toEqual(['GET /system/keys']);
+  });
+
+  it('lists signing keys current first, leaving out retired ones past their grace', async () => {
+    const clock = new ManualClock(T0);
+    const retired = [
+      { public_key: key(3), signing_public_key: key(103), key_id: null, valid_until: new Date(T0 + 1000).toISOString() },
+      { public_key: key(4), signing_public_key: key(104), key_id: null, valid_until: new Date(T0 - 1).toISOString() },
+    ];
+    const { source } = fakeSource({ a1: keysOf('a1', 1, { retired }) });
+    const dir = createKeyDirectory({ api: source, clock, ttlMs: 0 });
+    expect(await dir.signingKeys('a1')).toEqual([fromBase64(key(101)), fromBase64(key(103))]);
+    clock.advance(1000);
+    expect(await dir.signingKeys('a1')).toEqual([fromBase64(key(101))]);
+  });
+
+  it('lists conversation members and seeds their keys from the same answer', async () => {
+    const { source, calls } = fakeSource({ a1: keysOf('a1', 1) });
+    const dir = createKeyDirectory({ api: source, clock: new ManualClock(T0) });
+    expect(await dir.conversationMembers('c1')).toEqual(['u1', 'a1']);
+    expect(await dir.encryptionKey('u1')).toEqual(fromBase64(key(7)));
+    await dir.conversationMembers('c1');
+    await dir.keys('a1'); // its key was null in the answer: looked up
+    expect(calls).toEqual(['conversation c1', 'a1']);
+    dir.invalidateConversation('c1');
+    await dir.conversationMembers('c1');
+    expect(calls).toEqual(['conversation c1', 'a1', 'conversation c1']);
+  });
+
+  it('refuses a bad ttlMs', () => {
+    const { source } = fakeSource({});
+    let err: unknown;
+    try {
+      createKeyDirectory({ api: source, ttlMs: -1 });
+    } catch (e) {
+      err = e;
+    }
+    expect(isConfigurationError(err)).toBe(true);
+  });
+
+  it('toPeerKeys keeps exactly the retired generations whose grace has not ended', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -10_000, max: 10_000 }), { maxLength: 6 }), (offsets) => {
+        const retired = offsets.map((o, i) => ({ public_key: key(i + 1), valid_until: new Date(T0 + o).toISOString() }));
+        const peer = toPeerKeys(keysOf('a1', 99, { retired }), T0);
+        expect(peer.retired.map((r) => r.validUntilMs! - T0)).toEqual(offsets.filter((o) => o > 0));
+      }),
+    );
+  });
+});

@@ -41,6 +41,7 @@ import { createOrderedScheduler, type OrderedScheduler } from './ordering.js';
 import { EventPipeline } from './pipeline/pipeline.js';
 import type { AgentStats } from './pipeline/types.js';
 import { createMessageSender, type MessageSender } from './sender.js';
+import { senderKeys } from './sender-keys.js';
 import { createAgentWebhook, type AgentWebhook } from './webhook.js';
 import { createWebSocketSide } from './websocket.js';
 import { isAgentToken } from '../core/protocol/agent-token.js';
@@ -135,8 +136,7 @@ export class Agent {
         backend: options.backend,
         keys: {
           ring: () => this.#ring ?? this.#ensureKeys(),
-          signingKey: (id) => this.#directory.signingKey(id),
-          invalidate: (id) => this.#directory.invalidate(id),
+          ...senderKeys(this.#directory, o.clock),
         },
         fetchObject: (key) => this.api.fetchObject(key),
         send: (conversationId, payload) => this.send(conversationId, payload),

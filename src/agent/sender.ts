@@ -80,7 +80,11 @@ export interface MessageSender {
 
 const STALE_KEY_REASONS: ReadonlySet<unknown> = new Set(['missing_recipient', 'unknown_recipient']);
 /** Answers after which the cached conversation (members, state) is not trusted any more. */
-const RELATION_CODES: ReadonlySet<string> = new Set(['RELATION_REVOKED', 'CONVERSATION_FORBIDDEN', 'FORBIDDEN']);
+const RELATION_CODES: ReadonlySet<string> = new Set([
+  'RELATION_REVOKED',
+  'CONVERSATION_FORBIDDEN',
+  'FORBIDDEN',
+]);
 
 /**
  * Creates a message sender.
@@ -154,6 +158,8 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
           await sealFor(conversationId, payload, messageId),
         );
       } catch (err) {
+        if (isServiceError(err) && RELATION_CODES.has(err.code))
+          directory.invalidateConversation(conversationId);
         if (!isServiceError(err, 'INVALID_ENVELOPE') || !STALE_KEY_REASONS.has(err.params['reason']))
           throw err;
         log.info('a recipient key changed; sealing again to fresh keys', { conversationId, messageId });

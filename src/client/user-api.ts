@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { DeviceListSchema, type DeviceList } from '../core/protocol/device.js';
+import { ValidationError } from '../core/errors/validation-error.js';
 import type { KeyBackupRecord } from '../core/protocol/key-backup.js';
 import type { RestClient, RestResponse } from '../transport/rest/client.js';
 import { pathSegment } from '../transport/rest/paths.js';
@@ -44,6 +45,7 @@ import {
 } from './wire/conversations.js';
 import { PrincipalKeysSchema, type PrincipalKeys } from './wire/keys.js';
 import { sentOf, type SentMessageResult } from './wire/results.js';
+import type { LoginOptions, RegisterOptions } from './user-client-types.js';
 
 /** The key backup as read back: an object (restoring checks every field, `checkKeyBackupRecord`). */
 const StoredKeyBackupSchema = z.record(z.string(), z.unknown());
@@ -126,4 +128,41 @@ export function createUserApi(rest: RestClient): UserApi {
     publicKeys: (id) => rest.get(`/keys/${pathSegment(id)}`, { schema: PrincipalKeysSchema }),
     systemKeys: () => rest.get('/system/keys', { schema: PrincipalKeysSchema, auth: false }),
   };
+}
+
+/** `POST /auth/register` body (the device fields are added by the client). */
+export function registerBody(o: RegisterOptions): Record<string, unknown> {
+  return {
+    email: o.email,
+    code: o.code,
+    account_password: o.accountPassword,
+    display_name: o.displayName,
+    device_locale: o.deviceLocale,
+    turnstile_token: o.turnstileToken,
+  };
+}
+
+/** `POST /auth/login` body. */
+export function loginBody(o: LoginOptions): Record<string, unknown> {
+  return { email: o.email, account_password: o.accountPassword, turnstile_token: o.turnstileToken };
+}
+
+/** The optional device fields every sign-in carries (the reference server's `device_id`, `device_name`). */
+export function deviceFields(deviceId: string, deviceName: string | undefined): Record<string, string> {
+  return { device_id: deviceId, ...(deviceName === undefined ? {} : { device_name: deviceName }) };
+}
+
+/**
+ * Refuses a protection password under 8 characters before anything is sent,
+ * so an account is never created whose key backup would then be refused.
+ *
+ * @throws {@link ValidationError}
+ */
+export function checkProtectionPassword(password: unknown): void {
+  if (typeof password !== 'string' || [...password].length < 8) {
+    throw new ValidationError({
+      message: 'The protection password needs at least 8 characters.',
+      issues: [{ path: ['protectionPassword'], message: 'at least 8 characters' }],
+    });
+  }
 }

@@ -14,28 +14,29 @@
  * @module
  */
 import EventEmitter from 'eventemitter3';
-import { ConfigurationError } from '../core/errors/configuration-error.js';
-import type { AmsError } from '../core/errors/base.js';
-import { isAmsError } from '../core/errors/guards.js';
-import { TransportError } from '../core/errors/transport-error.js';
-import { ValidationError } from '../core/errors/validation-error.js';
 import type { Logger } from '../core/logger.js';
 import { generateKeys } from '../crypto/keys.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
 import { createRestClient, type RestClient } from '../transport/rest/client.js';
 import { createKeyDirectory, type KeyDirectory } from '../agent/key-directory.js';
-import { createMessageSender, type MessageSender, type SendOptions } from '../agent/sender.js';
+import type { SendOptions } from '../agent/sender.js';
 import { RefreshCookieJar } from './cookie-jar.js';
-import { openDelivered, type ReceivedMessage } from './open-message.js';
 import {
   resolveUserClientOptions,
   type ResolvedUserClientOptions,
   type UserClientOptions,
 } from './options.js';
 import { UserSession, type SessionInfo } from './session.js';
-import { createUserApi, type UserApi } from './user-api.js';
-import { backUpKeys, restoreKeys, userKeyFingerprint, userKeyRing, type UserKeySet } from './user-keys.js';
-import { UserSocket } from './user-socket.js';
+import {
+  checkProtectionPassword,
+  createUserApi,
+  deviceFields,
+  loginBody,
+  registerBody,
+  type UserApi,
+} from './user-api.js';
+import { backUpKeys, restoreKeys, userKeyFingerprint, type UserKeySet } from './user-keys.js';
+import { UserMessaging } from './user-messaging.js';
 import {
   agentInfo,
   conversationInfo,
@@ -50,7 +51,6 @@ import {
   type TokenRegenerationResult,
   type WebhookInfo,
 } from './views.js';
-import { UserMessageFrameSchema } from './wire/conversations.js';
 import type { SentMessageResult } from './wire/results.js';
 import type {
   CodeLoginOptions,
@@ -86,11 +86,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly #session: UserSession;
   readonly #directory: KeyDirectory;
   readonly #log: Logger;
-  readonly #WebSocket: UserClientOptions['WebSocket'];
-  readonly #backoff: UserClientOptions['backoff'];
+  readonly #messaging: UserMessaging;
   #keys: UserKeySet | undefined;
-  #socket: UserSocket | undefined;
-  #sender: { readonly userId: string; readonly sender: MessageSender } | undefined;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: UserClientOptions) {
@@ -98,8 +95,6 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     const o = resolveUserClientOptions(options);
     this.#o = o;
     this.#log = o.logger;
-    this.#WebSocket = options.WebSocket;
-    this.#backoff = options.backoff;
     const jar = new RefreshCookieJar({
       baseUrl: o.baseUrl,
       clock: o.clock,
@@ -119,7 +114,18 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     });
     this.#api = createUserApi(this.#rest);
     this.#directory = createKeyDirectory({ api: this.#api, clock: o.clock, ttlMs: o.keyCacheTtlMs });
-    this.#session.onToken((token) => this.#socket?.renew(token));
+    this.#messaging = new UserMessaging({
+      api: this.#api,
+      session: this.#session,
+      directory: this.#directory,
+      options: o,
+      WebSocket: options.WebSocket,
+      backoff: options.backoff,
+      log: o.logger,
+      keys: () => this.#keys,
+      emit: (event, ...args) => this.#emit(event, ...args),
+    });
+    this.#session.onToken((token) => this.#messaging.renew(token));
   }
 
   /** The REST client in use (events `rateLimited`, `retry`). */
@@ -159,31 +165,15 @@ export class UserClient extends EventEmitter<UserClientEvents> {
    *   for a protection password under 8 characters (checked before anything is sent).
    */
   async register(o: RegisterOptions): Promise<SessionInfo> {
-    if (typeof o.protectionPassword !== 'string' || [...o.protectionPassword].length < 8) {
-      throw new ValidationError({
-        message: 'The protection password needs at least 8 characters.',
-        issues: [{ path: ['protectionPassword'], message: 'at least 8 characters' }],
-      });
-    }
-    const info = await this.#signIn('/auth/register', {
-      email: o.email,
-      code: o.code,
-      account_password: o.accountPassword,
-      display_name: o.displayName,
-      device_locale: o.deviceLocale,
-      turnstile_token: o.turnstileToken,
-    });
+    checkProtectionPassword(o.protectionPassword);
+    const info = await this.#signIn('/auth/register', registerBody(o));
     await this.setUpKeys(o.protectionPassword);
     return info;
   }
 
   /** Password sign-in (`POST /auth/login`); unlocks the keys too when `protectionPassword` is given. */
   async login(o: LoginOptions): Promise<SessionInfo> {
-    const info = await this.#signIn('/auth/login', {
-      email: o.email,
-      account_password: o.accountPassword,
-      turnstile_token: o.turnstileToken,
-    });
+    const info = await this.#signIn('/auth/login', loginBody(o));
     if (o.protectionPassword !== undefined) await this.unlockKeys(o.protectionPassword);
     return info;
   }
@@ -223,10 +213,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   }
 
   async #signIn(path: string, body: Record<string, unknown>): Promise<SessionInfo> {
-    const device = {
-      device_id: this.#o.deviceId,
-      ...(this.#o.deviceName === undefined ? {} : { device_name: this.#o.deviceName }),
-    };
+    const device = deviceFields(this.#o.deviceId, this.#o.deviceName);
     const info = this.#session.accept(await this.#api.signIn(path, { ...body, ...device }));
     this.#log.info('signed in', { userId: info.userId, deviceId: info.deviceId });
     return info;
@@ -342,7 +329,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
    * Seals `payload` to the conversation's members (the agent's current key,
    * plus keys in grace, plus the user's own) and posts it.
    *
-   * @throws {@link ConfigurationError} before keys are set up or unlocked.
+   * @throws {@link ConfigurationError} before sign-in or before keys are set up or unlocked.
    * @throws {@link ServiceError} e.g. `CONVERSATION_NOT_FOUND`, `RELATION_REVOKED`, `FORBIDDEN`.
    */
   async send(
@@ -350,152 +337,42 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     payload: EnvelopePayload,
     options: SendOptions = {},
   ): Promise<SentMessageResult> {
-    const sender = this.#senderFor(this.#requireSession().userId);
-    return sender.send(conversationId, payload, options);
+    return this.#messaging.send(conversationId, payload, options);
   }
 
   /**
    * Reads and opens the conversation's stored messages with `seq > after`,
    * oldest first. Messages that fail to open are listed in `failed`, never thrown.
    */
-  async messages(conversationId: string, o: InboxOptions = {}): Promise<InboxPage> {
-    const stored = await this.#api.messages(conversationId, o.after, o.limit);
-    const page: { messages: ReceivedMessage[]; failed: InboxPage['failed'][number][] } = {
-      messages: [],
-      failed: [],
-    };
-    for (const m of stored) {
-      try {
-        page.messages.push(
-          await openDelivered(
-            m.wire_envelope,
-            { event: 'inbox', conversationId, seq: m.seq },
-            this.#openContext(),
-          ),
-        );
-      } catch (err) {
-        page.failed.push({ messageId: m.message_id, seq: m.seq, error: this.#asError(err) });
-      }
-    }
-    const last = stored[stored.length - 1];
-    return { ...page, cursor: last === undefined ? (o.after ?? 0) : last.seq };
+  async messages(conversationId: string, options: InboxOptions = {}): Promise<InboxPage> {
+    return this.#messaging.messages(conversationId, options);
   }
 
-  /** Opens the WebSocket; resolves on `auth.ok`. Received messages are emitted as `message`. */
+  /**
+   * Opens the user WebSocket; resolves on `auth.ok`. Received messages are
+   * opened and emitted as `message` (failures as `messageFailed`).
+   *
+   * @throws {@link ConfigurationError} before sign-in; the socket's fatal error when it stops before `auth.ok`.
+   */
   async connect(): Promise<void> {
-    if (this.#socket !== undefined) return;
-    this.#requireSession();
-    const socket = new UserSocket({
-      url: this.#o.wsUrl,
-      accessToken: () => this.#session.accessToken(),
-      refresh: () => this.#session.refresh(),
-      WebSocket: this.#WebSocket,
-      clock: this.#o.clock,
-      logger: this.#log,
-      backoff: this.#backoff,
-      authTimeoutMs: this.#o.authTimeoutMs,
-    });
-    this.#socket = socket;
-    socket.on('frame', (frame) => void this.#onFrame(frame));
-    socket.on('open', () => this.emit('connected'));
-    socket.on('renewed', () => this.emit('tokenRenewed'));
-    socket.on('close', (info) => this.emit('disconnected', info));
-    socket.on('sessionInvalidated', () => this.emit('sessionInvalidated'));
-    socket.on('fatal', (err) => {
-      if (this.#socket === socket) this.#socket = undefined;
-      this.emit('connectionFailed', err);
-    });
-    try {
-      await socket.start();
-    } catch (err) {
-      if (this.#socket === socket) this.#socket = undefined;
-      throw err;
-    }
+    return this.#messaging.connect();
   }
 
   /** Closes the WebSocket (no reconnect). */
   async disconnect(): Promise<void> {
-    const socket = this.#socket;
-    this.#socket = undefined;
-    await socket?.close();
+    return this.#messaging.disconnect();
   }
 
-  async #onFrame(frame: Readonly<Record<string, unknown>>): Promise<void> {
-    const parsed = UserMessageFrameSchema.safeParse(frame);
-    if (!parsed.success) {
-      this.#log.debug('user socket: ignored a frame without an envelope', {
-        type: String(frame['type']).slice(0, 100),
-      });
-      return;
-    }
-    const f = parsed.data;
-    const delivery = { event: f.type, conversationId: f.metadata.conversation_id, seq: f.seq };
+  /** Emits a client event; a throwing listener is logged and ignored. */
+  #emit<E extends keyof UserClientEvents>(event: E, ...args: UserClientEvents[E]): void {
     try {
-      this.emit('message', await openDelivered(f.wire_envelope, delivery, this.#openContext()));
+      (this.emit as (e: E, ...a: UserClientEvents[E]) => boolean)(event, ...args);
     } catch (err) {
-      this.#log.warn('a received message could not be opened', {
-        conversationId: delivery.conversationId,
-        code: this.#asError(err).code,
-      });
-      this.emit('messageFailed', {
-        messageId: f.message_id,
-        seq: f.seq,
-        conversationId: delivery.conversationId,
-        error: this.#asError(err),
-      });
+      this.#log.warn('a UserClient listener threw', { event, error: (err as Error)?.name });
     }
-  }
-
-  #openContext() {
-    const keys = this.#requireKeys();
-    return {
-      recipientId: this.#requireSession().userId,
-      keys: [keys.encryption],
-      directory: this.#directory,
-    };
-  }
-
-  /** One sender per signed-in user id (the id is bound into every envelope). */
-  #senderFor(userId: string): MessageSender {
-    if (this.#sender?.userId !== userId) {
-      const sender = createMessageSender({
-        api: this.#api,
-        agentId: userId,
-        keys: () => this.#ring(),
-        directory: this.#directory,
-        clock: this.#o.clock,
-        logger: this.#log,
-      });
-      this.#sender = { userId, sender };
-    }
-    return this.#sender.sender;
-  }
-
-  #ring() {
-    return userKeyRing(this.#requireKeys(), this.#o.clock.now());
   }
 
   #requireSession(): SessionInfo {
-    const info = this.#session.info;
-    if (info === undefined)
-      throw new ConfigurationError({
-        message: 'Not signed in: call register(), login() or loginWithCode() first.',
-      });
-    return info;
-  }
-
-  #requireKeys(): UserKeySet {
-    if (this.#keys === undefined) {
-      throw new ConfigurationError({
-        message: 'No keys in memory: call register(), setUpKeys() or unlockKeys() first.',
-      });
-    }
-    return this.#keys;
-  }
-
-  #asError(err: unknown): AmsError {
-    return isAmsError(err)
-      ? err
-      : new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'Unexpected failure.', cause: err });
+    return this.#messaging.requireSession();
   }
 }

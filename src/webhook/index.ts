@@ -31,7 +31,12 @@ export {
   type WebhookSigner,
   type WebhookSignerOptions,
 } from './sign.js';
-export { WEBHOOK_HEADERS, DEFAULT_WEBHOOK_OPTIONS } from './constants.js';
+export {
+  WEBHOOK_HEADERS,
+  DEFAULT_WEBHOOK_OPTIONS,
+  type WebhookHeaderNames,
+  type DefaultWebhookOptions,
+} from './constants.js';
 export type { WebhookSecretInput } from './secrets.js';
 export type { WebhookHeaderSource } from './headers.js';
 export type { WebhookBody } from './verify-input.js';

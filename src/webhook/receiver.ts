@@ -80,7 +80,9 @@ class Receiver<T> implements WebhookReceiver {
     let verified: VerifiedSignature;
     let delivery: WebhookDelivery;
     try {
-      verified = await this.verifier.verifySignature(request);
+      // On node:crypto the check is synchronous: no promise to wait for.
+      const v = this.verifier;
+      verified = v.synchronous ? v.verifySignatureSync(request) : await v.verifySignature(request);
       delivery = parseWebhookDelivery(verified.body);
     } catch (err) {
       return this.respondToError(err);

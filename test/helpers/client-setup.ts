@@ -11,7 +11,13 @@ import { createMessageSender, type MessageSender } from '../../src/agent/sender.
 import { UserClient, type UserClientOptions } from '../../src/client/index.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { LogFields, Logger } from '../../src/core/logger.js';
-import { MemoryKeyStore, openAsync, type KeyRing, type KeyStore, type OpenedEnvelope } from '../../src/crypto/index.js';
+import {
+  MemoryKeyStore,
+  openAsync,
+  type KeyRing,
+  type KeyStore,
+  type OpenedEnvelope,
+} from '../../src/crypto/index.js';
 import type { ReferenceServer } from '../../src/testing/index.js';
 import { uniqueEmail } from './server-http.js';
 
@@ -99,7 +105,8 @@ export async function startAgent(
   token: string,
   options: { store?: KeyStore; clock?: Clock } = {},
 ): Promise<TestAgentRuntime> {
-  const store = options.store ?? new MemoryKeyStore(options.clock === undefined ? {} : { clock: options.clock });
+  const store =
+    options.store ?? new MemoryKeyStore(options.clock === undefined ? {} : { clock: options.clock });
   const events: KeyLifecycleEvent[] = [];
   const logger = recordingLogger();
   const api = createAgentApi({ baseUrl: server.url, agentId, token });
@@ -140,16 +147,17 @@ export function openAsAgent(agent: TestAgentRuntime, wire: string, nowMs: number
 }
 
 /** Resolves with the next `event` of `emitter` (real-time failsafe 5 s). */
-export function nextEvent<T extends unknown[]>(
-  emitter: { once(event: string, listener: (...args: T) => void): unknown },
+export function nextEvent<T extends unknown[] = unknown[]>(
+  emitter: { once(event: never, listener: never): unknown },
   event: string,
   failsafeMs = 5_000,
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "${event}" within ${failsafeMs} ms`)), failsafeMs);
-    emitter.once(event, (...args: T) => {
+    const listener = (...args: T): void => {
       clearTimeout(timer);
       resolve(args);
-    });
+    };
+    emitter.once(event as never, listener as never);
   });
 }

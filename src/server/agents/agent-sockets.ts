@@ -41,12 +41,12 @@ export class AgentSockets {
     );
   }
 
-  /** Sends `frame` to the agent's open connection; false when there is none. */
+  /** Sends `frame` to the agent's open connection; false when none took it (none open, or closing). */
   send(agentId: string, frame: Readonly<Record<string, unknown>>): boolean {
-    const conns = this.connections(agentId);
     const text = { type: String(frame['type'] ?? 'event'), ...frame };
-    for (const conn of conns) conn.send(text);
-    return conns.length > 0;
+    let sent = false;
+    for (const conn of this.connections(agentId)) sent = conn.send(text) || sent;
+    return sent;
   }
 
   /** Closes the agent's connections with `code`; returns how many. */

@@ -53,7 +53,8 @@ export const WS_SILENCE_LIMIT_MS = 60_000;
 
 function connect(hub: WsHub, ws: WebSocket): void {
   const sink = hub.accept({
-    send: (text) => ws.send(text),
+    // A socket in its close handshake would drop the frame silently: report it unsent.
+    send: (text) => (ws.readyState === ws.OPEN ? (ws.send(text), true) : false),
     close: (code, reason) => ws.close(code, reason),
   });
   let lastSeen = Date.now();

@@ -15,7 +15,8 @@ export type Principal = AnyPrincipal;
 
 /** The minimum a transport socket must offer. */
 export interface SocketLike {
-  send(text: string): void;
+  /** Sends a text frame; `false` when the socket can no longer send (closing). */
+  send(text: string): boolean | void;
   close(code: number, reason: string): void;
 }
 
@@ -68,10 +69,10 @@ export class HubConnection {
     if (this.#state === 'open') this.#principal = principal;
   }
 
-  /** Sends a frame; ignored once closed. */
-  send(frame: OutgoingFrame): void {
-    if (this.#state === 'closed') return;
-    this.#socket.send(JSON.stringify(frame));
+  /** Sends a frame; ignored once closed. Returns whether the socket took it. */
+  send(frame: OutgoingFrame): boolean {
+    if (this.#state === 'closed') return false;
+    return this.#socket.send(JSON.stringify(frame)) !== false;
   }
 
   /** Closes with `code`; clears every timer. Idempotent. */

@@ -210,7 +210,10 @@ export class WsConnection {
       this.#routeAuth(parsed);
       return;
     }
-    if (this.#phase === 'open') this.#listener.frame(parsed);
+    // Frames the service sent before it saw our close are still events: taking them avoids
+    // losing a delivery it already counted as delivered (there is no acknowledgement frame).
+    if (this.#phase === 'open' || (this.#phase === 'closing' && this.#authenticated))
+      this.#listener.frame(parsed);
   }
 
   #routeAuth(parsed: ParsedWsFrame): void {

@@ -4,18 +4,19 @@
  * honouring 429 Retry-After, and checked against the `ref` (size and
  * content type) before anything is decrypted.
  *
+ * Options are checked here, at construction; the network half
+ * (`fetch-object.ts`) is imported on the first `ref` delivery, so the many
+ * receivers that never get one do not load it.
+ *
  * @module
  */
 import { systemClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
-import { isAmsError, isServiceError, isTimeoutError, isTransportError } from '../../core/errors/guards.js';
-import { toServiceError } from '../../core/errors/parse-error-response.js';
-import { TimeoutError } from '../../core/errors/timeout-error.js';
-import { TransportError } from '../../core/errors/transport-error.js';
 import { LIMITS } from '../../core/limits.js';
-import type { WebhookRef } from '../delivery.js';
 import { createRateLimiter, type RateLimiter } from '../../core/rate-limiter.js';
-import { discard, readLimited, sleep, type FetchLike, type FetchResponseLike } from './http.js';
+import type { WebhookRef } from '../delivery.js';
+import type { ResolvedRefFetcherOptions } from './fetch-object.js';
+import type { FetchLike } from './http.js';
 
 /** Options of {@link createRefFetcher}. */
 export interface RefFetcherOptions {
@@ -39,23 +40,6 @@ export interface RefFetcherOptions {
 
 /** Fetches the ciphertext a `ref` points to. */
 export type RefFetcher = (ref: WebhookRef) => Promise<Uint8Array>;
-
-const RETRYABLE = new Set([429, 502, 503, 504]);
-
-/** Timeouts, network failures and 429/502/503/504 answers are worth another attempt. */
-function isRetryable(err: unknown): boolean {
-  if (isTimeoutError(err)) return true;
-  if (isTransportError(err)) return err.code === 'TRANSPORT_NETWORK' || RETRYABLE.has(err.status ?? 0);
-  return isServiceError(err) && RETRYABLE.has(err.status);
-}
-
-function mediaType(value: string | null): string | undefined {
-  return value?.split(';')[0]?.trim().toLowerCase() || undefined;
-}
-
-function objectUrl(base: string, objectKey: string): string {
-  return `${base}/r2/${objectKey.split('/').map(encodeURIComponent).join('/')}`;
-}
 
 function checkOptions(options: RefFetcherOptions): { base: string; fetch: FetchLike } {
   let url: URL;
@@ -87,27 +71,6 @@ function checkOptions(options: RefFetcherOptions): { base: string; fetch: FetchL
   return { base: url.href.replace(/\/+$/, ''), fetch: fetchImpl };
 }
 
-async function checkedBody(res: FetchResponseLike, ref: WebhookRef): Promise<Uint8Array> {
-  const bad = (what: string): TransportError =>
-    new TransportError({
-      code: 'TRANSPORT_BAD_RESPONSE',
-      status: res.status,
-      message: `The referenced object does not match its ref: ${what}.`,
-    });
-  if (mediaType(res.headers.get('content-type')) !== mediaType(ref.content_type)) {
-    discard(res.body);
-    throw bad('content type differs');
-  }
-  const length = res.headers.get('content-length');
-  if (length !== null && Number(length) !== ref.size) {
-    discard(res.body);
-    throw bad('Content-Length differs from ref.size');
-  }
-  const bytes = await readLimited(res.body, ref.size);
-  if (bytes === undefined || bytes.length !== ref.size) throw bad('size differs from ref.size');
-  return bytes;
-}
-
 /**
  * Creates the fetcher the receiver uses for `ref` deliveries.
  *
@@ -122,57 +85,23 @@ async function checkedBody(res: FetchResponseLike, ref: WebhookRef): Promise<Uin
  * ```
  */
 export function createRefFetcher(options: RefFetcherOptions): RefFetcher {
-  const { base, fetch: fetchImpl } = checkOptions(options);
+  const { base, fetch } = checkOptions(options);
   const clock = options.clock ?? systemClock;
-  const limiter = options.limiter ?? createRateLimiter({ clock });
-  const timeoutMs = options.timeoutMs ?? 8000;
-  const maxAttempts = options.maxAttempts ?? 3;
-  const maxRetryWaitMs = options.maxRetryWaitMs ?? 5000;
-  const authorization = `Bearer ${options.agentToken}`;
-
-  const attempt = async (ref: WebhookRef): Promise<Uint8Array> => {
-    await limiter.acquire();
-    const controller = new AbortController();
-    const timer = clock.setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      const res = await fetchImpl(objectUrl(base, ref.object_key), {
-        method: 'GET',
-        headers: { authorization, accept: ref.content_type },
-        signal: controller.signal,
-      });
-      if (res.status >= 200 && res.status < 300) return await checkedBody(res, ref);
-      const text = new TextDecoder().decode((await readLimited(res.body, 64 * 1024)) ?? new Uint8Array());
-      throw toServiceError({ status: res.status, headers: res.headers, body: text }, clock.now());
-    } catch (cause) {
-      if (isAmsError(cause)) throw cause;
-      if (controller.signal.aborted) {
-        throw new TimeoutError({ message: 'Fetching the referenced object timed out.', timeoutMs, cause });
-      }
-      throw new TransportError({
-        code: 'TRANSPORT_NETWORK',
-        message: 'Fetching the referenced object failed.',
-        cause,
-      });
-    } finally {
-      clock.clearTimeout(timer);
-    }
+  const resolved: ResolvedRefFetcherOptions = {
+    base,
+    fetch,
+    clock,
+    authorization: `Bearer ${options.agentToken}`,
+    limiter: options.limiter ?? createRateLimiter({ clock }),
+    timeoutMs: options.timeoutMs ?? 8000,
+    maxAttempts: options.maxAttempts ?? 3,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? 5000,
+    maxBytes: LIMITS.FILE_MAX_BYTES,
   };
-
+  let fetchObject:
+    Promise<(o: ResolvedRefFetcherOptions, ref: WebhookRef) => Promise<Uint8Array>> | undefined;
   return async (ref) => {
-    if (ref.size > LIMITS.FILE_MAX_BYTES) {
-      throw new TransportError({
-        code: 'TRANSPORT_BAD_RESPONSE',
-        message: 'The referenced object is larger than 100 MB.',
-      });
-    }
-    for (let n = 1; ; n++) {
-      try {
-        return await attempt(ref);
-      } catch (err) {
-        const waitMs = (err as { retryAfterMs?: number }).retryAfterMs ?? 250 * 2 ** (n - 1);
-        if (!isRetryable(err) || n >= maxAttempts || waitMs > maxRetryWaitMs) throw err;
-        await sleep(clock, waitMs);
-      }
-    }
+    fetchObject ??= import('./fetch-object.js').then((m) => m.fetchObject);
+    return (await fetchObject)(resolved, ref);
   };
 }

@@ -12,7 +12,7 @@ import { KeyRing, MemoryKeyStore } from '../../../src/crypto/index.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';
 import { createMemoryDedupStore } from '../../../src/webhook/index.js';
 import type { WebhookReceiver } from '../../../src/webhook/index.js';
-import type { NodeWebhookHandler } from '../../../src/webhook/index.js';
+import type { NodeWebhookHandler } from '../../../src/webhook/node.js';
 import { createTestAgent, createTestUser } from '../../helpers/server-agents.js';
 import {
   agentSigningKey,
@@ -146,7 +146,7 @@ describe('one de-duplication store across a mode switch', () => {
     viaWebhook.on('message.new', (m) => void webhookTexts.push(m.text ?? ''));
     const receiver: WebhookReceiver = viaWebhook.webhook({ secret }).receiver;
     let loseAnswers = false;
-    hook.use(async (r) => {
+    hook.use(async (r: Recorded) => {
       const answer = await receiver.handle({ body: r.body, headers: r.headers });
       return loseAnswers ? { status: 503, body: '' } : answer;
     });
@@ -154,7 +154,7 @@ describe('one de-duplication store across a mode switch', () => {
     await side.addAgent();
     await server.control.deliveryIdle();
     loseAnswers = true;
-    const messageId = await side.send({ type: 'text', text: 'handled once' });
+    await side.send({ type: 'text', text: 'handled once' });
     await server.control.deliveryIdle();
     expect(webhookTexts).toEqual(['handled once']);
     expect(hook.requests.length).toBeGreaterThanOrEqual(3); // the delivery and its immediate retry
@@ -173,7 +173,6 @@ describe('one de-duplication store across a mode switch', () => {
     await side.send({ type: 'text', text: 'new one' });
     await waitFor(() => socketTexts.length === 1, 'the next message');
     expect(socketTexts).toEqual(['new one']);
-    expect(messageId).toBeTypeOf('string');
     await viaSocket.close();
     await new Promise<void>((resolve) => hook.server.close(() => resolve()));
   });

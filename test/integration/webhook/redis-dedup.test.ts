@@ -1,15 +1,33 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DedupClaimResult, DedupStore } from '../../../src/webhook/index.js';
 import { createRedisDedupStore } from '../../../src/webhook/redis.js';
 import { messageBody, newDeliveryId, SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
-import { connectRedis, deleteKeys, requireRedisUrl, skipRedis, uniquePrefix } from '../../helpers/redis.js';
+import { deleteKeys, testRedis, uniquePrefix } from './redis-server.js';
 
 function token(r: DedupClaimResult): string {
   if (r.status !== 'claimed') throw new Error(`expected claimed, got ${r.status}`);
   return r.token;
+}
+
+const redis = await testRedis();
+const skipRedis = redis === undefined && process.env['CI'] !== 'true';
+if (skipRedis) console.warn('Redis tests skipped: no AMS_TEST_REDIS_URL and no redis-server installed.');
+afterAll(() => redis?.stop());
+
+function requireRedisUrl(): string {
+  if (redis === undefined)
+    throw new Error('CI needs Redis: .ci/services.sh starts redis-server and exports AMS_TEST_REDIS_URL.');
+  return redis.url;
+}
+
+/** A connected client that fails fast instead of queueing commands while offline. */
+async function connectRedis(): Promise<Redis> {
+  const client = new Redis(requireRedisUrl(), { maxRetriesPerRequest: 1, lazyConnect: true });
+  await client.connect();
+  return client;
 }
 
 describe.skipIf(skipRedis)('Redis dedup store (real redis-server)', () => {

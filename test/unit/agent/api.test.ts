@@ -17,8 +17,14 @@ import {
   TokenAnswerSchema,
   TokenRegenerationSchema,
 } from '../../../src/client/index.js';
-import { isAmsError, isConfigurationError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
+import {
+  isAmsError,
+  isConfigurationError,
+  isServiceError,
+  isValidationError,
+} from '../../../src/core/errors/index.js';
 import { parseWith } from '../../../src/core/protocol/parse.js';
+import { hasControlChar } from '../../../src/core/protocol/primitives.js';
 import { toBase64 } from '../../../src/core/encoding.js';
 import { buildKeyProof, generateKeys } from '../../../src/crypto/index.js';
 import { createRestClient } from '../../../src/transport/rest/index.js';
@@ -45,12 +51,17 @@ describe('createAgentApi: requests and results', () => {
     const { agent, pool, api } = setup();
     closeAfter = () => agent.close();
     let seen: { body: unknown; auth: unknown } | undefined;
-    pool
-      .intercept({ path: `/agents/${AGENT}/messages`, method: 'POST' })
-      .reply((opts) => {
-        seen = { body: JSON.parse(String(opts.body)), auth: (opts.headers as Record<string, string>)['authorization'] };
-        return { statusCode: 201, data: { data: { message_id: 'm1', conversation_id: 'c1', seq: 3 } }, responseOptions: { headers: JSON_HEADERS } };
-      });
+    pool.intercept({ path: `/agents/${AGENT}/messages`, method: 'POST' }).reply((opts) => {
+      seen = {
+        body: JSON.parse(String(opts.body)),
+        auth: (opts.headers as Record<string, string>)['authorization'],
+      };
+      return {
+        statusCode: 201,
+        data: { data: { message_id: 'm1', conversation_id: 'c1', seq: 3 } },
+        responseOptions: { headers: JSON_HEADERS },
+      };
+    });
     const sent = await api.sendMessage('c1', 'AAAA');
     expect(seen).toEqual({ body: { conversation_id: 'c1', wire_envelope: 'AAAA' }, auth: `Bearer ${TOKEN}` });
     expect(sent).toMatchObject({ messageId: 'm1', conversationId: 'c1', seq: 3, created: true });
@@ -68,12 +79,19 @@ describe('createAgentApi: requests and results', () => {
   it('maps getSelf, recoverConnection, governance and checkKeys to camelCase', async () => {
     const { agent, pool, api } = setup();
     closeAfter = () => agent.close();
-    const keys = { public_key: KEY, signing_public_key: KEY, key_id: KEY_ID, valid_until: '2026-03-08T12:00:00.000Z' };
-    pool.intercept({ path: `/agents/${AGENT}`, method: 'GET' }).reply(
-      200,
-      { data: { agent_id: AGENT, connection_status: 'ready', key_rotation_pending: true, keys, extra: 1 } },
-      { headers: JSON_HEADERS },
-    );
+    const keys = {
+      public_key: KEY,
+      signing_public_key: KEY,
+      key_id: KEY_ID,
+      valid_until: '2026-03-08T12:00:00.000Z',
+    };
+    pool
+      .intercept({ path: `/agents/${AGENT}`, method: 'GET' })
+      .reply(
+        200,
+        { data: { agent_id: AGENT, connection_status: 'ready', key_rotation_pending: true, keys, extra: 1 } },
+        { headers: JSON_HEADERS },
+      );
     pool
       .intercept({ path: `/agents/${AGENT}/connection/recover`, method: 'POST' })
       .reply(200, { data: { pending_count: 4, connection_status: 'ready' } }, { headers: JSON_HEADERS });
@@ -82,13 +100,28 @@ describe('createAgentApi: requests and results', () => {
       .reply(200, { data: { level: 'L1', reason: 'spam', state: 'restricted' } }, { headers: JSON_HEADERS });
     pool
       .intercept({ path: `/agents/${AGENT}/keys/check`, method: 'POST' })
-      .reply(200, { data: { match: true, generation: 'current', key_id: KEY_ID, valid_until: null } }, { headers: JSON_HEADERS });
+      .reply(
+        200,
+        { data: { match: true, generation: 'current', key_id: KEY_ID, valid_until: null } },
+        { headers: JSON_HEADERS },
+      );
     const self = await api.getSelf();
     expect(self).toMatchObject({ agentId: AGENT, connectionStatus: 'ready', keyRotationPending: true });
-    expect(self.keys).toEqual({ publicKey: KEY, signingPublicKey: KEY, keyId: KEY_ID, validUntilMs: Date.parse(keys.valid_until) });
+    expect(self.keys).toEqual({
+      publicKey: KEY,
+      signingPublicKey: KEY,
+      keyId: KEY_ID,
+      validUntilMs: Date.parse(keys.valid_until),
+    });
     expect(await api.recoverConnection()).toEqual({ pendingCount: 4, connectionStatus: 'ready' });
     expect(await api.governance()).toMatchObject({ level: 'L1', reason: 'spam' });
-    const proof = { public_key: KEY, signing_public_key: KEY, challenge: KEY, signature: 'x', key_proof: 'y' };
+    const proof = {
+      public_key: KEY,
+      signing_public_key: KEY,
+      challenge: KEY,
+      signature: 'x',
+      key_proof: 'y',
+    };
     expect(await api.checkKeys(proof)).toEqual({ generation: 'current', keyId: KEY_ID, validUntilMs: null });
   });
 
@@ -97,20 +130,36 @@ describe('createAgentApi: requests and results', () => {
     closeAfter = () => agent.close();
     const keys = generateKeys();
     const server = generateKeys();
-    const challenge = { challenge: toBase64(new Uint8Array(32).fill(9)), server_public_key: toBase64(server.encryption.publicKey) };
-    pool.intercept({ path: `/agents/${AGENT}/keys/challenge`, method: 'GET' }).reply(200, { data: challenge }, { headers: JSON_HEADERS });
+    const challenge = {
+      challenge: toBase64(new Uint8Array(32).fill(9)),
+      server_public_key: toBase64(server.encryption.publicKey),
+    };
+    pool
+      .intercept({ path: `/agents/${AGENT}/keys/challenge`, method: 'GET' })
+      .reply(200, { data: challenge }, { headers: JSON_HEADERS });
     let body: Record<string, unknown> = {};
     pool.intercept({ path: `/agents/${AGENT}/keys`, method: 'PUT' }).reply((opts) => {
       body = JSON.parse(String(opts.body)) as Record<string, unknown>;
       return {
         statusCode: 201,
-        data: { data: { agent_id: AGENT, public_key: body['public_key'], signing_public_key: body['signing_public_key'], key_id: KEY_ID } },
+        data: {
+          data: {
+            agent_id: AGENT,
+            public_key: body['public_key'],
+            signing_public_key: body['signing_public_key'],
+            key_id: KEY_ID,
+          },
+        },
         responseOptions: { headers: JSON_HEADERS },
       };
     });
     const answer = await api.keyChallenge();
     const registered = await api.registerKeys(buildKeyProof(AGENT, keys, answer));
-    expect(registered).toMatchObject({ changed: true, keyId: KEY_ID, publicKey: toBase64(keys.encryption.publicKey) });
+    expect(registered).toMatchObject({
+      changed: true,
+      keyId: KEY_ID,
+      publicKey: toBase64(keys.encryption.publicKey),
+    });
     expect(body['challenge']).toBe(challenge.challenge);
   });
 
@@ -120,18 +169,30 @@ describe('createAgentApi: requests and results', () => {
     let auth: unknown = 'unset';
     pool.intercept({ path: '/system/keys', method: 'GET' }).reply((opts) => {
       auth = (opts.headers as Record<string, string>)['authorization'];
-      return { statusCode: 200, data: { data: { id: 'system', kind: 'system', public_key: KEY, signing_public_key: KEY } }, responseOptions: { headers: JSON_HEADERS } };
+      return {
+        statusCode: 200,
+        data: { data: { id: 'system', kind: 'system', public_key: KEY, signing_public_key: KEY } },
+        responseOptions: { headers: JSON_HEADERS },
+      };
     });
-    pool.intercept({ path: '/r2/obj_1', method: 'GET' }).reply(200, Buffer.from([1, 2, 3]), { headers: { 'content-type': 'application/octet-stream' } });
+    pool
+      .intercept({ path: '/r2/obj_1', method: 'GET' })
+      .reply(200, Buffer.from([1, 2, 3]), { headers: { 'content-type': 'application/octet-stream' } });
     expect((await api.systemKeys()).kind).toBe('system');
     expect(auth).toBeUndefined();
-    expect(await api.fetchObject('obj_1')).toEqual({ bytes: new Uint8Array([1, 2, 3]), contentType: 'application/octet-stream', size: 3 });
+    expect(await api.fetchObject('obj_1')).toEqual({
+      bytes: new Uint8Array([1, 2, 3]),
+      contentType: 'application/octet-stream',
+      size: 3,
+    });
   });
 
   it('passes service errors through typed (CONVERSATION_FORBIDDEN)', async () => {
     const { agent, pool, api } = setup();
     closeAfter = () => agent.close();
-    pool.intercept({ path: '/conversations/c9', method: 'GET' }).reply(403, errorBody('CONVERSATION_FORBIDDEN'), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/conversations/c9', method: 'GET' })
+      .reply(403, errorBody('CONVERSATION_FORBIDDEN'), { headers: JSON_HEADERS });
     const err = await api.conversation('c9').catch((e: unknown) => e);
     expect(isServiceError(err, 'CONVERSATION_FORBIDDEN')).toBe(true);
   });
@@ -141,15 +202,23 @@ describe('createAgentApi: requests and results', () => {
     closeAfter = () => agent.close();
     pool
       .intercept({ path: `/agents/${AGENT}`, method: 'GET' })
-      .reply(200, { data: { agent_id: AGENT, connection_status: 42, keys: { public_key: 'secret-ish' } } }, { headers: JSON_HEADERS });
+      .reply(
+        200,
+        { data: { agent_id: AGENT, connection_status: 42, keys: { public_key: 'secret-ish' } } },
+        { headers: JSON_HEADERS },
+      );
     const err = await api.getSelf().catch((e: unknown) => e);
     expect(isValidationError(err)).toBe(true);
     expect((err as Error).message).not.toContain('secret-ish');
   });
 
   it('validates its options', () => {
-    expect(isConfigurationError(catchSync(() => createAgentApi({ baseUrl: ORIGIN, agentId: '', token: TOKEN })))).toBe(true);
-    expect(isConfigurationError(catchSync(() => createAgentApi({ baseUrl: ORIGIN, agentId: 'a', token: '' })))).toBe(true);
+    expect(
+      isConfigurationError(catchSync(() => createAgentApi({ baseUrl: ORIGIN, agentId: '', token: TOKEN }))),
+    ).toBe(true);
+    expect(
+      isConfigurationError(catchSync(() => createAgentApi({ baseUrl: ORIGIN, agentId: 'a', token: '' }))),
+    ).toBe(true);
     const rest = createRestClient({ baseUrl: ORIGIN, credentials: TOKEN });
     expect(createAgentApi({ baseUrl: ORIGIN, agentId: 'a', token: TOKEN, rest }).rest).toBe(rest);
   });
@@ -197,12 +266,19 @@ describe('wire parsers (property tests)', () => {
     fc.assert(
       fc.property(
         fc.record({
-          id: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s)),
+          id: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !hasControlChar(s)),
           kind: fc.constantFrom('user', 'agent', 'system'),
           public_key: b64key,
           signing_public_key: fc.option(b64key, { nil: null }),
           key_id: keyId,
-          retired: fc.array(fc.record({ public_key: b64key, key_id: keyId, valid_until: fc.constant('2026-03-08T12:00:00.000Z') }), { maxLength: 3 }),
+          retired: fc.array(
+            fc.record({
+              public_key: b64key,
+              key_id: keyId,
+              valid_until: fc.constant('2026-03-08T12:00:00.000Z'),
+            }),
+            { maxLength: 3 },
+          ),
           future_field: fc.integer(),
         }),
         (record) => {
@@ -217,7 +293,9 @@ describe('wire parsers (property tests)', () => {
       fc.property(
         fc.uint8Array({ maxLength: 64 }).filter((b) => b.length !== 32),
         (bytes) => {
-          const err = catchSync(() => parseWith(PrincipalKeysSchema, { id: 'a', kind: 'agent', public_key: toBase64(bytes) }, 'keys'));
+          const err = catchSync(() =>
+            parseWith(PrincipalKeysSchema, { id: 'a', kind: 'agent', public_key: toBase64(bytes) }, 'keys'),
+          );
           expect(isAmsError(err) && isValidationError(err)).toBe(true);
         },
       ),

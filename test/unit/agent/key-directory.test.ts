@@ -15,7 +15,15 @@ const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const key = (n: number): string => toBase64(new Uint8Array(32).fill(n));
 
 function keysOf(id: string, n: number, extra: Partial<PrincipalKeys> = {}): PrincipalKeys {
-  return { id, kind: 'agent', public_key: key(n), signing_public_key: key(n + 100), key_id: null, retired: [], ...extra };
+  return {
+    id,
+    kind: 'agent',
+    public_key: key(n),
+    signing_public_key: key(n + 100),
+    key_id: null,
+    retired: [],
+    ...extra,
+  };
 }
 
 /** A key source that counts calls and serves the current answer of each id. */
@@ -31,7 +39,8 @@ function fakeSource(initial: Record<string, PrincipalKeys>) {
         throw new ServiceError({ code: 'KEY_ENUMERATION_BLOCKED', status: 403, message: 'blocked' });
       }
       const a = answers.get(id);
-      if (a === undefined) throw new ServiceError({ code: 'KEY_ENUMERATION_BLOCKED', status: 403, message: 'blocked' });
+      if (a === undefined)
+        throw new ServiceError({ code: 'KEY_ENUMERATION_BLOCKED', status: 403, message: 'blocked' });
       return a;
     },
     async systemKeys() {
@@ -102,8 +111,18 @@ describe('createKeyDirectory', () => {
   it('lists signing keys current first, leaving out retired ones past their grace', async () => {
     const clock = new ManualClock(T0);
     const retired = [
-      { public_key: key(3), signing_public_key: key(103), key_id: null, valid_until: new Date(T0 + 1000).toISOString() },
-      { public_key: key(4), signing_public_key: key(104), key_id: null, valid_until: new Date(T0 - 1).toISOString() },
+      {
+        public_key: key(3),
+        signing_public_key: key(103),
+        key_id: null,
+        valid_until: new Date(T0 + 1000).toISOString(),
+      },
+      {
+        public_key: key(4),
+        signing_public_key: key(104),
+        key_id: null,
+        valid_until: new Date(T0 - 1).toISOString(),
+      },
     ];
     const { source } = fakeSource({ a1: keysOf('a1', 1, { retired }) });
     const dir = createKeyDirectory({ api: source, clock, ttlMs: 0 });
@@ -139,7 +158,10 @@ describe('createKeyDirectory', () => {
   it('toPeerKeys keeps exactly the retired generations whose grace has not ended', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -10_000, max: 10_000 }), { maxLength: 6 }), (offsets) => {
-        const retired = offsets.map((o, i) => ({ public_key: key(i + 1), valid_until: new Date(T0 + o).toISOString() }));
+        const retired = offsets.map((o, i) => ({
+          public_key: key(i + 1),
+          valid_until: new Date(T0 + o).toISOString(),
+        }));
         const peer = toPeerKeys(keysOf('a1', 99, { retired }), T0);
         expect(peer.retired.map((r) => r.validUntilMs! - T0)).toEqual(offsets.filter((o) => o > 0));
       }),

@@ -34,13 +34,23 @@ function world() {
     async publicKeys(id) {
       lookups.push(id);
       const a = answers.get(id);
-      if (a === undefined) throw new ServiceError({ code: 'KEY_ENUMERATION_BLOCKED', status: 403, message: 'no' });
+      if (a === undefined)
+        throw new ServiceError({ code: 'KEY_ENUMERATION_BLOCKED', status: 403, message: 'no' });
       return a;
     },
     systemKeys: () => Promise.reject(new Error('unused')),
     async conversation(id) {
       lookups.push(`conversation ${id}`);
-      return { conversation_id: id, user_id: 'u1', agent_id: 'a1', state: 'established', members: [{ id: 'u1', public_key: null }, { id: 'a1', public_key: null }] };
+      return {
+        conversation_id: id,
+        user_id: 'u1',
+        agent_id: 'a1',
+        state: 'established',
+        members: [
+          { id: 'u1', public_key: null },
+          { id: 'a1', public_key: null },
+        ],
+      };
     },
   };
   const posts: { conversationId: string; wire: string }[] = [];
@@ -50,7 +60,13 @@ function world() {
       posts.push({ conversationId, wire });
       const f = failures.shift();
       if (f !== undefined) throw f;
-      return { messageId: 'm', conversationId, seq: posts.length, created: true, view: { message_id: 'm', conversation_id: conversationId } } satisfies SentMessageResult;
+      return {
+        messageId: 'm',
+        conversationId,
+        seq: posts.length,
+        created: true,
+        view: { message_id: 'm', conversation_id: conversationId },
+      } satisfies SentMessageResult;
     },
   };
   const logger = recordingLogger();
@@ -61,7 +77,12 @@ function world() {
 }
 
 const staleKey = () =>
-  new ServiceError({ code: 'INVALID_ENVELOPE', status: 400, message: 'missing', params: { reason: 'missing_recipient' } });
+  new ServiceError({
+    code: 'INVALID_ENVELOPE',
+    status: 400,
+    message: 'missing',
+    params: { reason: 'missing_recipient' },
+  });
 
 describe('createMessageSender', () => {
   it('seals to the member current key, its keys in grace and the sender itself', async () => {
@@ -69,12 +90,18 @@ describe('createMessageSender', () => {
     await w.sender.send('c1', { type: 'text', text: 'hi' });
     const wire = w.posts[0]!.wire;
     const signer = () => w.agent.signing.publicKey;
-    for (const [id, keys] of [['u1', w.user], ['u1', w.userOld], ['a1', w.agent]] as const) {
+    for (const [id, keys] of [
+      ['u1', w.user],
+      ['u1', w.userOld],
+      ['a1', w.agent],
+    ] as const) {
       const opened = open(wire, { recipientId: id, keys, senderKey: signer });
       expect(opened.payload).toEqual({ type: 'text', text: 'hi' });
       expect(opened).toMatchObject({ senderId: 'a1', conversationId: 'c1' });
     }
-    expect(open(wire, { recipientId: 'u1', keys: w.user, senderKey: signer }).recipients.map((r) => r.id)).toEqual(['u1', 'u1', 'a1']);
+    expect(
+      open(wire, { recipientId: 'u1', keys: w.user, senderKey: signer }).recipients.map((r) => r.id),
+    ).toEqual(['u1', 'u1', 'a1']);
   });
 
   it('after a stale-key answer, refreshes the keys and seals again once under the same message id', async () => {
@@ -83,14 +110,14 @@ describe('createMessageSender', () => {
     const rotated = generateKeys();
     w.answers.set('u1', wireKeys('u1', rotated));
     w.failures.push(staleKey());
-    await w.sender.send('c1', { type: 'text', text: 'again' }, { messageId: 'fixed-id' });
+    await w.sender.send('c1', { type: 'text', text: 'plaintext-xyz' }, { messageId: 'fixed-id' });
     expect(w.posts).toHaveLength(3);
     const [stale, fresh] = [w.posts[1]!.wire, w.posts[2]!.wire];
     const signer = () => w.agent.signing.publicKey;
     expect(open(stale, { recipientId: 'u1', keys: w.user, senderKey: signer }).messageId).toBe('fixed-id');
     expect(open(fresh, { recipientId: 'u1', keys: rotated, senderKey: signer }).messageId).toBe('fixed-id');
     expect(w.lookups.filter((l) => l === 'u1')).toHaveLength(2);
-    expect(w.logger.text()).not.toContain('again');
+    expect(w.logger.text()).not.toContain('plaintext-xyz');
   });
 
   it('re-seals at most once', async () => {
@@ -114,7 +141,11 @@ describe('createMessageSender', () => {
     const w = world();
     w.answers.delete('u1');
     await w.sender.send('c1', { type: 'text', text: 'x' });
-    const opened = open(w.posts[0]!.wire, { recipientId: 'a1', keys: w.agent, senderKey: () => w.agent.signing.publicKey });
+    const opened = open(w.posts[0]!.wire, {
+      recipientId: 'a1',
+      keys: w.agent,
+      senderKey: () => w.agent.signing.publicKey,
+    });
     expect(opened.recipients.map((r) => r.id)).toEqual(['a1']);
   });
 

@@ -1,0 +1,408 @@
+/**
+ * Agent runtime benchmarks (`npx tsx bench/run.ts agent.`).
+ *
+ * 1. End-to-end receive over a real WebSocket with decryption: a `ws` server
+ *    on loopback pushes pre-sealed `message.new` frames (as the service
+ *    would) to an `Agent`; messages handled per second, one conversation and
+ *    16 conversations. Baselines in the same run: the decrypt step alone
+ *    (`openAsync`, 64 in flight, and sync `open`) and a bare `ws` client
+ *    doing `JSON.parse` per frame.
+ * 2. Through the reference server: users POST sealed messages (8 at a time)
+ *    and the Agent handles them; baseline: the same POSTs with no agent
+ *    connected (the server's own ingest rate).
+ * 3. Handler latency at 1,000 messages/s (frames paced in 10 ms steps):
+ *    send → handler call, p50/p99; baseline: send → `JSON.parse` in a bare
+ *    `ws` client at the same pace.
+ * 4. Reconnect time after a server restart (`server.restart()`): restart done
+ *    → `connected`, with the default back-off and a 50 ms base; baseline: a
+ *    bare `ws` client connecting and authenticating right after the restart.
+ */
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { WebSocket, WebSocketServer } from 'ws';
+import { Agent, type AgentOptions } from '../src/agent/index.js';
+import { systemClock } from '../src/core/clock.js';
+import { fromBase64, toBase64 } from '../src/core/encoding.js';
+import { generateKeys, MemoryKeyStore, open, openAsync, seal, type AgentKeys } from '../src/crypto/index.js';
+import { startReferenceServer, type ReferenceServer } from '../src/testing/index.js';
+import { fmt, printTable } from './lib/harness.js';
+
+const N = Number(process.env['BENCH_AGENT_MESSAGES'] ?? 6000);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface World {
+  server: ReferenceServer;
+  userId: string;
+  userToken: string;
+  userKeys: AgentKeys;
+}
+
+async function api(w: World, method: string, path: string, json?: unknown, token = w.userToken) {
+  const res = await fetch(w.server.url + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  const body = (await res.json()) as { data: Record<string, unknown> };
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+async function world(): Promise<World> {
+  const server = await startReferenceServer({
+    clock: systemClock,
+    passwordHashing: { logN: 10, blockSize: 8, parallelization: 1 },
+    agentTokenBcryptCost: 4,
+  });
+  const userId = await server.control.createUser({ email: 'bench@example.com', password: 'password-123' });
+  const t = await server.control.accessToken(userId);
+  const userKeys = generateKeys();
+  const w: World = { server, userId, userToken: t.accessToken, userKeys };
+  const b = (n: number): string => toBase64(new Uint8Array(n).fill(7));
+  await api(w, 'POST', '/keys/backup', {
+    backup_a: b(60),
+    backup_b: b(60),
+    argon2_salt: b(32),
+    argon2_params: { m: 65_536, t: 3, p: 4 },
+    public_key: toBase64(userKeys.encryption.publicKey),
+    signing_public_key: toBase64(userKeys.signing.publicKey),
+    device_id: t.deviceId,
+  });
+  return w;
+}
+
+async function newAccount(w: World): Promise<{ agentId: string; token: string }> {
+  const a = await api(w, 'POST', '/agents', { name: 'Bench' });
+  return { agentId: String(a['agent_id']), token: String(a['token']) };
+}
+
+function agentFor(
+  w: World,
+  acc: { agentId: string; token: string },
+  extra: Partial<AgentOptions> = {},
+): Agent {
+  return new Agent({
+    baseUrl: w.server.url,
+    agentId: acc.agentId,
+    token: acc.token,
+    keyStore: new MemoryKeyStore(),
+    concurrency: 16,
+    ...extra,
+  });
+}
+
+/** A `ws` server on loopback that answers `auth` with `auth.ok` and lets the bench push frames. */
+async function blaster(): Promise<{
+  url: string;
+  socket: () => Promise<WebSocket>;
+  close: () => Promise<void>;
+}> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => wss.once('listening', resolve));
+  let latest: Promise<WebSocket> = new Promise(() => undefined);
+  let settle: (ws: WebSocket) => void = () => undefined;
+  const reset = (): void => {
+    latest = new Promise((resolve) => (settle = resolve));
+  };
+  reset();
+  wss.on('connection', (ws) => {
+    ws.once('message', () => {
+      ws.send(JSON.stringify({ type: 'auth.ok' }));
+      settle(ws);
+    });
+  });
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`,
+    socket: async () => {
+      const ws = await latest;
+      reset();
+      return ws;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+function frames(w: World, agentId: string, agentKey: Uint8Array, count: number, lanes: number): string[] {
+  const created = new Date().toISOString();
+  return Array.from({ length: count }, (_, i) => {
+    const conversationId = `bench-conv-${i % lanes}`;
+    const wire = seal(
+      { type: 'text', text: String(i) },
+      {
+        sender: { id: w.userId, signing: w.userKeys.signing },
+        recipients: [{ id: agentId, publicKey: agentKey }],
+        conversationId,
+      },
+    );
+    return JSON.stringify({
+      type: 'message.new',
+      version: 'v1',
+      wire_envelope: wire,
+      metadata: { conversation_id: conversationId, sender_id: w.userId, created_at: created },
+      delivery_id: `01943a6f-8c00-7000-8000-${(i + lanes * 1e6).toString(16).padStart(12, '0')}`,
+    });
+  });
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** Connects an Agent to the blaster; returns it, its socket on the blaster side, and its X25519 public key. */
+async function blastedAgent(w: World, b: Awaited<ReturnType<typeof blaster>>) {
+  const acc = await newAccount(w);
+  const agent = agentFor(w, acc, { webSocketUrl: b.url });
+  const socket = b.socket();
+  await agent.connect();
+  await api(w, 'POST', '/conversations', { agent_id: acc.agentId });
+  const keys = await api(w, 'GET', `/keys/${acc.agentId}`);
+  return { agent, acc, socket: await socket, key: fromBase64(String(keys['public_key']))! };
+}
+
+async function throughput(
+  w: World,
+  b: Awaited<ReturnType<typeof blaster>>,
+  lanes: number,
+): Promise<[number, string[]]> {
+  const { agent, acc, socket, key } = await blastedAgent(w, b);
+  const batch = frames(w, acc.agentId, key, N, lanes);
+  let handled = 0;
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  agent.on('message.new', () => {
+    handled += 1;
+    if (handled === N) done();
+  });
+  const start = performance.now();
+  for (const f of batch) socket.send(f);
+  await all;
+  const rate = (N / (performance.now() - start)) * 1000;
+  await agent.close();
+  return [rate, batch];
+}
+
+async function decryptBaselines(w: World, batch: string[], agentId: string, keys: AgentKeys) {
+  const wires = batch.map((f) => (JSON.parse(f) as { wire_envelope: string }).wire_envelope);
+  const senderKey = w.userKeys.signing.publicKey;
+  let start = performance.now();
+  for (const wire of wires) open(wire, { recipientId: agentId, keys, senderKey });
+  const sync = (wires.length / (performance.now() - start)) * 1000;
+  start = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < wires.length) {
+        const wire = wires[next++]!;
+        await openAsync(wire, { recipientId: agentId, keys, senderKey: () => senderKey });
+      }
+    }),
+  );
+  const async64 = (wires.length / (performance.now() - start)) * 1000;
+  return { sync, async64 };
+}
+
+async function bareWs(batch: string[], paced: boolean): Promise<{ rate: number; lat: number[] }> {
+  const b = await blaster();
+  const ws = new WebSocket(b.url);
+  await new Promise((resolve) => ws.once('open', resolve));
+  ws.send('{"type":"auth"}');
+  const server = await b.socket();
+  await new Promise((resolve) => ws.once('message', resolve));
+  const sentAt: number[] = [];
+  const lat: number[] = [];
+  let got = 0;
+  const all = new Promise<void>((resolve) =>
+    ws.on('message', (data) => {
+      JSON.parse(String(data));
+      lat.push(performance.now() - sentAt[got]!);
+      got += 1;
+      if (got === batch.length) resolve();
+    }),
+  );
+  const start = performance.now();
+  await push(server, batch, paced, sentAt);
+  await all;
+  const rate = (batch.length / (performance.now() - start)) * 1000;
+  ws.close();
+  await b.close();
+  return { rate, lat };
+}
+
+/** Sends `batch`, all at once or at 1,000/s in 10 ms steps, recording each send time. */
+async function push(socket: WebSocket, batch: string[], paced: boolean, sentAt: number[]): Promise<void> {
+  const start = performance.now();
+  for (let i = 0; i < batch.length; i++) {
+    if (paced && i % 10 === 0) {
+      const due = start + i;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+    }
+    sentAt[i] = performance.now();
+    socket.send(batch[i]!);
+  }
+}
+
+async function latency(w: World, b: Awaited<ReturnType<typeof blaster>>): Promise<number[]> {
+  const { agent, acc, socket, key } = await blastedAgent(w, b);
+  const count = Math.min(N, 5000);
+  const batch = frames(w, acc.agentId, key, count, 16);
+  const sentAt: number[] = [];
+  const lat: number[] = [];
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  agent.on('message.new', (m) => {
+    lat.push(performance.now() - sentAt[Number(m.text)]!);
+    if (lat.length === count) done();
+  });
+  await push(socket, batch, true, sentAt);
+  await all;
+  await agent.close();
+  return lat.sort((x, y) => x - y);
+}
+
+async function viaServer(w: World, withAgent: boolean, count: number): Promise<number> {
+  const acc = await newAccount(w);
+  const agent = agentFor(w, acc);
+  let handled = 0;
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  agent.on('message.new', () => {
+    handled += 1;
+    if (handled === count) done();
+  });
+  await agent.connect();
+  const conv = await api(w, 'POST', '/conversations', { agent_id: acc.agentId });
+  const keys = await api(w, 'GET', `/keys/${acc.agentId}`);
+  if (!withAgent) await agent.close();
+  const agentKey = fromBase64(String(keys['public_key']))!;
+  const wires = Array.from({ length: count }, (_, i) =>
+    seal(
+      { type: 'text', text: String(i) },
+      {
+        sender: { id: w.userId, signing: w.userKeys.signing },
+        recipients: [{ id: acc.agentId, publicKey: agentKey }],
+        conversationId: String(conv['conversation_id']),
+      },
+    ),
+  );
+  const start = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < wires.length) {
+        await api(w, 'POST', `/conversations/${String(conv['conversation_id'])}/messages`, {
+          wire_envelope: wires[next++],
+        });
+      }
+    }),
+  );
+  if (withAgent) await all;
+  const rate = (count / (performance.now() - start)) * 1000;
+  if (withAgent) await agent.close();
+  return rate;
+}
+
+async function reconnects(w: World, baseMs: number | undefined, times: number): Promise<number[]> {
+  const acc = await newAccount(w);
+  const agent = agentFor(w, acc, baseMs === undefined ? {} : { reconnect: { baseMs, capMs: baseMs * 30 } });
+  await agent.connect();
+  const out: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const connected = new Promise<void>((resolve) => agent.once('connected', () => resolve()));
+    await w.server.restart();
+    const start = performance.now();
+    await connected;
+    out.push(performance.now() - start);
+  }
+  await agent.close();
+  return out.sort((x, y) => x - y);
+}
+
+async function bareReconnect(w: World, times: number): Promise<number[]> {
+  const acc = await newAccount(w);
+  const out: number[] = [];
+  for (let i = 0; i < times; i++) {
+    await w.server.restart();
+    const start = performance.now();
+    const ws = new WebSocket(w.server.wsUrl);
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify({ type: 'auth', agent_id: acc.agentId, token: acc.token }));
+    await new Promise((resolve) => ws.once('message', resolve));
+    out.push(performance.now() - start);
+    ws.close();
+  }
+  return out.sort((x, y) => x - y);
+}
+
+export default async function (): Promise<void> {
+  const w = await world();
+  const b = await blaster();
+  const keysForBaseline = generateKeys();
+  const [one, batch1] = await throughput(w, b, 1);
+  const [sixteen] = await throughput(w, b, 16);
+  // The decrypt baselines open the same kind of envelopes, sealed to a local key pair.
+  const local = frames(w, 'bench-agent', keysForBaseline.encryption.publicKey, N, 1);
+  const dec = await decryptBaselines(w, local, 'bench-agent', keysForBaseline);
+  const bare = await bareWs(batch1, false);
+  printTable(
+    `End to end over WebSocket with decryption (${fmt(N)} × message.new, one process, loopback)`,
+    ['What', 'messages/s', 'Baseline in the same run'],
+    [
+      ['Agent, 1 conversation', fmt(one), `openAsync alone, 64 in flight: ${fmt(dec.async64)}/s`],
+      ['Agent, 16 conversations', fmt(sixteen), `sync open alone: ${fmt(dec.sync)}/s`],
+      ['bare ws client, JSON.parse per frame', fmt(bare.rate), '—'],
+    ],
+  );
+
+  const lat = await latency(w, b);
+  const bareLat = (await bareWs(local.slice(0, lat.length), true)).lat.sort((x, y) => x - y);
+  printTable(
+    `Handler latency at 1,000 messages/s (${fmt(lat.length)} messages, 16 conversations)`,
+    ['What', 'p50 ms', 'p99 ms', 'max ms', 'Baseline: bare ws + JSON.parse p50 / p99 ms'],
+    [
+      [
+        'send → handler',
+        fmt(percentile(lat, 50), 2),
+        fmt(percentile(lat, 99), 2),
+        fmt(lat[lat.length - 1] ?? 0, 2),
+        `${fmt(percentile(bareLat, 50), 2)} / ${fmt(percentile(bareLat, 99), 2)}`,
+      ],
+    ],
+  );
+
+  const viaCount = Math.min(N, 1500);
+  const served = await viaServer(w, true, viaCount);
+  const ingest = await viaServer(w, false, viaCount);
+  printTable(
+    `Through the reference server (${fmt(viaCount)} user POSTs, 8 at a time)`,
+    ['What', 'messages/s', 'Baseline in the same run'],
+    [['user POST → Agent handler', fmt(served), `POSTs with no agent connected: ${fmt(ingest)}/s`]],
+  );
+
+  const times = 8;
+  const defaults = await reconnects(w, undefined, times);
+  const fast = await reconnects(w, 50, times);
+  const bareR = await bareReconnect(w, times);
+  printTable(
+    `Reconnect after a server restart (${times} restarts each)`,
+    ['What', 'median ms', 'max ms', 'Baseline: bare ws connect + auth, median ms'],
+    [
+      [
+        'Agent, default back-off (base 1 s, full jitter)',
+        fmt(percentile(defaults, 50), 1),
+        fmt(defaults.at(-1) ?? 0, 1),
+        fmt(percentile(bareR, 50), 1),
+      ],
+      ['Agent, back-off base 50 ms', fmt(percentile(fast, 50), 1), fmt(fast.at(-1) ?? 0, 1), '—'],
+    ],
+  );
+  await b.close();
+  await w.server.close();
+}

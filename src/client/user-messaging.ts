@@ -1,0 +1,199 @@
+/**
+ * The messaging half of the {@link UserClient}: sealing and sending, reading
+ * the inbox, and the WebSocket whose message frames are opened and emitted.
+ * Kept apart from the account calls so each file stays small.
+ *
+ * @module
+ */
+import type { AmsError } from '../core/errors/base.js';
+import { ConfigurationError } from '../core/errors/configuration-error.js';
+import { isAmsError } from '../core/errors/guards.js';
+import { TransportError } from '../core/errors/transport-error.js';
+import type { Logger } from '../core/logger.js';
+import type { EnvelopePayload } from '../crypto/payload.js';
+import type { KeyDirectory } from '../agent/key-directory.js';
+import { createMessageSender, type MessageSender, type SendOptions } from '../agent/sender.js';
+import { openDelivered, type OpenContext, type ReceivedMessage } from './open-message.js';
+import type { ResolvedUserClientOptions, UserClientOptions } from './options.js';
+import type { SessionInfo, UserSession } from './session.js';
+import type { UserApi } from './user-api.js';
+import type { FailedMessage, InboxOptions, InboxPage, UserClientEvents } from './user-client-types.js';
+import { userKeyRing, type UserKeySet } from './user-keys.js';
+import { UserSocket } from './user-socket.js';
+import { UserMessageFrameSchema } from './wire/conversations.js';
+import type { SentMessageResult } from './wire/results.js';
+
+/** What the messaging half needs from the client. */
+export interface UserMessagingDeps {
+  readonly api: UserApi;
+  readonly session: UserSession;
+  readonly directory: KeyDirectory;
+  readonly options: ResolvedUserClientOptions;
+  readonly WebSocket: UserClientOptions['WebSocket'];
+  readonly backoff: UserClientOptions['backoff'];
+  readonly log: Logger;
+  /** The user's keys in memory, if any. */
+  readonly keys: () => UserKeySet | undefined;
+  /** Emits a client event. */
+  readonly emit: <E extends keyof UserClientEvents>(event: E, ...args: UserClientEvents[E]) => void;
+}
+
+const asError = (err: unknown): AmsError =>
+  isAmsError(err)
+    ? err
+    : new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'Unexpected failure.', cause: err });
+
+/** Sends, reads and receives messages for the signed-in user. */
+export class UserMessaging {
+  readonly #d: UserMessagingDeps;
+  #socket: UserSocket | undefined;
+  #sender: { readonly userId: string; readonly sender: MessageSender } | undefined;
+
+  constructor(deps: UserMessagingDeps) {
+    this.#d = deps;
+  }
+
+  /** The signed-in user, or a ConfigurationError. */
+  requireSession(): SessionInfo {
+    const info = this.#d.session.info;
+    if (info === undefined) {
+      throw new ConfigurationError({
+        message: 'Not signed in: call register(), login() or loginWithCode() first.',
+      });
+    }
+    return info;
+  }
+
+  /** Renews the open WebSocket with a new access token. */
+  renew(accessToken: string): void {
+    this.#socket?.renew(accessToken);
+  }
+
+  /** See `UserClient.send`. */
+  async send(
+    conversationId: string,
+    payload: EnvelopePayload,
+    options: SendOptions,
+  ): Promise<SentMessageResult> {
+    return this.#senderFor(this.requireSession().userId).send(conversationId, payload, options);
+  }
+
+  /** See `UserClient.messages`. */
+  async messages(conversationId: string, o: InboxOptions): Promise<InboxPage> {
+    const stored = await this.#d.api.messages(conversationId, o.after, o.limit);
+    const messages: ReceivedMessage[] = [];
+    const failed: FailedMessage[] = [];
+    for (const m of stored) {
+      const delivery = { event: 'inbox', conversationId, seq: m.seq };
+      try {
+        messages.push(await openDelivered(m.wire_envelope, delivery, this.#openContext()));
+      } catch (err) {
+        failed.push({ messageId: m.message_id, seq: m.seq, error: asError(err) });
+      }
+    }
+    const last = stored[stored.length - 1];
+    return { messages, failed, cursor: last === undefined ? (o.after ?? 0) : last.seq };
+  }
+
+  /** See `UserClient.connect`. */
+  async connect(): Promise<void> {
+    if (this.#socket !== undefined) return;
+    this.requireSession();
+    const { options: o, session, emit } = this.#d;
+    const socket = new UserSocket({
+      url: o.wsUrl,
+      accessToken: () => session.accessToken(),
+      refresh: () => session.refresh(),
+      WebSocket: this.#d.WebSocket,
+      clock: o.clock,
+      logger: this.#d.log,
+      backoff: this.#d.backoff,
+      authTimeoutMs: o.authTimeoutMs,
+    });
+    this.#socket = socket;
+    socket.on('frame', (frame) => void this.#onFrame(frame));
+    socket.on('open', () => emit('connected'));
+    socket.on('renewed', () => emit('tokenRenewed'));
+    socket.on('close', (info) => emit('disconnected', info));
+    socket.on('sessionInvalidated', () => emit('sessionInvalidated'));
+    socket.on('fatal', (err) => {
+      if (this.#socket === socket) this.#socket = undefined;
+      emit('connectionFailed', err);
+    });
+    try {
+      await socket.start();
+    } catch (err) {
+      if (this.#socket === socket) this.#socket = undefined;
+      throw err;
+    }
+  }
+
+  /** See `UserClient.disconnect`. */
+  async disconnect(): Promise<void> {
+    const socket = this.#socket;
+    this.#socket = undefined;
+    await socket?.close();
+  }
+
+  async #onFrame(frame: Readonly<Record<string, unknown>>): Promise<void> {
+    const parsed = UserMessageFrameSchema.safeParse(frame);
+    if (!parsed.success) {
+      this.#d.log.debug('user socket: ignored a frame without an envelope', {
+        type: String(frame['type']).slice(0, 100),
+      });
+      return;
+    }
+    const f = parsed.data;
+    const delivery = { event: f.type, conversationId: f.metadata.conversation_id, seq: f.seq };
+    try {
+      this.#d.emit('message', await openDelivered(f.wire_envelope, delivery, this.#openContext()));
+    } catch (err) {
+      const error = asError(err);
+      this.#d.log.warn('a received message could not be opened', {
+        conversationId: delivery.conversationId,
+        code: error.code,
+      });
+      this.#d.emit('messageFailed', {
+        messageId: f.message_id,
+        seq: f.seq,
+        conversationId: delivery.conversationId,
+        error,
+      });
+    }
+  }
+
+  #requireKeys(): UserKeySet {
+    const keys = this.#d.keys();
+    if (keys === undefined) {
+      throw new ConfigurationError({
+        message: 'No keys in memory: call register(), setUpKeys() or unlockKeys() first.',
+      });
+    }
+    return keys;
+  }
+
+  #openContext(): OpenContext {
+    return {
+      recipientId: this.requireSession().userId,
+      keys: [this.#requireKeys().encryption],
+      directory: this.#d.directory,
+    };
+  }
+
+  /** One sender per signed-in user id (the id is bound into every envelope). */
+  #senderFor(userId: string): MessageSender {
+    if (this.#sender?.userId !== userId) {
+      const { directory, options, log } = this.#d;
+      const sender = createMessageSender({
+        api: this.#d.api,
+        agentId: userId,
+        keys: () => userKeyRing(this.#requireKeys(), options.clock.now()),
+        directory,
+        clock: options.clock,
+        logger: log,
+      });
+      this.#sender = { userId, sender };
+    }
+    return this.#sender.sender;
+  }
+}

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_AGENT_OPTIONS, resolveAgentOptions, type AgentOptions } from '../../../src/agent/options.js';
+import { isConfigurationError } from '../../../src/core/errors/index.js';
+import { FileKeyStore, MemoryKeyStore } from '../../../src/crypto/index.js';
+
+const TOKEN = `hsk_${'a1B2'.repeat(10)}`;
+const base: AgentOptions = {
+  baseUrl: 'https://api.example.com/',
+  agentId: 'agent-1',
+  token: TOKEN,
+  keyStore: new MemoryKeyStore(),
+};
+
+function refused(options: unknown): string | undefined {
+  try {
+    resolveAgentOptions(options as AgentOptions);
+  } catch (err) {
+    expect(isConfigurationError(err)).toBe(true);
+    expect((err as Error).message).not.toContain(TOKEN);
+    return (err as { params: { option?: string } }).params.option ?? (err as Error).message;
+  }
+  return undefined;
+}
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe('agent options', () => {
+  it('applies the defaults', () => {
+    const o = resolveAgentOptions(base);
+    expect(o).toMatchObject({
+      baseUrl: 'https://api.example.com',
+      mode: DEFAULT_AGENT_OPTIONS.mode,
+      concurrency: 16,
+      autoRecover: true,
+      closeTimeoutMs: 10_000,
+      claimLeaseMs: 600_000,
+      webSocketUrl: 'wss://api.example.com/ws',
+    });
+  });
+
+  it('names the first bad option', () => {
+    const cases: [Partial<AgentOptions> & Record<string, unknown>, string][] = [
+      [{ baseUrl: 'ftp://x' }, 'baseUrl'],
+      [{ baseUrl: 'not a url' }, 'baseUrl'],
+      [{ agentId: '' }, 'agentId'],
+      [{ token: 'secret' }, 'token'],
+      [{ token: `hsk_${'x'.repeat(39)}` }, 'token'],
+      [{ mode: 'polling' as never }, 'mode'],
+      [{ concurrency: 0 }, 'concurrency'],
+      [{ claimLeaseMs: -1 }, 'claimLeaseMs'],
+      [{ closeTimeoutMs: Number.NaN }, 'closeTimeoutMs'],
+      [{ autoRecover: 'yes' as never }, 'autoRecover'],
+      [{ keyStore: {} as never }, 'keyStore'],
+    ];
+    for (const [patch, option] of cases) expect(refused({ ...base, ...patch })).toContain(option);
+  });
+
+  it('without a key store: a FileKeyStore under $AMS_KEY_DIR/<agentId>, else a configuration error', () => {
+    const { keyStore: _ignored, ...rest } = base;
+    vi.stubEnv('AMS_KEY_DIR', '');
+    expect(refused(rest)).toContain('keyStore');
+    vi.stubEnv('AMS_KEY_DIR', '/var/lib/agents');
+    const store = resolveAgentOptions(rest).keyStore;
+    expect(store).toBeInstanceOf(FileKeyStore);
+    expect((store as FileKeyStore).file).toBe('/var/lib/agents/agent-1/keys.json');
+  });
+});

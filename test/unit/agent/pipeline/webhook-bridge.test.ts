@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import type { AmsError } from '../../../../src/core/errors/index.js';
+import type { DecryptFailure } from '../../../../src/agent/events.js';
+import { createPipelineReceiver } from '../../../../src/agent/pipeline/webhook-bridge.js';
+import { silentLogger } from '../../../../src/core/logger.js';
+import { generateKeys } from '../../../../src/crypto/index.js';
+import { createWebhookSigner } from '../../../../src/webhook/index.js';
+import { createHarness, deliveryId, type Harness } from '../../../helpers/agent-pipeline.js';
+
+const SECRET = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==';
+const signer = createWebhookSigner({ secret: SECRET });
+
+function setup(h: Harness, closing = { value: false }) {
+  const bridge = createPipelineReceiver({
+    pipeline: h.pipeline,
+    secret: SECRET,
+    dedup: h.store,
+    clock: h.clock,
+    logger: silentLogger,
+    claimLeaseMs: 60_000,
+    closing: () => closing.value,
+  });
+  const deliver = async (wire: string, id = deliveryId()) => {
+    const body = JSON.stringify({
+      type: 'message.new',
+      version: 'v1',
+      wire_envelope: wire,
+      metadata: {
+        conversation_id: 'conv-1',
+        sender_id: 'user-1',
+        created_at: new Date(h.clock.now()).toISOString(),
+      },
+    });
+    const { headers } = await signer.sign({
+      timestamp: Math.floor(h.clock.now() / 1000),
+      deliveryId: id,
+      body,
+    });
+    return bridge.receiver.handle({ body, headers });
+  };
+  return { bridge, deliver };
+}
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+describe('webhook bridge', () => {
+  it('runs the pipeline: handled → 200 processed; the same message again under a new id → 200, skipped', async () => {
+    const h = createHarness();
+    const { deliver } = setup(h);
+    const texts: string[] = [];
+    h.emitter.on('message.new', (m) => void texts.push(m.text ?? ''));
+    const wire = h.sealFrom({ type: 'text', text: 'hook' });
+    const first = await deliver(wire);
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.body)).toMatchObject({ data: { status: 'processed' } });
+    expect((await deliver(wire)).status).toBe(200);
+    expect(texts).toEqual(['hook']);
+    expect(h.pipeline.stats()).toMatchObject({ received: 2, handled: 1, duplicates: 1 });
+  });
+
+  it('a decrypt failure is acknowledged (200 decrypt_failed) and reported as webhook transport', async () => {
+    const h = createHarness();
+    const { deliver } = setup(h);
+    const failures: DecryptFailure[] = [];
+    h.emitter.on('decrypt_failure', (f) => void failures.push(f));
+    const res = await deliver(
+      h.sealFrom({ type: 'text', text: 'x' }, { to: generateKeys().encryption.publicKey }),
+    );
+    expect(JSON.parse(res.body)).toMatchObject({ data: { status: 'decrypt_failed' } });
+    expect(failures.map((f) => [f.transport, f.reason])).toEqual([['webhook', 'no_wrap']]);
+    expect(h.pipeline.stats().decryptFailures).toBe(1);
+  });
+
+  it('a handler error is reported and acknowledged: later deliveries are not held behind it', async () => {
+    const h = createHarness();
+    const { deliver } = setup(h);
+    const errors: AmsError[] = [];
+    h.emitter.on('error', (e) => void errors.push(e));
+    h.emitter.on('message.new', () => {
+      throw new Error('bug');
+    });
+    const res = await deliver(h.sealFrom({ type: 'text', text: 'x' }));
+    expect(res.status).toBe(200);
+    expect(errors.map((e) => e.code)).toEqual(['HANDLER_FAILED']);
+  });
+
+  it('a failing sender-key lookup answers 500 (retried), reported once as an error', async () => {
+    const h = createHarness();
+    const { deliver } = setup(h);
+    const errors: AmsError[] = [];
+    h.emitter.on('error', (e) => void errors.push(e));
+    h.failLookups = Object.assign(new Error('network down'), { code: 'ECONNRESET' });
+    const id = deliveryId();
+    const wire = h.sealFrom({ type: 'text', text: 'x' });
+    expect((await deliver(wire, id)).status).toBe(500);
+    expect(errors).toHaveLength(1);
+    h.failLookups = undefined;
+    expect((await deliver(wire, id)).status).toBe(200);
+  });
+
+  it('bad signatures are rejected and counted; while closing every request gets 503 + Retry-After', async () => {
+    const h = createHarness();
+    const closing = { value: false };
+    const { bridge, deliver } = setup(h, closing);
+    const forged = await bridge.receiver.handle({
+      body: '{}',
+      headers: {
+        'x-service-signature': '0'.repeat(64),
+        'x-service-timestamp': '1',
+        'x-service-delivery-id': 'a',
+      },
+    });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    expect(h.pipeline.stats().rejected).toBe(1);
+    closing.value = true;
+    const res = await deliver(h.sealFrom({ type: 'text', text: 'x' }));
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('30');
+    expect(h.pipeline.stats().received).toBe(0);
+  });
+
+  it('a delivery abandoned by the close timeout answers 500 and its claims are released for the retry', async () => {
+    const h = createHarness({ concurrency: 1 });
+    const { bridge, deliver } = setup(h);
+    const g = gate();
+    const texts: string[] = [];
+    h.emitter.on('message.new', async (m) => {
+      texts.push(m.text ?? '');
+      if (m.text === 'slow') await g.promise;
+    });
+    const slow = deliver(h.sealFrom({ type: 'text', text: 'slow' }));
+    const waitingId = deliveryId();
+    const waitingWire = h.sealFrom({ type: 'text', text: 'waiting' });
+    const waiting = deliver(waitingWire, waitingId);
+    for (let i = 0; i < 400 && h.pipeline.stats().queued < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(h.pipeline.stats()).toMatchObject({ running: 1, queued: 1 });
+    const drained = h.pipeline.drain(1_000);
+    h.clock.advance(1_000);
+    expect(await drained).toEqual({ drained: false, abandoned: 1 });
+    expect((await waiting).status).toBe(500);
+    g.open();
+    expect((await slow).status).toBe(200);
+    await bridge.idle();
+    expect((await deliver(waitingWire, waitingId)).status).toBe(200);
+    expect(texts).toEqual(['slow', 'waiting']);
+  });
+});

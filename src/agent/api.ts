@@ -107,7 +107,14 @@ export interface AgentApi {
   /** `GET /agents/:id/keys/challenge`. */
   keyChallenge(): Promise<KeyChallengeAnswer>;
   /** `PUT /agents/:id/keys` with proof fields; `changed` is false when these keys were already registered. */
-  registerKeys(fields: KeyProofFields): Promise<RegisteredKeys & { changed: boolean }>;
+  /**
+   * `PUT /agents/:id/keys` with proof fields. `replace: true` replaces
+   * registered keys this agent no longer holds (the AGENT_KEYS_MISMATCH self-heal).
+   */
+  registerKeys(
+    fields: KeyProofFields,
+    options?: { readonly replace?: boolean },
+  ): Promise<RegisteredKeys & { changed: boolean }>;
   /** `POST /agents/:id/keys/check` with proof fields (409 AGENT_KEYS_MISMATCH, 404 AGENT_NOT_REGISTERED). */
   checkKeys(fields: KeyProofFields): Promise<KeyCheckResult>;
   /** `GET /keys/:principal_id`. */
@@ -180,9 +187,8 @@ export function createAgentApi(options: AgentApiOptions): AgentApi {
       return { bytes: res.bytes, contentType: res.contentType ?? 'application/octet-stream', size: res.size };
     },
     async governance() {
-      const g = await rest.get(`${self}/governance`, { schema: GovernanceSchema });
-      const { reason, ...rest2 } = g;
-      return typeof reason === 'string' ? { ...rest2, level: g.level, reason } : { ...rest2, level: g.level };
+      const { reason, ...view } = await rest.get(`${self}/governance`, { schema: GovernanceSchema });
+      return typeof reason === 'string' ? { ...view, reason } : view;
     },
     async getSelf() {
       const view = await rest.get(self, { schema: AgentViewSchema });
@@ -195,11 +201,11 @@ export function createAgentApi(options: AgentApiOptions): AgentApi {
       };
     },
     keyChallenge: () => rest.get(`${self}/keys/challenge`, { schema: KeyChallengeAnswerSchema }),
-    async registerKeys(fields) {
+    async registerKeys(fields, options) {
       const res = await rest.requestWithResponse({
         method: 'PUT',
         path: `${self}/keys`,
-        body: fields,
+        body: options?.replace === true ? { ...fields, replace: true } : fields,
         schema: AgentKeyViewSchema,
       });
       return { ...keysOf(res.data), changed: res.status === 201 };

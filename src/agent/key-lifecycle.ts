@@ -75,9 +75,10 @@ interface Context {
 
 const fingerprintOf = (ring: KeyRing): string => keyFingerprint(ring.current.keys.encryption.publicKey);
 
-async function register(c: Context, ring: KeyRing): Promise<void> {
+async function register(c: Context, ring: KeyRing, replace = false): Promise<void> {
   const challenge = await c.api.keyChallenge();
-  const registered = await c.api.registerKeys(buildKeyProof(c.api.agentId, ring.current.keys, challenge));
+  const proof = buildKeyProof(c.api.agentId, ring.current.keys, challenge);
+  const registered = await c.api.registerKeys(proof, { replace });
   const fingerprint = fingerprintOf(ring);
   c.log.info('agent keys registered', { agentId: c.api.agentId, keyId: registered.keyId });
   if (registered.changed) c.emit({ type: 'keys.registered', fingerprint });
@@ -92,16 +93,7 @@ async function heal(c: Context, stale: KeyRing): Promise<KeyRing> {
   await c.store.wipe();
   const ring = KeyRing.create(c.generate(), c.clock.now());
   await c.store.save(ring);
-  try {
-    await register(c, ring);
-  } catch (err) {
-    if (isServiceError(err, 'AGENT_KEYS_MISMATCH')) {
-      c.log.error('the service refused the new agent keys: the owner must regenerate the agent token first', {
-        agentId: c.api.agentId,
-      });
-    }
-    throw err;
-  }
+  await register(c, ring, true);
   c.emit({ type: 'keys.mismatch_healed', fingerprint: fingerprintOf(ring), previousFingerprint });
   return ring;
 }
@@ -158,9 +150,7 @@ async function afterRegeneration(
  *
  * @returns the key ring to seal and open with (read `current` for sealing,
  *   `candidates(now)` for opening).
- * @throws {@link ServiceError} from the service: `AGENT_KEYS_MISMATCH` when the
- *   service refuses new keys after a mismatch (the owner must regenerate the
- *   agent token), `AGENT_TOKEN_INVALID`, `FORBIDDEN` (a token in grace may not register keys)…
+ * @throws {@link ServiceError} from the service: `AGENT_TOKEN_INVALID`, `FORBIDDEN` (a token in grace may not register keys)…
  * @throws {@link CryptoError} `KEY_STORE_CORRUPT` / `KEY_STORE_IO` from the store.
  * @throws {@link ValidationError} when the service's answer does not match its schema.
  * @example

@@ -215,61 +215,71 @@ export class UserSocket extends EventEmitter<UserSocketEvents> {
     const socket = new Ctor(this.#o.url);
     this.#socket = socket;
     this.#attempt += 1;
+    const conn: ConnectionState = {
+      opened: false,
+      authError: undefined,
+      sessionInvalidated: false,
+      timer: undefined,
+    };
+    conn.timer = this.#o.clock.setTimeout(
+      () => socket.close(WS_CLOSE_CODES.NORMAL, 'auth timeout'),
+      this.#o.authTimeoutMs,
+    );
     return new Promise<End>((resolve) => {
-      let opened = false;
-      let authError: string | undefined;
-      let sessionInvalidated = false;
-      let timer: TimerHandle | undefined = this.#o.clock.setTimeout(
-        () => socket.close(WS_CLOSE_CODES.NORMAL, 'auth timeout'),
-        this.#o.authTimeoutMs,
-      );
       socket.addEventListener('open', () =>
         socket.send(JSON.stringify({ type: 'auth', access_token: token })),
       );
       socket.addEventListener('error', () => undefined);
-      socket.addEventListener('message', (event) => {
-        const frame = parseFrame(event.data);
-        if (frame === undefined) return this.#o.logger.warn('user socket: dropped a malformed frame');
-        const type = frame['type'];
-        if (type === 'auth.ok') {
-          if (opened) return this.#emit('renewed');
-          opened = true;
-          this.#open = true;
-          if (timer !== undefined) this.#o.clock.clearTimeout(timer);
-          timer = undefined;
-          this.#backoff.connected(this.#o.clock.now());
-          this.#emit('open', { attempt: this.#attempt });
-          this.#started?.resolve();
-        } else if (type === 'auth.error') {
-          authError = typeof frame['reason'] === 'string' ? frame['reason'].slice(0, 100) : 'unknown';
-          if (opened) this.#o.logger.warn('user socket: auth.renew refused', { reason: authError });
-        } else if (type === 'auth.expiring') {
-          void this.#o
-            .refresh()
-            .catch(() => this.#o.logger.warn('user socket: refresh before expiry failed'));
-        } else if (type === 'session.invalidated') {
-          sessionInvalidated = true;
-        } else if (type === 'error') {
-          this.#o.logger.warn('user socket: the service reported an error frame');
-        } else this.#emit('frame', frame);
-      });
+      socket.addEventListener('message', (event) => this.#onMessage(conn, event.data));
       socket.addEventListener('close', (event) => {
-        if (timer !== undefined) this.#o.clock.clearTimeout(timer);
+        this.#stopTimer(conn);
         this.#open = false;
         this.#socket = undefined;
-        if (opened) this.#backoff.disconnected(this.#o.clock.now());
+        if (conn.opened) this.#backoff.disconnected(this.#o.clock.now());
         // A renewal refused on an open connection does not end it; only the auth answer counts.
-        const finalAuthError = opened && authError !== 'token_expired' ? undefined : authError;
-        resolve({
-          code: event.code,
-          reason: event.reason,
-          opened,
-          authError: finalAuthError,
-          sessionInvalidated,
-        });
+        const authError = conn.opened && conn.authError !== 'token_expired' ? undefined : conn.authError;
+        const { opened, sessionInvalidated } = conn;
+        resolve({ code: event.code, reason: event.reason, opened, authError, sessionInvalidated });
       });
     });
   }
+
+  #stopTimer(conn: ConnectionState): void {
+    if (conn.timer !== undefined) this.#o.clock.clearTimeout(conn.timer);
+    conn.timer = undefined;
+  }
+
+  #onMessage(conn: ConnectionState, data: unknown): void {
+    const frame = parseFrame(data);
+    if (frame === undefined) return this.#o.logger.warn('user socket: dropped a malformed frame');
+    const type = frame['type'];
+    if (type === 'auth.ok') {
+      if (conn.opened) return this.#emit('renewed');
+      conn.opened = true;
+      this.#open = true;
+      this.#stopTimer(conn);
+      this.#backoff.connected(this.#o.clock.now());
+      this.#emit('open', { attempt: this.#attempt });
+      this.#started?.resolve();
+    } else if (type === 'auth.error') {
+      conn.authError = typeof frame['reason'] === 'string' ? frame['reason'].slice(0, 100) : 'unknown';
+      if (conn.opened) this.#o.logger.warn('user socket: auth.renew refused', { reason: conn.authError });
+    } else if (type === 'auth.expiring') {
+      void this.#o.refresh().catch(() => this.#o.logger.warn('user socket: refresh before expiry failed'));
+    } else if (type === 'session.invalidated') {
+      conn.sessionInvalidated = true;
+    } else if (type === 'error') {
+      this.#o.logger.warn('user socket: the service reported an error frame');
+    } else this.#emit('frame', frame);
+  }
+}
+
+/** What one connection has seen so far. */
+interface ConnectionState {
+  opened: boolean;
+  authError: string | undefined;
+  sessionInvalidated: boolean;
+  timer: TimerHandle | undefined;
 }
 
 function parseFrame(data: unknown): Record<string, unknown> | undefined {

@@ -28,9 +28,12 @@ export function okResponse(deliveryId: string, outcome: WebhookOutcome): Webhook
   };
 }
 
-/** The translation key of a code: `error.<code in lower case>`. */
+/**
+ * The translation key of a code: `errors.<code in lower case>`, the SDK's rule
+ * (`i18nKeyFor` in the protocol model, which `./webhook` cannot import without zod).
+ */
 export function i18nKeyOf(code: string): string {
-  return `error.${code.toLowerCase()}`;
+  return `errors.${code.toLowerCase()}`;
 }
 
 /** An error answer in the service's error body shape. */

@@ -117,23 +117,18 @@ export async function startAgent(
     onEvent: (e) => events.push(e),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
+  const directory = createKeyDirectory({ api });
   const runtime: TestAgentRuntime = {
     agentId,
     token,
     api,
     store,
     ring,
-    directory: createKeyDirectory({ api }),
-    sender: undefined as unknown as MessageSender,
+    directory,
     events,
     logger,
-  };
-  runtime.sender = createMessageSender({
-    api,
-    agentId,
-    keys: () => runtime.ring,
-    directory: runtime.directory,
-  });
+  } as TestAgentRuntime;
+  runtime.sender = createMessageSender({ api, agentId, keys: () => runtime.ring, directory });
   return runtime;
 }
 

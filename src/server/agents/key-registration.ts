@@ -7,7 +7,10 @@
  *   FORBIDDEN `reason: token_in_grace`);
  * - the same keys again → 200, nothing changes;
  * - different keys while keys are registered and no regeneration is pending
- *   → 409 AGENT_KEYS_MISMATCH (keys change only with a token regeneration);
+ *   → 409 AGENT_KEYS_MISMATCH, unless the body says `replace: true`: the
+ *   agent lost the registered private keys (the spec's self-heal: wipe,
+ *   regenerate, re-register), so the new pair becomes current and the replaced
+ *   pair is dropped at once (it has no grace: nobody holds its private key);
  * - after a regeneration the new pair must differ from every live pair
  *   (VALIDATION_ERROR `reason: keys_reused`); the old pair stays valid until
  *   its grace end (7 days after a normal regeneration).
@@ -69,12 +72,13 @@ function applyKeys(
   tokenId: string,
   proven: ProvenKeys,
   now: number,
+  replace: boolean,
 ): AgentRecord | Refusal {
   const token = agent.tokens.find((t) => t.tokenId === tokenId);
   if (token === undefined || token.validUntilMs !== undefined) return 'token_in_grace';
   const current = currentKey(agent, now);
   if (current !== undefined && sameKeys(current, proven) && !agent.keyRotationPending) return agent;
-  if (current !== undefined && !agent.keyRotationPending) return 'keys_registered';
+  if (current !== undefined && !agent.keyRotationPending && !replace) return 'keys_registered';
   if (liveKeys(agent, now).some((k) => sameKeys(k, proven))) return 'keys_reused';
   const generation: AgentKeyGeneration = {
     ...proven,
@@ -113,12 +117,13 @@ export async function registerKeys(
   ctx: ServerContext,
   principal: AgentPrincipal,
   body: KeyProofFields,
+  options: { readonly replace?: boolean } = {},
 ): Promise<{ readonly keys: AgentKeyGeneration; readonly changed: boolean }> {
   const proven = proveKeys(ctx, principal.agentId, body);
   const now = ctx.clock.now();
   let changed = false;
   const result = await ctx.store.agents.update<Refusal>(principal.agentId, (agent) => {
-    const next = applyKeys(agent, principal.tokenId, proven, now);
+    const next = applyKeys(agent, principal.tokenId, proven, now, options.replace === true);
     if (typeof next === 'string') return { refused: next };
     changed = next !== agent;
     return next;

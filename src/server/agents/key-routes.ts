@@ -31,6 +31,11 @@ export const KeyProofBodySchema = z.strictObject({
   challenge: b64(32),
   signature: b64(64),
   key_proof: b64(32),
+  /**
+   * `PUT` only: replace registered keys that this agent no longer holds (the
+   * self-heal after AGENT_KEYS_MISMATCH). The replaced pair is dropped at once.
+   */
+  replace: z.boolean().optional(),
 });
 
 const challenge = defineRoute({
@@ -53,7 +58,7 @@ const register = defineRoute({
   auth: 'agent',
   body: KeyProofBodySchema,
   async handler({ ctx, principal, body }) {
-    const { keys, changed } = await registerKeys(ctx, principal, body);
+    const { keys, changed } = await registerKeys(ctx, principal, body, { replace: body.replace === true });
     return ok({ agent_id: principal.agentId, ...keyView(keys) }, changed ? 201 : 200);
   },
 });

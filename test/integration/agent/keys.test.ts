@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserClient } from '../../../src/client/index.js';
-import { isCryptoError, isServiceError } from '../../../src/core/errors/index.js';
+import { isCryptoError } from '../../../src/core/errors/index.js';
 import {
   FileKeyStore,
   generateKeys,
@@ -93,19 +93,18 @@ describe('ensureAgentKeys', () => {
     expect(healed.logger.text()).not.toContain(token);
   });
 
-  it('wipes a replaced store; the service refuses new keys until the owner regenerates the token', async () => {
-    const { client, created, store } = await ownerWithAgent('Refused');
+  it('heals a replaced store with the current token alone: wipe, regenerate, re-register (replace)', async () => {
+    const { client, created, store, conversationId } = await ownerWithAgent('Self-heal');
+    const old = (await client.agent(created.agentId)).view.keys?.key_id;
     await store.save(KeyRing.create(generateKeys(), server.clock.now()));
-    const err = await startAgent(server, created.agentId, created.token, {
-      store,
-      clock: server.clock,
-    }).catch((e: unknown) => e);
-    expect(isServiceError(err, 'AGENT_KEYS_MISMATCH')).toBe(true);
+    const healed = await startAgent(server, created.agentId, created.token, { store, clock: server.clock });
 
-    const { token } = await client.regenerateAgentToken(created.agentId);
-    const healed = await startAgent(server, created.agentId, token, { store, clock: server.clock });
-    expect(healed.events.map((e) => e.type)).toContain('keys.mismatch_healed');
-    expect((await client.agent(created.agentId)).keyRotationPending).toBe(false);
+    const fingerprint = keyFingerprint(healed.ring.current.keys.encryption.publicKey);
+    expect(healed.events.map((e) => e.type)).toEqual(['keys.registered', 'keys.mismatch_healed']);
+    expect((await client.agent(created.agentId)).view.keys?.key_id).toBe(fingerprint);
+    expect(fingerprint).not.toBe(old);
+    const wire = await sendAndRead(client, healed, conversationId, 'after the self-heal');
+    expect((await openAsAgent(healed, wire, server.clock.now())).payload['text']).toBe('after the self-heal');
   });
 
   it('after a normal regeneration both keys open during the grace, the old one is erased after 7 days', async () => {

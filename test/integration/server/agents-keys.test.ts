@@ -104,6 +104,31 @@ describe('registering keys with a proof of possession', () => {
     const res = await registerKeys(server, agent.agentId, agent.token, generateKeys());
     expectError(res, 409, 'AGENT_KEYS_MISMATCH');
   });
+
+  it('replace: true re-registers lost keys at once; the replaced key gets no grace', async () => {
+    const agent = await createTestAgent(server, owner);
+    const fresh = generateKeys();
+    const proof = await proofFor(server, agent.agentId, agent.token, fresh);
+    const res = await call(server, 'PUT', `/agents/${agent.agentId}/keys`, {
+      token: agent.token,
+      json: { ...proof, replace: true },
+    });
+    expect(res.status, res.text).toBe(201);
+    const check = await call(server, 'POST', `/agents/${agent.agentId}/keys/check`, {
+      token: agent.token,
+      json: await proofFor(server, agent.agentId, agent.token, agent.keys),
+    });
+    expectError(check, 409, 'AGENT_KEYS_MISMATCH');
+    const mine = await call(server, 'POST', `/agents/${agent.agentId}/keys/check`, {
+      token: agent.token,
+      json: await proofFor(server, agent.agentId, agent.token, fresh),
+    });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.data).toMatchObject({
+      generation: 'current',
+      key_id: keyFingerprint(fresh.encryption.publicKey),
+    });
+  });
 });
 
 describe('AGENT_KEYS_MISMATCH and AGENT_NOT_REGISTERED via POST /agents/:id/keys/check', () => {

@@ -57,7 +57,7 @@ describe.each(Object.keys(FRAMEWORKS))('webhook adapter over real HTTP: %s', (na
     expect(json.error).toEqual({
       code: 'WEBHOOK_SIGNATURE_INVALID',
       message: 'The webhook signature does not match.',
-      i18n_key: 'error.webhook_signature_invalid',
+      i18n_key: 'errors.webhook_signature_invalid',
       params: {},
     });
   });

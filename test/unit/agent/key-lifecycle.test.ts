@@ -9,7 +9,7 @@ import type { KeyLifecycleApi, KeyLifecycleEvent } from '../../../src/agent/key-
 import { ensureAgentKeys } from '../../../src/agent/key-lifecycle.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { toBase64 } from '../../../src/core/encoding.js';
-import { isServiceError, ServiceError } from '../../../src/core/errors/index.js';
+import { ServiceError } from '../../../src/core/errors/index.js';
 import { LIMITS } from '../../../src/core/limits.js';
 import {
   generateKeys,
@@ -65,9 +65,9 @@ function fakeService(clock: ManualClock) {
         server_public_key: toBase64(server.encryption.publicKey),
       };
     },
-    async registerKeys(fields) {
+    async registerKeys(fields, options) {
       const same = state.current?.publicKey === fields.public_key;
-      if (state.current !== null && !state.pending && !same) {
+      if (state.current !== null && !state.pending && !same && options?.replace !== true) {
         throw new ServiceError({
           code: 'AGENT_KEYS_MISMATCH',
           status: 409,
@@ -162,15 +162,11 @@ describe('ensureAgentKeys', () => {
 
   it('heals a mismatch: wipes, regenerates, registers, emits and warns', async () => {
     const clock = new ManualClock(T0);
-    const { api, state, regenerate } = fakeService(clock);
+    const { api, state } = fakeService(clock);
     const store = new MemoryKeyStore({ clock });
     await start(api, store, clock);
     await store.save(KeyRing.create(generateKeys(), T0)); // the store was replaced
-    // Like the reference server, the fake takes other keys only after a token regeneration.
-    const refused = await start(api, store, clock).catch((e: unknown) => e);
-    expect(isServiceError(refused, 'AGENT_KEYS_MISMATCH')).toBe(true);
-
-    regenerate(false);
+    // Like the reference server, the fake takes other keys only with `replace: true` (or after a regeneration).
     const run = await start(api, store, clock);
     expect(run.events.map((e) => e.type)).toEqual(['keys.registered', 'keys.mismatch_healed']);
     expect(run.events[1]?.fingerprint).toBe(fpOf(run.ring));
@@ -184,16 +180,23 @@ describe('ensureAgentKeys', () => {
     expect(fpOf((await store.load())!)).toBe(fpOf(run.ring));
   });
 
-  it('logs an error line when the service refuses the healed keys', async () => {
+  it('heals without a regeneration: the new keys are registered with replace: true', async () => {
     const clock = new ManualClock(T0);
-    const { api } = fakeService(clock);
+    const { api, state } = fakeService(clock);
     const store = new MemoryKeyStore({ clock });
     await start(api, store, clock);
     await store.save(KeyRing.create(generateKeys(), T0));
-    const logger = recordingLogger();
-    const err = await ensureAgentKeys({ api, store, clock, logger }).catch((e: unknown) => e);
-    expect(isServiceError(err, 'AGENT_KEYS_MISMATCH')).toBe(true);
-    expect(logger.lines.some((l) => l.level === 'error' && l.message.includes('regenerate'))).toBe(true);
+    const replaceFlags: (boolean | undefined)[] = [];
+    const spied = {
+      ...api,
+      registerKeys: (fields: Parameters<typeof api.registerKeys>[0], options?: { replace?: boolean }) => {
+        replaceFlags.push(options?.replace);
+        return api.registerKeys(fields, options);
+      },
+    };
+    const run = await start(spied, store, clock);
+    expect(replaceFlags).toEqual([true]);
+    expect(state.current?.publicKey).toBe(pub(run.ring.current.keys));
   });
 
   it('after a normal regeneration: rotates, keeps the old pair until the service grace ends, registers', async () => {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserClient } from '../../../src/client/index.js';
-import { isConfigurationError, isServiceError } from '../../../src/core/errors/index.js';
+import { isConfigurationError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
 import { CHEAP_BACKUP, PROTECTION_PASSWORD } from '../../helpers/client-setup.js';
 import { errorBody, JSON_HEADERS, mockService, ORIGIN } from '../../helpers/transport-rest.js';
 
@@ -161,6 +161,31 @@ describe('UserClient (mocked service)', () => {
       'POST /auth/refresh refresh_token=R1',
       'GET /users/me/devices Bearer jwt-2',
     ]);
+  });
+
+  it('turns a malformed answer into a ValidationError', async () => {
+    const { agent, pool, client } = setup();
+    cleanup = () => agent.close();
+    pool
+      .intercept({ path: '/auth/login', method: 'POST' })
+      .reply(200, tokenAnswer(1), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/users/me/devices', method: 'GET' })
+      .reply(200, { data: { devices: 'not a list' } }, { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/auth/login', method: 'POST' })
+      .reply(
+        200,
+        { data: { user_id: 'u1', access_token: 'bad token with spaces', expires_in_seconds: 300 } },
+        { headers: JSON_HEADERS },
+      );
+    await client.login({ email: 'a@example.com', accountPassword: 'account-password', turnstileToken: 't' });
+    expect(isValidationError(await client.devices().catch((e: unknown) => e))).toBe(true);
+    const bad = await client
+      .login({ email: 'a@example.com', accountPassword: 'account-password', turnstileToken: 't' })
+      .catch((e: unknown) => e);
+    expect(isValidationError(bad)).toBe(true);
+    expect((bad as Error).message).not.toContain('bad token');
   });
 
   it('does not send the Secure cookie over plain http to a non-loopback host', async () => {

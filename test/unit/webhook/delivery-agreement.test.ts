@@ -9,6 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isValidationError, isWebhookVerificationError } from '../../../src/core/errors/guards.js';
 import { parseWebhookDeliveryBody } from '../../../src/core/protocol/webhook-delivery.js';
+import { isIsoUtcMillis as isIsoUtcMillisByDate } from '../../../src/core/protocol/primitives.js';
+import { isIsoUtcMillis } from '../../../src/webhook/delivery-rules.js';
 import { toWebhookDelivery } from '../../../src/webhook/index.js';
 
 type Body = Record<string, unknown>;
@@ -162,6 +164,41 @@ function withField(body: Body, path: string, value: unknown): Body {
 
 /** Every body reaches the validator as JSON text, so candidates go through JSON first. */
 const asWire = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
+
+describe('field rules mirrored from the zod model', () => {
+  it('isIsoUtcMillis answers as the Date.parse + toISOString round trip for any digits in the pattern', () => {
+    const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
+    const stamp = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }),
+        two(19),
+        two(39),
+        two(29),
+        two(69),
+        two(69),
+        fc.integer({ min: 0, max: 999 }),
+      )
+      .map(
+        ([y, mo, d, h, mi, s, ms]) =>
+          `${String(y).padStart(4, '0')}-${mo}-${d}T${h}:${mi}:${s}.${String(ms).padStart(3, '0')}Z`,
+      );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          stamp,
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        ),
+        (text) => {
+          expect(isIsoUtcMillis(text)).toBe(isIsoUtcMillisByDate(text));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    for (const text of ['2024-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '2000-02-29T23:59:59.999Z']) {
+      expect(isIsoUtcMillis(text)).toBe(isIsoUtcMillisByDate(text));
+    }
+  });
+});
 
 describe('the receiver validator agrees with the zod schema', () => {
   it('on every single-field edge case of both forms', () => {

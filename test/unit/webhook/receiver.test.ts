@@ -333,7 +333,7 @@ describe('webhook receiver', () => {
     expect(json(res).error).toEqual({
       code: 'WEBHOOK_SIGNATURE_INVALID',
       message: 'The webhook signature does not match.',
-      i18n_key: 'error.webhook_signature_invalid',
+      i18n_key: 'errors.webhook_signature_invalid',
       params: {},
     });
     expect(events[0]).toMatchObject({ type: 'rejected' });

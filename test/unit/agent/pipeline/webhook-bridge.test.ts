@@ -133,6 +133,7 @@ describe('webhook bridge', () => {
       if (m.text === 'slow') await g.promise;
     });
     const slow = deliver(h.sealFrom({ type: 'text', text: 'slow' }));
+    for (let i = 0; i < 400 && texts.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     const waitingId = deliveryId();
     const waitingWire = h.sealFrom({ type: 'text', text: 'waiting' });
     const waiting = deliver(waitingWire, waitingId);

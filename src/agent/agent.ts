@@ -18,18 +18,16 @@ import type { AmsError } from '../core/errors/base.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
+import { TransportError } from '../core/errors/transport-error.js';
+import { isAgentToken } from '../core/protocol/agent-token.js';
 import { isWsOnlyEventType } from '../core/protocol/event-types.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import type { KeyRing } from '../crypto/key-store/key-ring.js';
-import { createRestClient } from '../transport/rest/client.js';
 import type { FatalInfo } from '../transport/ws/events.js';
 import type { WsDispatcher } from '../transport/ws/dispatcher.js';
-import { createAgentApi, type AgentApi } from './api.js';
-import { createEventDedup } from './dedup.js';
-import { TypedEmitter } from './emitter.js';
+import type { AgentApi } from './api.js';
+import type { TypedEmitter } from './emitter.js';
 import type { AgentListenerArgs, AgentListenerEvent, CloseResult, SendResult } from './events.js';
-import { createKeyDirectory, type KeyDirectory } from './key-directory.js';
-import { ensureAgentKeys } from './key-lifecycle.js';
 import {
   resolveAgentOptions,
   type AgentMode,
@@ -37,14 +35,11 @@ import {
   type AgentWebhookOptions,
   type ResolvedAgentOptions,
 } from './options.js';
-import { createOrderedScheduler, type OrderedScheduler } from './ordering.js';
-import { EventPipeline } from './pipeline/pipeline.js';
+import { autoRecover, buildAgentParts, loadKeys, type AgentParts } from './parts.js';
+import type { EventPipeline } from './pipeline/pipeline.js';
 import type { AgentStats } from './pipeline/types.js';
-import { createMessageSender, type MessageSender } from './sender.js';
-import { senderKeys } from './sender-keys.js';
 import { createAgentWebhook, type AgentWebhook } from './webhook.js';
 import { createWebSocketSide } from './websocket.js';
-import { isAgentToken } from '../core/protocol/agent-token.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -80,10 +75,8 @@ export class Agent {
   readonly api: AgentApi;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
-  readonly #scheduler: OrderedScheduler;
   readonly #pipeline: EventPipeline;
-  readonly #directory: KeyDirectory;
-  readonly #sender: MessageSender;
+  readonly #parts: AgentParts;
   readonly #warned = new Set<string>();
   #token: string;
   #state: AgentState = 'idle';
@@ -101,50 +94,15 @@ export class Agent {
     this.agentId = o.agentId;
     this.mode = o.mode;
     this.#token = o.token;
-    this.#emitter = new TypedEmitter<AgentListenerArgs>((error, event) =>
-      o.logger.warn('an agent listener threw', { event: String(event), error: (error as Error)?.name }),
-    );
-    const rest = createRestClient({
-      baseUrl: o.baseUrl,
-      credentials: () => this.#token,
-      clock: o.clock,
-      logger: o.logger,
-      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
-      ...(options.retry === undefined ? {} : { retry: options.retry }),
+    this.#parts = buildAgentParts(o, {
+      token: () => this.#token,
+      ring: () => this.#ring ?? this.#ensureKeys(),
+      currentRing: () => this.#currentRing(),
+      send: (conversationId, payload) => this.send(conversationId, payload),
     });
-    rest.on('rateLimited', (info) => this.#emitter.emit('rateLimited', info));
-    this.api = createAgentApi({ baseUrl: o.baseUrl, agentId: o.agentId, token: () => this.#token, rest });
-    this.#directory = createKeyDirectory({ api: this.api, clock: o.clock });
-    this.#sender = createMessageSender({
-      api: this.api,
-      agentId: o.agentId,
-      keys: () => this.#currentRing(),
-      directory: this.#directory,
-      clock: o.clock,
-      logger: o.logger,
-      ...(options.backend === undefined ? {} : { backend: options.backend }),
-    });
-    this.#scheduler = createOrderedScheduler({
-      concurrency: o.concurrency,
-      onTaskError: (error) => o.logger.error('an agent task failed', { error: (error as Error)?.name }),
-    });
-    this.#pipeline = new EventPipeline({
-      deps: {
-        agentId: o.agentId,
-        clock: o.clock,
-        logger: o.logger,
-        backend: options.backend,
-        keys: {
-          ring: () => this.#ring ?? this.#ensureKeys(),
-          ...senderKeys(this.#directory, o.clock),
-        },
-        fetchObject: (key) => this.api.fetchObject(key),
-        send: (conversationId, payload) => this.send(conversationId, payload),
-      },
-      dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
-      scheduler: this.#scheduler,
-      emitter: this.#emitter,
-    });
+    this.api = this.#parts.api;
+    this.#emitter = this.#parts.emitter;
+    this.#pipeline = this.#parts.pipeline;
   }
 
   /** Where the agent is in its life. */
@@ -211,7 +169,7 @@ export class Agent {
   async send(conversationId: string, payload: MessagePayload | string): Promise<SendResult> {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
-    return this.#sender.send(conversationId, body);
+    return this.#parts.sender.send(conversationId, body);
   }
 
   /**
@@ -297,7 +255,14 @@ export class Agent {
   async #start(): Promise<void> {
     this.#state = 'connecting';
     await this.#ensureKeys();
-    if (this.#o.autoRecover) await this.#autoRecover();
+    if (this.#o.autoRecover) await autoRecover(this.#o, this.#parts);
+    // close() may have come while the keys loaded: never open a socket after it.
+    if (this.#state !== 'connecting') {
+      throw new TransportError({
+        code: 'TRANSPORT_CLOSED',
+        message: 'The agent was closed while connecting.',
+      });
+    }
     if (this.mode === 'websocket') {
       this.#ws ??= createWebSocketSide({
         options: this.#o,
@@ -312,28 +277,8 @@ export class Agent {
     if (this.#state === 'connecting') this.#state = 'running';
   }
 
-  async #autoRecover(): Promise<void> {
-    try {
-      const self = await this.api.getSelf();
-      if (self.connectionStatus !== 'unreachable') return;
-      const { pendingCount } = await this.api.recoverConnection();
-      this.#o.logger.info('recovered an unreachable agent', { pendingCount });
-      this.#emitter.emit('recovered', { pendingCount });
-    } catch (error) {
-      if (isAmsError(error) && isTerminalCode(error.code)) throw error;
-      this.#o.logger.warn('auto-recover failed; continuing', { error: (error as Error)?.name });
-      if (isAmsError(error)) this.#pipeline.outcomes.error(error);
-    }
-  }
-
   #ensureKeys(): Promise<KeyRing> {
-    this.#keys ??= ensureAgentKeys({
-      api: this.api,
-      store: this.#o.keyStore,
-      clock: this.#o.clock,
-      logger: this.#o.logger,
-      onEvent: (event) => this.#emitter.emit('keys', event),
-    }).then(
+    this.#keys ??= loadKeys(this.#o, this.#parts).then(
       (ring) => (this.#ring = ring),
       (error: unknown) => {
         this.#keys = undefined;

@@ -1,0 +1,120 @@
+/**
+ * How an Agent is put together: the REST client and API, the key directory
+ * and sender, the ordered scheduler and the event pipeline, plus the two
+ * start-up steps (keys, auto-recover). The facade (`agent.ts`) only holds
+ * state and the public methods.
+ *
+ * @module
+ */
+import { isTerminalCode } from '../core/errors/codes.js';
+import { isAmsError } from '../core/errors/guards.js';
+import type { MessagePayload } from '../core/protocol/payloads.js';
+import type { KeyRing } from '../crypto/key-store/key-ring.js';
+import { createRestClient } from '../transport/rest/client.js';
+import { createAgentApi, type AgentApi } from './api.js';
+import { createEventDedup } from './dedup.js';
+import { TypedEmitter } from './emitter.js';
+import type { AgentListenerArgs, SendResult } from './events.js';
+import { createKeyDirectory } from './key-directory.js';
+import { ensureAgentKeys } from './key-lifecycle.js';
+import type { ResolvedAgentOptions } from './options.js';
+import { createOrderedScheduler } from './ordering.js';
+import { EventPipeline } from './pipeline/pipeline.js';
+import { createMessageSender, type MessageSender } from './sender.js';
+import { senderKeys } from './sender-keys.js';
+
+/** What the parts need from the facade's state. */
+export interface AgentHooks {
+  /** The current agent token. */
+  token(): string;
+  /** The key ring, loading it first when needed. */
+  ring(): KeyRing | Promise<KeyRing>;
+  /** The loaded key ring (for sealing). */
+  currentRing(): KeyRing;
+  /** Sends a message (for `reply`). */
+  send(conversationId: string, payload: MessagePayload | string): Promise<SendResult>;
+}
+
+/** The wired parts of one Agent. */
+export interface AgentParts {
+  readonly emitter: TypedEmitter<AgentListenerArgs>;
+  readonly api: AgentApi;
+  readonly sender: MessageSender;
+  readonly pipeline: EventPipeline;
+}
+
+/** Builds every part of an Agent from its resolved options. */
+export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): AgentParts {
+  const src = o.source;
+  const emitter = new TypedEmitter<AgentListenerArgs>((error, event) =>
+    o.logger.warn('an agent listener threw', { event: String(event), error: (error as Error)?.name }),
+  );
+  const rest = createRestClient({
+    baseUrl: o.baseUrl,
+    credentials: () => hooks.token(),
+    clock: o.clock,
+    logger: o.logger,
+    ...(src.dispatcher === undefined ? {} : { dispatcher: src.dispatcher }),
+    ...(src.retry === undefined ? {} : { retry: src.retry }),
+  });
+  rest.on('rateLimited', (info) => emitter.emit('rateLimited', info));
+  const api = createAgentApi({ baseUrl: o.baseUrl, agentId: o.agentId, token: () => hooks.token(), rest });
+  const directory = createKeyDirectory({ api, clock: o.clock });
+  const sender = createMessageSender({
+    api,
+    agentId: o.agentId,
+    keys: () => hooks.currentRing(),
+    directory,
+    clock: o.clock,
+    logger: o.logger,
+    ...(src.backend === undefined ? {} : { backend: src.backend }),
+  });
+  const scheduler = createOrderedScheduler({
+    concurrency: o.concurrency,
+    onTaskError: (error) => o.logger.error('an agent task failed', { error: (error as Error)?.name }),
+  });
+  const pipeline = new EventPipeline({
+    deps: {
+      agentId: o.agentId,
+      clock: o.clock,
+      logger: o.logger,
+      backend: src.backend,
+      keys: { ring: () => hooks.ring(), ...senderKeys(directory, o.clock) },
+      fetchObject: (key) => api.fetchObject(key),
+      send: (conversationId, payload) => hooks.send(conversationId, payload),
+    },
+    dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
+    scheduler,
+    emitter,
+  });
+  return { emitter, api, sender, pipeline };
+}
+
+/** Runs the key lifecycle (load or create, register, heal a mismatch, rotate after a regeneration). */
+export function loadKeys(o: ResolvedAgentOptions, parts: AgentParts): Promise<KeyRing> {
+  return ensureAgentKeys({
+    api: parts.api,
+    store: o.keyStore,
+    clock: o.clock,
+    logger: o.logger,
+    onEvent: (event) => parts.emitter.emit('keys', event),
+  });
+}
+
+/**
+ * Recovers the agent when the service has it `unreachable`. Terminal errors
+ * are thrown; any other failure is reported on `error` and start-up goes on.
+ */
+export async function autoRecover(o: ResolvedAgentOptions, parts: AgentParts): Promise<void> {
+  try {
+    const self = await parts.api.getSelf();
+    if (self.connectionStatus !== 'unreachable') return;
+    const { pendingCount } = await parts.api.recoverConnection();
+    o.logger.info('recovered an unreachable agent', { pendingCount });
+    parts.emitter.emit('recovered', { pendingCount });
+  } catch (error) {
+    if (isAmsError(error) && isTerminalCode(error.code)) throw error;
+    o.logger.warn('auto-recover failed; continuing', { error: (error as Error)?.name });
+    if (isAmsError(error)) parts.pipeline.outcomes.error(error);
+  }
+}

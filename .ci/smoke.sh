@@ -3,6 +3,7 @@
 # from both ESM and CJS, as a user would.
 set -euo pipefail
 tarball=$(realpath "$1")
+repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
@@ -35,3 +36,26 @@ JS
 node esm.mjs
 node cjs.cjs
 ./node_modules/.bin/ams --version
+
+# The examples, type-checked against the installed package as a user's project
+# would see it (frameworks and types linked from the repository's node_modules).
+mkdir -p examples
+cp "$repo"/examples/*.ts examples/
+rm -f examples/demo.ts # the demo imports the repository's sources, not the package
+for dep in express @types/express fastify hono @hono/node-server @types/node; do
+  mkdir -p "node_modules/$(dirname "$dep")"
+  ln -sfn "$repo/node_modules/$dep" "node_modules/$dep"
+done
+cat > tsconfig.json <<JSON
+{
+  "compilerOptions": {
+    "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "strict": true,
+    "noUncheckedIndexedAccess": true, "exactOptionalPropertyTypes": true, "verbatimModuleSyntax": true,
+    "skipLibCheck": true, "types": ["node"], "noEmit": true
+  },
+  "include": ["examples"]
+}
+JSON
+npm pkg set type=module >/dev/null
+"$repo/node_modules/.bin/tsc" -p tsconfig.json
+echo 'examples type-check ok against the installed package'

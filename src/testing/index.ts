@@ -53,3 +53,12 @@ export {
   DELIVERY_FAILED_EVENT,
 } from '../server/index.js';
 export { ManualClock, systemClock, type Clock, type TimerHandle } from '../core/clock.js';
+
+// The testing kit: a server, a user and an agent in one call
+export { createTestWorld, TestWorld, type WaitOptions, type DeliveryExpectation } from './test-world.js';
+export {
+  DEFAULT_TEST_WORLD_OPTIONS,
+  type TestWorldOptions,
+  type TestWorldAgentOptions,
+} from './test-world-options.js';
+export { TestWorldError } from './test-world-parts.js';

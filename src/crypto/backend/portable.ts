@@ -177,7 +177,7 @@ export interface PortableBackendOptions {
 }
 
 /**
- * Builds a portable backend (WebCrypto with @noble fallbacks). Asynchronous
+ * Builds a portable backend (WebCrypto with `@noble/*` fallbacks). Asynchronous
  * only: use it with `sealAsync` / `openAsync`.
  *
  * @example
@@ -212,7 +212,7 @@ export function createPortableBackend(options: PortableBackendOptions = {}): Cry
 }
 
 /**
- * The portable backend (WebCrypto with @noble fallbacks). Asynchronous only:
+ * The portable backend (WebCrypto with `@noble/*` fallbacks). Asynchronous only:
  * use it with `sealAsync` / `openAsync`.
  *
  * @example

@@ -1,0 +1,32 @@
+/**
+ * An echo bot in webhook mode, with Express (4 or 5).
+ *
+ *   ams serve --dev --port 8080 &
+ *   ams dev bootstrap --webhook-url http://127.0.0.1:3000/webhook > .env
+ *   npx tsx --env-file=.env examples/webhook-express.ts
+ */
+import express from 'express';
+import { Agent } from 'agent-messaging-sdk';
+import { agentEnv, closeOnSignal, requireEnv, requirePort } from './env.js';
+
+const agent = new Agent({
+  ...agentEnv(),
+  mode: 'webhook',
+  webhook: { secret: requireEnv('AMS_WEBHOOK_SECRET') },
+});
+agent.on('message.new', async (msg) => {
+  await msg.reply(`echo: ${msg.text ?? JSON.stringify(msg.payload)}`);
+});
+agent.on('error', (err) => console.error('error:', err.code, err.message));
+
+const app = express();
+app.post('/webhook', agent.webhook().expressMiddleware()); // before any JSON body parser
+const server = app.listen(requirePort(), '127.0.0.1', () => {
+  void agent
+    .connect()
+    .then(() => console.log(`webhook-express: listening on 127.0.0.1:${requirePort()}/webhook`));
+});
+closeOnSignal(async () => {
+  await agent.close({ timeoutMs: 5_000 });
+  server.close();
+});

@@ -1,0 +1,194 @@
+/**
+ * Smoke run of every example in examples/: a reference server in dev mode,
+ * env lines bootstrapped through its control API (as `ams dev bootstrap`
+ * does), each example started as a child process (through tsx, with
+ * tsconfig.examples.json mapping the package name to src/), a user who sends
+ * a message and waits for the answer, then SIGTERM and a clean exit.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserClient, type ReceivedMessage } from '../../../src/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../../src/testing/index.js';
+
+const EXAMPLE_TIMEOUT_MS = 20_000;
+let server: ReferenceServer;
+let user: UserClient;
+let keyDir: string;
+const received: ReceivedMessage[] = [];
+
+beforeAll(async () => {
+  server = await startReferenceServer({
+    passwordHashing: { logN: 10, blockSize: 8, parallelization: 1 },
+    agentTokenBcryptCost: 4,
+  });
+  keyDir = mkdtempSync(join(tmpdir(), 'ams-examples-'));
+  user = new UserClient({
+    baseUrl: server.url,
+    keyBackup: { params: { m: 64, t: 1, p: 1 }, minParams: { m: 8, t: 1, p: 1 } },
+  });
+  const email = 'smoke@example.com';
+  await user.sendCode({ email, scene: 'register', turnstileToken: 'pass' });
+  await user.register({
+    email,
+    code: server.control.latestCode(email, 'register') ?? '',
+    accountPassword: 'account-password-1',
+    displayName: 'Smoke',
+    deviceLocale: 'en-GB',
+    turnstileToken: 'pass',
+    protectionPassword: 'protection-password-1',
+  });
+  user.on('message', (m) => void received.push(m));
+  await user.connect();
+});
+
+afterAll(async () => {
+  await user.disconnect();
+  await server.close();
+  rmSync(keyDir, { recursive: true, force: true });
+});
+
+/** A free loopback port (the example listens on it; the server delivers to it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** What `ams dev bootstrap` prints, for a new agent of the user. */
+async function bootstrap(webhook: boolean): Promise<{ agentId: string; env: Record<string, string> }> {
+  const agent = await server.control.createAgent({ ownerId: user.session!.userId, name: 'smoke' });
+  const env: Record<string, string> = {
+    AMS_BASE_URL: server.url,
+    AMS_AGENT_ID: agent.agentId,
+    AMS_AGENT_TOKEN: agent.token,
+    AMS_KEY_DIR: keyDir,
+  };
+  if (webhook) {
+    const port = await freePort();
+    const secret = randomBytes(32).toString('base64');
+    await server.control.setWebhook(agent.agentId, { url: `http://127.0.0.1:${port}/webhook`, secret });
+    Object.assign(env, { AMS_WEBHOOK_SECRET: secret, PORT: String(port) });
+  }
+  return { agentId: agent.agentId, env };
+}
+
+/** Starts `examples/<file>` through tsx with the package name mapped to src/. */
+function startExample(file: string, env: Record<string, string>): ChildProcessWithoutNullStreams {
+  const {
+    AMS_BASE_URL: _u,
+    AMS_AGENT_ID: _a,
+    AMS_AGENT_TOKEN: _t,
+    AMS_KEY_DIR: _k,
+    PORT: _p,
+    ...base
+  } = process.env;
+  return spawn(process.execPath, ['--import', 'tsx', `examples/${file}`], {
+    cwd: process.cwd(),
+    env: { ...base, ...env, TSX_TSCONFIG_PATH: 'tsconfig.examples.json' },
+  });
+}
+
+/** Collects a child's output and resolves when `pattern` shows up on stdout. */
+function output(child: ChildProcessWithoutNullStreams): {
+  text: () => string;
+  until: (pattern: RegExp) => Promise<void>;
+  exit: Promise<number | null>;
+} {
+  let stdout = '';
+  let stderr = '';
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    for (const w of waiters) if (w.pattern.test(stdout)) w.resolve();
+  });
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const until = (pattern: RegExp): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (pattern.test(stdout)) return resolve();
+      waiters.push({ pattern, resolve });
+      void exit.then((code) => reject(new Error(`example exited (${code}) before ${pattern}: ${stderr}`)));
+    });
+  return { text: () => `${stdout}\n${stderr}`, until, exit };
+}
+
+/** Resolves with the first message from `agentId` whose text matches `pattern`. */
+async function replyFrom(agentId: string, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + EXAMPLE_TIMEOUT_MS;
+  for (;;) {
+    const hit = received.find((m) => m.senderId === agentId && pattern.test(textOf(m)));
+    if (hit !== undefined) return textOf(hit);
+    if (Date.now() > deadline) throw new Error(`no reply from ${agentId} matching ${pattern}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const textOf = (m: ReceivedMessage): string => {
+  const text = (m.payload as { text?: unknown }).text;
+  return typeof text === 'string' ? text : '';
+};
+
+const ECHO_EXAMPLES = [
+  { file: 'echo-bot.ts', webhook: false },
+  { file: 'webhook-express.ts', webhook: true },
+  { file: 'webhook-fastify.ts', webhook: true },
+  { file: 'webhook-hono.ts', webhook: true },
+  { file: 'webhook-node-http.ts', webhook: true },
+] as const;
+
+describe('examples, run against the reference server', () => {
+  for (const { file, webhook } of ECHO_EXAMPLES) {
+    it(`${file} echoes a message, then stops cleanly on SIGTERM`, async () => {
+      const { agentId, env } = await bootstrap(webhook);
+      const child = startExample(file, env);
+      const out = output(child);
+      try {
+        await out.until(/(connected as|listening on)/);
+        const { conversationId } = await user.addAgent(agentId);
+        await user.send(conversationId, { type: 'text', text: `ping ${file}` });
+        expect(await replyFrom(agentId, /^echo: /)).toBe(`echo: ping ${file}`);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await out.exit).toBe(0);
+      expect(out.text()).not.toContain(env['AMS_AGENT_TOKEN']!);
+    }, 30_000);
+  }
+
+  it('relations-bot.ts greets on relation.established, tracks it and answers', async () => {
+    const { agentId, env } = await bootstrap(false);
+    const child = startExample('relations-bot.ts', env);
+    const out = output(child);
+    try {
+      await out.until(/connected as/);
+      const { conversationId } = await user.addAgent(agentId);
+      await out.until(/relation\.established: user /);
+      expect(await replyFrom(agentId, /^Hello!/)).toContain('artifacts');
+      await user.send(conversationId, { type: 'text', text: 'status?' });
+      expect(await replyFrom(agentId, /^I track/)).toBe('I track 1 relation(s). You said: status?');
+      await user.revokeConversation(conversationId);
+      await out.until(/relation\.revoked: user .*; 0 relation\(s\) left/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await out.exit).toBe(0);
+  }, 30_000);
+
+  it('a missing variable ends an example with one line naming it', async () => {
+    const child = startExample('webhook-express.ts', { AMS_BASE_URL: server.url });
+    const out = output(child);
+    expect(await out.exit).toBe(1);
+    expect(out.text().trim()).toBe("missing environment variable AMS_AGENT_ID (see 'ams dev bootstrap')");
+  });
+});

@@ -1,0 +1,20 @@
+/**
+ * Examples in the docs that CI runs: the block in docs/testing.md must be
+ * the example test file, byte for byte.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const read = (path: string): string => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
+
+describe('docs/testing.md', () => {
+  it('includes test/integration/testing-kit/example.test.ts verbatim', () => {
+    const doc = read('docs/testing.md');
+    const file = read('test/integration/testing-kit/example.test.ts');
+    const marker = 'This is `test/integration/testing-kit/example.test.ts`';
+    const after = doc.slice(doc.indexOf(marker));
+    const block = /```ts\n([\s\S]*?)```/.exec(after)?.[1];
+    expect(doc).toContain(marker);
+    expect(block).toBe(file);
+  });
+});

@@ -15,7 +15,7 @@ import { agentWebSocketUrl } from '../core/protocol/ws-close.js';
 import type { CryptoBackend } from '../crypto/backend/types.js';
 import { FileKeyStore } from '../crypto/key-store/file-key-store.js';
 import type { KeyStore } from '../crypto/key-store/key-store.js';
-import type { RetryOptions } from '../transport/rest/options.js';
+import { parseBaseUrl, type RetryOptions } from '../transport/rest/options.js';
 import type { BackoffOptions } from '../transport/ws/backoff.js';
 import type { HeartbeatOptions } from '../transport/ws/heartbeat.js';
 import type { WebSocketConstructor } from '../transport/ws/socket.js';
@@ -148,19 +148,7 @@ function positiveInt(value: number | undefined, fallback: number, option: string
 }
 
 function baseUrlOf(value: string | URL): string {
-  let url: URL;
-  try {
-    url = new URL(String(value));
-  } catch (cause) {
-    throw new ConfigurationError({
-      option: 'baseUrl',
-      message: 'Option "baseUrl" must be an absolute http(s) URL.',
-      cause,
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw bad('baseUrl', 'must be an absolute http(s) URL');
-  return url.href.replace(/\/+$/, '');
+  return parseBaseUrl(value).href.replace(/\/+$/, '');
 }
 
 function keyStoreOf(o: AgentOptions, clock: Clock): KeyStore {

@@ -162,7 +162,12 @@ function nonNegative(value: number | undefined, fallback: number, option: string
   return v;
 }
 
-function baseUrlOf(value: string | URL): URL {
+/**
+ * Checks a service base URL: absolute http(s), no credentials, no query or fragment.
+ *
+ * @throws {@link ConfigurationError} naming the option `baseUrl`.
+ */
+export function parseBaseUrl(value: string | URL): URL {
   let url: URL;
   try {
     url = new URL(String(value));
@@ -236,7 +241,7 @@ export function resolveRestOptions(options: RestClientOptions): ResolvedRestOpti
   const random = r.random ?? Math.random;
   if (typeof random !== 'function') throw bad('retry.random', 'must be a function');
   return {
-    base: baseUrlOf(options.baseUrl),
+    base: parseBaseUrl(options.baseUrl),
     credentials: credentialsOf(options.credentials),
     onTokenExpired: options.onTokenExpired,
     dispatcher: options.dispatcher,

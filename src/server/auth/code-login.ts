@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ServerContext } from '../context.js';
 import { defineRoute, type Route } from '../http/router.js';
 import { invalidField } from '../http/failure.js';
 import { ok } from '../http/respond.js';
@@ -15,15 +16,21 @@ import { revokeAllDevices, signIn } from './sessions.js';
 
 const noCode = () => invalidField('code', 'invalid', {}, 'The verification code is wrong.');
 
+/** Consumes the emailed code of `scene` and returns the account it was sent to. */
+async function userForCode(ctx: ServerContext, email: string, scene: 'login' | 'reset', code: string) {
+  await consumeCode(ctx, email, scene, code);
+  const user = await ctx.store.users.byEmail(email);
+  if (user === undefined) throw noCode();
+  return user;
+}
+
 const loginCode = defineRoute({
   method: 'POST',
   path: '/auth/login-code',
   auth: 'none',
   body: LoginCodeBodySchema,
   async handler({ body, ctx }) {
-    await consumeCode(ctx, body.email, 'login', body.code);
-    const user = await ctx.store.users.byEmail(body.email);
-    if (user === undefined) throw noCode();
+    const user = await userForCode(ctx, body.email, 'login', body.code);
     if (!user.emailVerified) await ctx.store.users.markEmailVerified(user.userId);
     return signIn(ctx, user.userId, deviceInputOf(body));
   },
@@ -35,9 +42,7 @@ const resetPassword = defineRoute({
   auth: 'none',
   body: ResetPasswordBodySchema,
   async handler({ body, ctx }) {
-    await consumeCode(ctx, body.email, 'reset', body.code);
-    const user = await ctx.store.users.byEmail(body.email);
-    if (user === undefined) throw noCode();
+    const user = await userForCode(ctx, body.email, 'reset', body.code);
     await ctx.store.users.setPassword(user.userId, await ctx.passwords.hash(body.new_account_password));
     if (!user.emailVerified) await ctx.store.users.markEmailVerified(user.userId);
     const signedOut = await revokeAllDevices(ctx, user.userId);

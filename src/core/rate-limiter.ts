@@ -1,7 +1,8 @@
 /**
  * A client-side request limiter: at most `limit` starts in any `intervalMs`
  * window (a sliding log of the last `limit` start times). Callers over the
- * limit wait in FIFO order instead of failing. Time comes from a {@link Clock}.
+ * limit wait in FIFO order instead of failing; a waiter whose AbortSignal
+ * fires leaves the queue without taking a slot. Time comes from a {@link Clock}.
  *
  * @module
  */
@@ -21,8 +22,12 @@ export interface RateLimiterOptions {
 
 /** Admits calls at a bounded rate. */
 export interface RateLimiter {
-  /** Resolves when the caller may start; never rejects. */
-  acquire(): Promise<void>;
+  /**
+   * Resolves when the caller may start. Rejects only when `signal` aborts
+   * first (with the signal's reason); the caller then leaves the queue and
+   * takes no slot.
+   */
+  acquire(signal?: AbortSignal): Promise<void>;
   /** Callers waiting now. */
   readonly pending: number;
 }
@@ -50,8 +55,10 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   const clock = options.clock ?? systemClock;
   const starts = new Array<number>(limit).fill(Number.NEGATIVE_INFINITY);
   let oldest = 0;
-  const queue: (() => void)[] = [];
+  // Waiters in FIFO order; an aborted waiter is set to `undefined` and skipped.
+  const queue: ((() => void) | undefined)[] = [];
   let queueHead = 0;
+  let waiting = 0;
   let timer: TimerHandle | undefined;
 
   const tryTake = (): boolean => {
@@ -63,7 +70,17 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   };
   const drain = (): void => {
     timer = undefined;
-    while (queueHead < queue.length && tryTake()) queue[queueHead++]!();
+    while (queueHead < queue.length) {
+      const next = queue[queueHead];
+      if (next === undefined) {
+        queueHead += 1;
+        continue;
+      }
+      if (!tryTake()) break;
+      queueHead += 1;
+      waiting -= 1;
+      next();
+    }
     if (queueHead === queue.length) {
       queue.length = 0;
       queueHead = 0;
@@ -77,15 +94,28 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   };
 
   return {
-    acquire() {
-      if (queueHead === queue.length && tryTake()) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        queue.push(resolve);
+    acquire(signal) {
+      if (signal?.aborted === true) return Promise.reject(signal.reason as unknown);
+      if (waiting === 0 && tryTake()) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const index = queue.length;
+        const onAbort = (): void => {
+          if (queue[index] === undefined) return;
+          queue[index] = undefined;
+          waiting -= 1;
+          reject(signal?.reason as unknown);
+        };
+        queue.push(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+        waiting += 1;
+        signal?.addEventListener('abort', onAbort, { once: true });
         schedule();
       });
     },
     get pending() {
-      return queue.length - queueHead;
+      return waiting;
     },
   };
 }

@@ -59,7 +59,7 @@ type Outcome =
 
 async function once(ctx: ExecuteContext, req: PreparedRequest): Promise<Outcome> {
   try {
-    await req.limiter?.acquire();
+    await req.limiter?.acquire(req.signal);
     const headers = req.auth ? { ...req.headers, authorization: await bearer(ctx) } : req.headers;
     const raw = await sendAttempt(ctx.dispatcher, ctx.options.clock, { ...req, headers });
     if (raw.status >= 200 && raw.status < 300) return { ok: true, raw };

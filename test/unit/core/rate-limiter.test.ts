@@ -52,6 +52,55 @@ describe('rate limiter', () => {
     for (let i = 3; i < times.length; i++) expect(times[i]! - times[i - 3]!).toBeGreaterThanOrEqual(500);
   });
 
+  it('an aborted waiter leaves the queue at once and takes no slot', async () => {
+    const clock = new ManualClock(0);
+    const limiter = createRateLimiter({ clock, limit: 1, intervalMs: 1000 });
+    await limiter.acquire();
+    const controller = new AbortController();
+    const order: string[] = [];
+    const a = limiter.acquire(controller.signal).then(
+      () => order.push('a'),
+      (err: unknown) => order.push(`a aborted: ${String(err)}`),
+    );
+    const b = limiter.acquire().then(() => order.push(`b at ${clock.now()}`));
+    expect(limiter.pending).toBe(2);
+    controller.abort('gave up');
+    await a;
+    expect(order).toEqual(['a aborted: gave up']);
+    expect(limiter.pending).toBe(1);
+    clock.advance(1000);
+    await b;
+    // b took the slot a would have had: 1 s after the first start, not 2 s.
+    expect(order).toEqual(['a aborted: gave up', 'b at 1000']);
+    expect(limiter.pending).toBe(0);
+  });
+
+  it('rejects at once with an already aborted signal, without taking a free slot', async () => {
+    const clock = new ManualClock(0);
+    const limiter = createRateLimiter({ clock, limit: 1 });
+    const reason = new Error('stop');
+    await expect(limiter.acquire(AbortSignal.abort(reason))).rejects.toBe(reason);
+    const started: number[] = [];
+    await limiter.acquire().then(() => started.push(clock.now()));
+    expect(started).toEqual([0]);
+  });
+
+  it('a signal aborted after its waiter was admitted changes nothing', async () => {
+    const clock = new ManualClock(0);
+    const limiter = createRateLimiter({ clock, limit: 1, intervalMs: 100 });
+    await limiter.acquire();
+    const controller = new AbortController();
+    const admitted = limiter.acquire(controller.signal);
+    clock.advance(100);
+    await admitted;
+    controller.abort();
+    expect(limiter.pending).toBe(0);
+    const next = limiter.acquire();
+    clock.advance(100);
+    await next;
+    expect(limiter.pending).toBe(0);
+  });
+
   it('refuses bad options', () => {
     expect(() => createRateLimiter({ limit: 0 })).toThrow(/limit/);
     expect(() => createRateLimiter({ intervalMs: 0 })).toThrow(/intervalMs/);

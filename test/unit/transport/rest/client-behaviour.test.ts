@@ -59,6 +59,30 @@ describe('client-side rate limits', () => {
     await expect(rest.getBytes('/r2/k', { limiter: 'objects' })).resolves.toMatchObject({ size: 1 });
   });
 
+  it('a request aborted while it waits for the limiter rejects at once and is never sent', async () => {
+    const clock = new ManualClock(0);
+    let sent = 0;
+    mock.pool
+      .intercept({ path: '/m', method: 'POST' })
+      .reply(() => {
+        sent += 1;
+        return { statusCode: 200, data: { data: 1 }, responseOptions: { headers: JSON_HEADERS } };
+      })
+      .times(6);
+    const rest = createRestClient({ baseUrl: ORIGIN, credentials: TOKEN, dispatcher: mock.agent, clock });
+    await Promise.all(Array.from({ length: 5 }, () => rest.post('/m', {}, { limiter: 'messages' })));
+    const controller = new AbortController();
+    const waiting = rest.post('/m', {}, { limiter: 'messages', signal: controller.signal });
+    const reason = new Error('caller gave up');
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    expect(sent).toBe(5);
+    // The slot was not consumed: the next request goes out as soon as the window allows.
+    clock.advance(1000);
+    await expect(rest.post('/m', {}, { limiter: 'messages' })).resolves.toBe(1);
+    expect(sent).toBe(6);
+  });
+
   it('can be turned off', async () => {
     const clock = new ManualClock(0);
     mock.pool

@@ -6,6 +6,7 @@
  * @module
  */
 import { fromUtf8, utf8 } from '../core/encoding.js';
+import { isIsoUtcMillis } from '../core/timestamps.js';
 import { invalidEnvelope } from './envelope-errors.js';
 import { FINGERPRINT_BYTES } from './keys.js';
 
@@ -69,9 +70,7 @@ export interface ParsedEnvelope {
 
 /** True when `text` is a valid v1 `created_at` value. */
 export function isCreatedAt(text: string): boolean {
-  if (!CREATED_AT_PATTERN.test(text)) return false;
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) && new Date(ms).toISOString() === text;
+  return isIsoUtcMillis(text);
 }
 
 /** Serialises the header. Inputs must already be validated (see seal). */
@@ -107,8 +106,13 @@ export function encodeHeader(h: EnvelopeHeader): Uint8Array {
 
 /** Strict UTF-8 of a short field; ASCII (the common case) skips the TextDecoder. */
 function decodeField(bytes: Uint8Array): string | undefined {
-  for (const b of bytes) if (b > 0x7f) return fromUtf8(bytes);
-  return String.fromCharCode(...bytes);
+  let text = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b > 0x7f) return fromUtf8(bytes);
+    text += String.fromCharCode(b);
+  }
+  return text;
 }
 
 /** A bounds-checked cursor over the envelope bytes. */

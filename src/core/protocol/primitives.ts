@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { fromBase64, isBase64 } from '../encoding.js';
+import { isIsoUtcMillis } from '../timestamps.js';
 
 /**
  * Canonical, padded, standard base64 (see `isBase64`), optionally of an exact
@@ -29,17 +30,7 @@ export function base64Schema(options: { bytes?: number; minBytes?: number; maxCh
   });
 }
 
-const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/**
- * True for an ISO 8601 UTC timestamp with exactly millisecond precision,
- * `YYYY-MM-DDTHH:mm:ss.sssZ`, naming a real instant (no 2026-02-30, no 24:00).
- */
-export function isIsoUtcMillis(text: string): boolean {
-  if (!ISO_MS_UTC.test(text)) return false;
-  const ms = Date.parse(text);
-  return !Number.isNaN(ms) && new Date(ms).toISOString() === text;
-}
+export { isIsoUtcMillis } from '../timestamps.js';
 
 /** `YYYY-MM-DDTHH:mm:ss.sssZ`, a real instant. */
 export const IsoUtcMillisSchema = z.string().refine(isIsoUtcMillis, {

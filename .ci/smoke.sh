@@ -30,6 +30,7 @@ const cjs = require('agent-messaging-sdk');
 import('agent-messaging-sdk').then((esm) => {
   const err = new cjs.ServiceError({ code: 'AGENT_BANNED', status: 403, message: 'x' });
   if (!esm.isServiceError(err, 'AGENT_BANNED')) throw new Error('cross-copy guard failed');
+  if (!(err instanceof esm.ServiceError) || err instanceof esm.TransportError) throw new Error('cross-copy instanceof failed');
   console.log('CJS import ok');
 });
 JS

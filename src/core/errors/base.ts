@@ -47,9 +47,29 @@ export interface AmsErrorOptions {
 
 /**
  * Base class of every error the SDK raises. Branch on {@link AmsError.code};
- * use the `isXError` guards rather than `instanceof`.
+ * the `isXError` guards are the documented way to tell errors apart, and
+ * `instanceof` gives the same answers: it also recognises errors created by
+ * another copy of the package (ESM next to CJS, or two versions), by brand
+ * and `kind`.
  */
 export abstract class AmsError extends Error {
+  /** The `kind`s an instance of this class has (`undefined`: any SDK error). */
+  protected static readonly kinds: readonly ErrorKind[] | undefined = undefined;
+
+  /**
+   * `err instanceof ServiceError` is true for a ServiceError of this copy of
+   * the package, and for an error of another copy with the brand and a
+   * matching `kind`.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== 'object' || value === null) return false;
+    const v = value as { [ERROR_BRAND]?: unknown; kind?: unknown };
+    if (v[ERROR_BRAND] !== true || typeof v.kind !== 'string') return false;
+    const kinds = this.kinds;
+    return kinds === undefined || kinds.includes(v.kind as ErrorKind);
+  }
+
   /** Brand shared by every copy of the package. */
   readonly [ERROR_BRAND] = true as const;
   /** Who failed. */

@@ -1,4 +1,4 @@
-import { AmsError } from './base.js';
+import { AmsError, type ErrorKind } from './base.js';
 
 /** Options of {@link ConfigurationError}. */
 export interface ConfigurationErrorOptions {
@@ -16,6 +16,7 @@ export interface ConfigurationErrorOptions {
 export class ConfigurationError extends AmsError {
   override readonly name: string = 'ConfigurationError';
   readonly kind = 'configuration' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['configuration'];
   declare readonly code: 'CONFIGURATION_ERROR';
   /** The option at fault, when one is. */
   readonly option: string | undefined;

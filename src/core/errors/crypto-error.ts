@@ -1,4 +1,4 @@
-import { AmsError } from './base.js';
+import { AmsError, type ErrorKind } from './base.js';
 import type { DecryptFailureReason } from './codes.js';
 
 /** Codes of {@link CryptoError}. */
@@ -32,6 +32,7 @@ export interface CryptoErrorOptions {
 export class CryptoError extends AmsError {
   override readonly name: string = 'CryptoError';
   readonly kind = 'crypto' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['crypto'];
   declare readonly code: CryptoErrorCode;
   /** For DECRYPT_FAILURE: which check failed. */
   readonly reason: DecryptFailureReason | undefined;

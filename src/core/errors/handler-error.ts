@@ -1,4 +1,4 @@
-import { AmsError } from './base.js';
+import { AmsError, type ErrorKind } from './base.js';
 
 /** Options of {@link HandlerError}. */
 export interface HandlerErrorOptions {
@@ -16,6 +16,7 @@ export interface HandlerErrorOptions {
 export class HandlerError extends AmsError {
   override readonly name: string = 'HandlerError';
   readonly kind = 'handler' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['handler'];
   declare readonly code: 'HANDLER_FAILED';
   /** The event being handled. */
   readonly event: unknown;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from './base.js';
 import type { AnyErrorCode } from './codes.js';
 import { ServiceError, type ServiceErrorOptions } from './service-error.js';
 
@@ -8,6 +9,7 @@ import { ServiceError, type ServiceErrorOptions } from './service-error.js';
 export class RateLimitError<C extends AnyErrorCode = AnyErrorCode> extends ServiceError<C> {
   override readonly name: string = 'RateLimitError';
   override readonly kind = 'rate_limit' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['rate_limit'];
 
   constructor(options: ServiceErrorOptions<C>) {
     super(options);

@@ -1,4 +1,4 @@
-import { AmsError, type AmsErrorOptions } from './base.js';
+import { AmsError, type AmsErrorOptions, type ErrorKind } from './base.js';
 import type { AnyErrorCode } from './codes.js';
 
 /** Options of {@link ServiceError}. */
@@ -19,6 +19,7 @@ export interface ServiceErrorOptions<C extends AnyErrorCode = AnyErrorCode> exte
 export class ServiceError<C extends AnyErrorCode = AnyErrorCode> extends AmsError {
   override readonly name: string = 'ServiceError';
   readonly kind: 'service' | 'rate_limit' = 'service';
+  protected static override readonly kinds: readonly ErrorKind[] = ['service', 'rate_limit'];
   declare readonly code: C;
   declare readonly status: number;
 

@@ -1,4 +1,4 @@
-import { AmsError } from './base.js';
+import { AmsError, type ErrorKind } from './base.js';
 
 /** Options of {@link TimeoutError}. */
 export interface TimeoutErrorOptions {
@@ -12,6 +12,7 @@ export interface TimeoutErrorOptions {
 export class TimeoutError extends AmsError {
   override readonly name: string = 'TimeoutError';
   readonly kind = 'timeout' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['timeout'];
   declare readonly code: 'TIMEOUT';
   /** The limit that ran out, in milliseconds. */
   readonly timeoutMs: number;

@@ -1,4 +1,4 @@
-import { AmsError } from './base.js';
+import { AmsError, type ErrorKind } from './base.js';
 
 /** Codes of {@link TransportError}. */
 export type TransportErrorCode =
@@ -22,6 +22,7 @@ export interface TransportErrorOptions {
 export class TransportError extends AmsError {
   override readonly name: string = 'TransportError';
   readonly kind = 'transport' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['transport'];
   declare readonly code: TransportErrorCode;
 
   constructor(options: TransportErrorOptions) {

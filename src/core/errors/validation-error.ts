@@ -1,4 +1,4 @@
-import { AmsError } from './base.js';
+import { AmsError, type ErrorKind } from './base.js';
 
 /** One problem found while validating data. */
 export interface ValidationIssue {
@@ -24,6 +24,7 @@ export interface ValidationErrorOptions {
 export class ValidationError extends AmsError {
   override readonly name: string = 'ValidationError';
   readonly kind = 'validation' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['validation'];
   declare readonly code: 'VALIDATION_ERROR';
   /** The problems found. */
   readonly issues: readonly ValidationIssue[];

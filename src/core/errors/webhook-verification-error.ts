@@ -1,4 +1,4 @@
-import { AmsError } from './base.js';
+import { AmsError, type ErrorKind } from './base.js';
 
 /** Codes of {@link WebhookVerificationError}. */
 export type WebhookVerificationCode =
@@ -25,6 +25,7 @@ export interface WebhookVerificationErrorOptions {
 export class WebhookVerificationError extends AmsError {
   override readonly name: string = 'WebhookVerificationError';
   readonly kind = 'webhook_verification' as const;
+  protected static override readonly kinds: readonly ErrorKind[] = ['webhook_verification'];
   declare readonly code: WebhookVerificationCode;
   declare readonly status: number;
 

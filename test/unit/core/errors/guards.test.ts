@@ -132,7 +132,6 @@ describe('guards', () => {
       message: 'slow down',
       retryAfterMs: 200,
     };
-    expect(foreign instanceof ServiceError).toBe(false);
     expect(isAmsError(foreign)).toBe(true);
     expect(isServiceError(foreign)).toBe(true);
     expect(isRateLimitError(foreign, 'MESSAGE_RATE_LIMITED')).toBe(true);
@@ -144,6 +143,37 @@ describe('guards', () => {
       code: 'KEY_STORE_IO',
     };
     expect(isCryptoError(foreignCrypto, 'KEY_STORE_IO')).toBe(true);
+  });
+
+  it('instanceof agrees with the guards, for this copy and for a foreign copy', () => {
+    const classes = {
+      service: ServiceError,
+      rate_limit: RateLimitError,
+      transport: TransportError,
+      timeout: TimeoutError,
+      validation: ValidationError,
+      crypto: CryptoError,
+      webhook_verification: WebhookVerificationError,
+      handler: HandlerError,
+      configuration: ConfigurationError,
+    } as const;
+    for (const [kind, err] of Object.entries(samples)) {
+      const foreign = { [Symbol.for('agent-messaging-sdk.error')]: true, kind, code: err.code };
+      for (const [classKind, Class] of Object.entries(classes)) {
+        const guard = guards[classKind as keyof typeof guards] as (e: unknown) => boolean;
+        expect(err instanceof Class, `${kind} instanceof ${Class.name}`).toBe(guard(err));
+        expect(foreign instanceof Class, `foreign ${kind} instanceof ${Class.name}`).toBe(guard(foreign));
+      }
+      expect(foreign instanceof AmsError).toBe(true);
+      expect(foreign instanceof Error).toBe(false);
+    }
+    for (const v of [null, undefined, 1, 'x', new Error('x'), { kind: 'service' }]) {
+      expect(v instanceof AmsError).toBe(false);
+      expect(v instanceof ServiceError).toBe(false);
+    }
+    expect({ [Symbol.for('agent-messaging-sdk.error')]: 1, kind: 'service' } instanceof ServiceError).toBe(
+      false,
+    );
   });
 
   it('do not accept a look-alike with a different or truthy-but-not-true brand', () => {

@@ -6,8 +6,11 @@
  * 3. creates two agents: an echo bot over WebSocket and one over webhook
  *    (Express on loopback), each generating and registering its own keys;
  * 4. the user sends them messages (one above 1 MB, delivered by webhook as a `ref`)
- *    and prints each decrypted echo as it arrives;
- * 5. prints a summary: messages, deliveries, retries.
+ *    and prints each decrypted echo as it arrives. A flaky proxy in front of the
+ *    webhook bot answers 503 to the first attempt of one message although the bot
+ *    handled it; the server retries and the bot skips the copy (de-duplication);
+ * 5. prints a summary: messages, deliveries and retries, read from the server's
+ *    delivery logs.
  *
  * It imports the repository's sources (`../src/…`) so it runs without a build;
  * the runnable examples next to it import the package by name.
@@ -16,7 +19,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { Agent, UserClient, type IncomingMessage, type ReceivedMessage } from '../src/index.js';
+import {
+  Agent,
+  UserClient,
+  WEBHOOK_RETRY_SCHEDULE_MS,
+  type AgentWebhook,
+  type IncomingMessage,
+  type ReceivedMessage,
+} from '../src/index.js';
 import { MemoryKeyStore } from '../src/crypto/index.js';
 import { startReferenceServer, type ReferenceServer } from '../src/testing/index.js';
 
@@ -27,16 +37,16 @@ const CHEAP_ARGON2 = { params: { m: 64, t: 1, p: 1 }, minParams: { m: 8, t: 1, p
 const CHEAP_SCRYPT = { logN: 10, blockSize: 8, parallelization: 1 } as const;
 
 const say = (line: string): void => console.log(line);
-const counts = {
-  sent: 0,
-  echoes: 0,
-  webhookRequests: 0,
-  webhookRedeliveries: 0,
-  restRetries: 0,
-};
+const short = (id: string): string => `${id.slice(0, 8)}…`;
+/** A delivery id's random tail (UUID v7 ids begin with the time, so their heads look alike). */
+const tail = (id: string): string => `…${id.slice(-8)}`;
+const counts = { sent: 0, echoes: 0, webhookRequests: 0, restRetries: 0 };
+/** Message id → how many times a bot's handler ran for it (must end at 1 each). */
+const handled = new Map<string, number>();
 
 /** The echo handler both bots share: short texts are echoed, big ones summarised. */
 async function echo(msg: IncomingMessage): Promise<void> {
+  handled.set(msg.messageId, (handled.get(msg.messageId) ?? 0) + 1);
   const text = msg.text ?? JSON.stringify(msg.payload);
   const answer =
     text.length > 200 ? `got your ${(text.length / 1e6).toFixed(1)} MB message (via ${msg.transport})` : text;
@@ -57,7 +67,7 @@ async function registerUser(server: ReferenceServer): Promise<UserClient> {
     turnstileToken: 'dev-pass',
     protectionPassword: 'demo-protection-password',
   });
-  say(`2. registered user ${session.userId.slice(0, 8)}… with a key backup`);
+  say(`2. registered user ${short(session.userId)} with a key backup`);
   say(`   (Argon2id m=${CHEAP_ARGON2.params.m} KiB t=1 p=1: demo-cheap; the default is m=64 MiB t=3 p=4)`);
   return user;
 }
@@ -75,36 +85,75 @@ function newAgent(
   return agent;
 }
 
-/** Whether a webhook body carries an object reference instead of the envelope. */
-function hasRef(body: Buffer): boolean {
+/** The cleartext part of a webhook body: its event type, and whether it carries a `ref`. */
+function peek(body: Buffer): { type: string; ref: boolean } {
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { ref?: unknown };
-    return typeof parsed.ref === 'object' && parsed.ref !== null;
+    const parsed = JSON.parse(body.toString('utf8')) as { type?: unknown; ref?: unknown };
+    const type = typeof parsed.type === 'string' ? parsed.type : '';
+    return { type, ref: typeof parsed.ref === 'object' && parsed.ref !== null };
   } catch {
-    return false;
+    return { type: '', ref: false };
   }
 }
 
-/** Express on 127.0.0.1 with the webhook bot's middleware; logs each request's size. */
+/** A step of the retry schedule in words. */
+function duration(ms: number): string {
+  if (ms === 0) return 'at once';
+  if (ms < 60_000) return `${ms / 1000} s`;
+  return ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`;
+}
+
+/** Counts webhook requests and points out a body that carries a `ref`. */
+const noteRequest: express.RequestHandler = (req, _res, next) => {
+  counts.webhookRequests++;
+  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (peek(body).ref)
+    say(`   webhook body of ${body.length} bytes with wire_envelope null and a ref: fetched from /r2/…`);
+  next();
+};
+
+/**
+ * A flaky deployment in front of the webhook bot. The first attempt of the
+ * first `message.new` reaches the bot, which handles it (the echo goes out),
+ * but its 200 is lost and the service gets a 503, as from a proxy that timed
+ * out. The service retries on its schedule; the bot knows the delivery id,
+ * answers 200 `duplicate` and does not run its handler again.
+ */
+function flakyProxy(agent: Agent, hook: AgentWebhook): express.RequestHandler {
+  const middleware = hook.expressMiddleware();
+  let failed: { deliveryId: string; atMs: number } | undefined;
+  agent.on('duplicate', (d) => {
+    const after = failed?.deliveryId === d.deliveryId ? ` ${Date.now() - failed.atMs} ms after the 503` : '';
+    say(`   ↻ delivery ${tail(d.deliveryId)} came again${after}; the bot answered 200 duplicate`);
+    say(`     (same ${d.by.replace('_', ' ')}: its handler did not run a second time)`);
+  });
+  return (req, res, next) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (failed !== undefined || peek(body).type !== 'message.new') return void middleware(req, res, next);
+    const id = req.get('x-service-delivery-id') ?? '';
+    failed = { deliveryId: id, atMs: Date.now() };
+    hook.receiver.handle({ body, headers: req.headers }).then((answer) => {
+      failed = { deliveryId: id, atMs: Date.now() };
+      say(
+        `   ✗ flaky proxy: the bot handled delivery ${tail(id)} and answered ${answer.status}, but the service got 503`,
+      );
+      say(
+        `     a 5xx is retried on the service's schedule (${WEBHOOK_RETRY_SCHEDULE_MS.map(duration).join(', ')});`,
+      );
+      say('     the 1st retry is immediate, so the demo runs on real time with no clock tricks');
+      res.status(503).json({ error: { code: 'UPSTREAM_UNAVAILABLE', message: 'flaky proxy (demo)' } });
+    }, next);
+  };
+}
+
+/** Express on 127.0.0.1: the raw body, the flaky proxy, the webhook bot's middleware. */
 async function startWebhookApp(agent: Agent, secret: string): Promise<Server> {
-  const seen = new Set<string>();
   const app = express();
   app.post(
     '/webhook',
     express.raw({ type: () => true, limit: '2mb' }), // the adapter takes the raw bytes from req.body
-    (req, _res, next) => {
-      counts.webhookRequests++;
-      const id = req.get('x-service-delivery-id') ?? '';
-      if (seen.has(id)) counts.webhookRedeliveries++;
-      seen.add(id);
-      if (Buffer.isBuffer(req.body) && hasRef(req.body)) {
-        say(
-          `   webhook body of ${req.body.length} bytes with wire_envelope null and a ref: fetched from /r2/…`,
-        );
-      }
-      next();
-    },
-    agent.webhook({ secret }).expressMiddleware(),
+    noteRequest,
+    flakyProxy(agent, agent.webhook({ secret })),
   );
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -169,6 +218,29 @@ async function converse(user: UserClient, bots: Bots): Promise<void> {
   await waitFor(() => counts.echoes >= sends.length, DEADLINE_MS);
 }
 
+/** Deliveries and redeliveries as the server logged them (`GET /agents/:id/delivery-logs`). */
+async function serverFigures(server: ReferenceServer, bots: Bots) {
+  await server.control.deliveryIdle(); // the last webhook answer is logged once it is back
+  const [wsLogs, hookLogs] = await Promise.all([
+    bots.ws.api.deliveryLogs(50),
+    bots.hook.api.deliveryLogs(50),
+  ]);
+  const delivered = (logs: typeof wsLogs): number =>
+    logs.filter((e) => e.final_status === 'delivered').length;
+  return {
+    ws: delivered(wsLogs),
+    hook: delivered(hookLogs),
+    retries: hookLogs.reduce((sum, e) => sum + e.attempt_count - 1, 0),
+  };
+}
+
+/** "each message handled once", or what went wrong. */
+function handledText(): string {
+  const twice = [...handled.values()].filter((n) => n > 1).length;
+  if (twice > 0) return `${twice} message(s) handled more than once`;
+  return `each of the ${handled.size} messages handled exactly once`;
+}
+
 async function main(): Promise<void> {
   const server = await startReferenceServer({ passwordHashing: CHEAP_SCRYPT, agentTokenBcryptCost: 4 });
   say(`1. reference server on ${server.url} (in memory)`);
@@ -176,16 +248,19 @@ async function main(): Promise<void> {
   const bots = await startBots(server, user);
   await converse(user, bots);
 
-  const ws = bots.ws.stats();
-  const hook = bots.hook.stats();
+  const figures = await serverFigures(server, bots);
+  const duplicates = bots.hook.stats().duplicates;
   await Promise.all([bots.ws.close({ timeoutMs: 2_000 }), bots.hook.close({ timeoutMs: 2_000 })]);
   await user.disconnect();
   await new Promise<void>((resolve) => bots.app.close(() => resolve()));
   await server.close();
+  say(`5. summary: ${counts.sent} messages sent, ${counts.echoes} echoes received; ${handledText()}`);
   say(
-    `5. summary: ${counts.sent} messages sent, ${counts.echoes} echoes received; ` +
-      `deliveries ${ws.received} by WebSocket + ${hook.received} by webhook (${counts.webhookRequests} requests); ` +
-      `retries: ${counts.webhookRedeliveries} webhook, ${counts.restRetries} REST`,
+    `   deliveries ${figures.ws} by WebSocket + ${figures.hook} by webhook (${counts.webhookRequests} webhook requests); ` +
+      `retries: ${figures.retries} webhook, ${counts.restRetries} REST`,
+  );
+  say(
+    `   (deliveries and retries from the server's delivery logs; the webhook bot skipped ${duplicates} duplicate${duplicates === 1 ? '' : 's'})`,
   );
 }
 

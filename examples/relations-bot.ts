@@ -11,6 +11,17 @@
  *   ams serve --dev --port 8080 &
  *   ams dev bootstrap > .env
  *   npx tsx --env-file=.env examples/relations-bot.ts
+ *
+ * The reference server has no artifact feature (the service interface shows
+ * only the `artifact_response` event and the artifact error codes, no
+ * endpoint that sends or answers an artifact). On `ams serve --dev` the
+ * control API stands in for the user's answer: it seals the payload from the
+ * system sender and delivers it like any other event.
+ *
+ *   curl -X POST "$AMS_BASE_URL/_control/agents/$AMS_AGENT_ID/events" \
+ *     -H 'content-type: application/json' \
+ *     -d '{"type":"artifact_response","conversation_id":"<id from relation.established>",
+ *          "payload":{"status":"denied","reason":"user_rejected"}}'
  */
 import { Agent } from 'agent-messaging-sdk';
 import { agentEnv, closeOnSignal } from './env.js';

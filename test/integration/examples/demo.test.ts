@@ -1,6 +1,7 @@
 /**
  * `npm start` runs the demo: reference server, a user, two echo bots
- * (WebSocket and webhook), a 1.2 MB message by `ref`, and a summary line.
+ * (WebSocket and webhook), a 1.2 MB message by `ref`, one webhook attempt
+ * failed by a flaky proxy and retried by the server, and a summary.
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -21,14 +22,27 @@ function run(
 }
 
 describe('the demo (npm start)', () => {
-  it('runs end to end, echoes every message by both transports and prints the summary', async () => {
+  it('runs end to end, echoes every message once by both transports, shows a retry and the summary', async () => {
     const { code, stdout, stderr } = await run('npx', ['tsx', 'examples/demo.ts']);
     expect(code, stderr).toBe(0);
-    expect(stdout).toMatch(
-      /5\. summary: 4 messages sent, 4 echoes received; deliveries \d+ by WebSocket \+ \d+ by webhook/,
+    expect(stdout).toContain(
+      '5. summary: 4 messages sent, 4 echoes received; each of the 4 messages handled exactly once',
     );
+    // The flaky proxy fails one attempt after the bot handled it: the server retries it (its delivery
+    // logs count 2 attempts) and the bot skips the copy by its delivery id.
+    const failed =
+      /✗ flaky proxy: the bot handled delivery (…[0-9a-f]{8}) and answered 200, but the service got 503/.exec(
+        stdout,
+      );
+    expect(failed, stdout).not.toBeNull();
+    expect(stdout).toContain(`↻ delivery ${failed![1]!} came again`);
+    expect(stdout).toContain('(same delivery id: its handler did not run a second time)');
+    expect(stdout).toMatch(
+      /deliveries 3 by WebSocket \+ 3 by webhook \(4 webhook requests\); retries: 1 webhook, \d+ REST/,
+    );
+    expect(stdout).toContain('the webhook bot skipped 1 duplicate)');
     expect(stdout).toContain('← echo-ws: echo: hello over WebSocket');
-    expect(stdout).toContain('← echo-webhook: echo: hello over webhook');
+    expect(stdout.split('← echo-webhook: echo: hello over webhook\n')).toHaveLength(2); // exactly once
     expect(stdout).toContain('with wire_envelope null and a ref');
     expect(stdout).toContain('← echo-webhook: echo: got your 1.2 MB message (via webhook)');
     expect(stdout).toContain('demo-cheap'); // the cheap Argon2id parameters are said out loud

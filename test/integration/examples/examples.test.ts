@@ -134,6 +134,28 @@ async function replyFrom(agentId: string, pattern: RegExp): Promise<string> {
   }
 }
 
+/**
+ * A user's denial of an artifact, as an `artifact_response` to the agent. The
+ * reference server has no artifact feature (the spec shows only this event and
+ * the artifact error codes, no endpoint that sends or answers an artifact), so
+ * the dev server's control API stands in for the user's answer: it seals the
+ * payload from the system sender and delivers it like any event (here over
+ * the bot's WebSocket). This is the HTTP route `ams serve --dev` serves.
+ */
+async function sendArtifactResponse(agentId: string, conversationId: string): Promise<string> {
+  const res = await fetch(`${server.url}/_control/agents/${agentId}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      type: 'artifact_response',
+      payload: { status: 'denied', reason: 'user_rejected' },
+      conversation_id: conversationId,
+    }),
+  });
+  const body = (await res.json()) as { data?: { outcome?: string } };
+  return body.data?.outcome ?? `HTTP ${res.status}`;
+}
+
 const textOf = (m: ReceivedMessage): string => {
   const text = (m.payload as { text?: unknown }).text;
   return typeof text === 'string' ? text : '';
@@ -166,7 +188,7 @@ describe('examples, run against the reference server', () => {
     }, 30_000);
   }
 
-  it('relations-bot.ts greets on relation.established, tracks it and answers', async () => {
+  it('relations-bot.ts greets on relation.established, answers, reports an artifact_response', async () => {
     const { agentId, env } = await bootstrap(false);
     const child = startExample('relations-bot.ts', env);
     const out = output(child);
@@ -177,6 +199,10 @@ describe('examples, run against the reference server', () => {
       expect(await replyFrom(agentId, /^Hello!/)).toContain('artifacts');
       await user.send(conversationId, { type: 'text', text: 'status?' });
       expect(await replyFrom(agentId, /^I track/)).toBe('I track 1 relation(s). You said: status?');
+      expect(await sendArtifactResponse(agentId, conversationId)).toBe('queued');
+      await out.until(/artifact_response: denied \(user_rejected\) in \S+\n/);
+      expect(out.text()).toContain(`artifact_response: denied (user_rejected) in ${conversationId}\n`);
+      expect(await replyFrom(agentId, /^Artifact /)).toBe('Artifact denied (user_rejected).');
       await user.revokeConversation(conversationId);
       await out.until(/relation\.revoked: user .*; 0 relation\(s\) left/);
     } finally {

@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { hasAnyOwn } from '../../core/protocol/parse.js';
+import { ARGON2_PARAMS_MAX } from '../../crypto/backup/params.js';
 import {
   KeyBackupFullSchema,
   KeyBackupMinimalSchema,
@@ -24,10 +25,10 @@ import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validation.js';
 
 /**
- * Upper bounds the server accepts for Argon2id parameters (m in KiB): anything
- * above would make a restoring client allocate too much or run too long.
+ * Upper bounds the server accepts for Argon2id parameters (m in KiB): the
+ * client's own ceiling, above which a restoring client would refuse to run.
  */
-export const SERVER_ARGON2_MAX = Object.freeze({ m: 262_144, t: 8, p: 16 } as const);
+const SERVER_ARGON2_MAX = ARGON2_PARAMS_MAX;
 
 const FULL_ONLY = ['backup_b', 'argon2_params', 'signing_public_key'] as const;
 

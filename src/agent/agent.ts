@@ -40,6 +40,7 @@ import type { EventPipeline } from './pipeline/pipeline.js';
 import type { AgentStats } from './pipeline/types.js';
 import { createAgentWebhook, type AgentWebhook } from './webhook.js';
 import { createWebSocketSide } from './websocket.js';
+import type { SendOptions } from './sender.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -98,7 +99,7 @@ export class Agent {
       token: () => this.#token,
       ring: () => this.#ring ?? this.#ensureKeys(),
       currentRing: () => this.#currentRing(),
-      send: (conversationId, payload) => this.send(conversationId, payload),
+      send: (conversationId, payload, options) => this.send(conversationId, payload, options),
     });
     this.api = this.#parts.api;
     this.#emitter = this.#parts.emitter;
@@ -164,12 +165,21 @@ export class Agent {
    * `{ type: 'text', text }`).
    *
    * @throws {@link ServiceError} `RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`, `AGENT_RESTRICTED`;
-   * {@link RateLimitError} `MESSAGE_RATE_LIMITED` once the client-side limiter and retries are spent.
+   * {@link RateLimitError} `MESSAGE_RATE_LIMITED` once the client-side limiter and retries are spent;
+   * the signal's reason when `options.signal` aborts first.
+   * @example
+   * ```ts
+   * await agent.send(conversationId, 'build finished', { signal: AbortSignal.timeout(10_000) });
+   * ```
    */
-  async send(conversationId: string, payload: MessagePayload | string): Promise<SendResult> {
+  async send(
+    conversationId: string,
+    payload: MessagePayload | string,
+    options: SendOptions = {},
+  ): Promise<SendResult> {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
-    return this.#parts.sender.send(conversationId, body);
+    return this.#parts.sender.send(conversationId, body, options);
   }
 
   /**

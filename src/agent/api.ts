@@ -92,8 +92,15 @@ export interface AgentApi {
   readonly agentId: string;
   /** The REST client in use (events: `rateLimited`, `retry`). */
   readonly rest: RestClient;
-  /** `POST /agents/:id/messages` with a sealed envelope (client-side limiter, retries on 429). */
-  sendMessage(conversationId: string, wireEnvelope: string): Promise<SentMessageResult>;
+  /**
+   * `POST /agents/:id/messages` with a sealed envelope (client-side limiter, retries on 429).
+   * `signal` aborts the send, also while it waits for the limiter or a retry.
+   */
+  sendMessage(
+    conversationId: string,
+    wireEnvelope: string,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<SentMessageResult>;
   /** `POST /agents/:id/connection/recover`. */
   recoverConnection(): Promise<{ pendingCount: number; connectionStatus: string }>;
   /** `GET /agents/:id/delivery-logs?limit=`, newest first. */
@@ -158,13 +165,14 @@ export function createAgentApi(options: AgentApiOptions): AgentApi {
   return {
     agentId: options.agentId,
     rest,
-    async sendMessage(conversationId, wireEnvelope) {
+    async sendMessage(conversationId, wireEnvelope, sendOptions = {}) {
       const res = await rest.requestWithResponse({
         method: 'POST',
         path: `${self}/messages`,
         body: { conversation_id: conversationId, wire_envelope: wireEnvelope },
         schema: SentMessageSchema,
         limiter: 'messages',
+        ...(sendOptions.signal === undefined ? {} : { signal: sendOptions.signal }),
       });
       return sentOf(res.data, res.status);
     },

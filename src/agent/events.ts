@@ -11,6 +11,7 @@
  * @module
  */
 import { z } from 'zod';
+import type { SendOptions } from './sender.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ArtifactDeniedReason, DecryptFailureReason } from '../core/errors/codes.js';
 import type { CryptoError } from '../core/errors/crypto-error.js';
@@ -79,9 +80,10 @@ export interface IncomingMessage extends AgentEventBase<'message.new'> {
    * string for `{ type: 'text', text }`.
    *
    * @throws {@link ServiceError} `RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`,
-   * {@link RateLimitError} `MESSAGE_RATE_LIMITED` (after the client-side limiter and retries).
+   * {@link RateLimitError} `MESSAGE_RATE_LIMITED` (after the client-side limiter and retries);
+   * the signal's reason when `options.signal` aborts first.
    */
-  reply(payload: MessagePayload | string): Promise<SendResult>;
+  reply(payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
 }
 
 /** The relation event types. */

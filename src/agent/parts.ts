@@ -20,7 +20,7 @@ import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
 import { EventPipeline } from './pipeline/pipeline.js';
-import { createMessageSender, type MessageSender } from './sender.js';
+import { createMessageSender, type MessageSender, type SendOptions } from './sender.js';
 import { senderKeys } from './sender-keys.js';
 
 /** What the parts need from the facade's state. */
@@ -32,7 +32,7 @@ export interface AgentHooks {
   /** The loaded key ring (for sealing). */
   currentRing(): KeyRing;
   /** Sends a message (for `reply`). */
-  send(conversationId: string, payload: MessagePayload | string): Promise<SendResult>;
+  send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
 }
 
 /** The wired parts of one Agent. */

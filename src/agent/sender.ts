@@ -35,7 +35,11 @@ import type { KeyDirectory, PeerKeys } from './key-directory.js';
 
 /** Posts a sealed envelope: `AgentApi.sendMessage` (agents) or the user client's equivalent. */
 export interface MessagePoster {
-  sendMessage(conversationId: string, wireEnvelope: string): Promise<SentMessageResult>;
+  sendMessage(
+    conversationId: string,
+    wireEnvelope: string,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<SentMessageResult>;
 }
 
 /** Options of {@link createMessageSender}. */
@@ -64,6 +68,8 @@ export interface MessageSenderOptions {
 export interface SendOptions {
   /** The message id to bind (e.g. to repeat a send idempotently). @defaultValue a random UUID */
   messageId?: string;
+  /** Aborts the send, also while it waits for the client-side limiter or a retry. */
+  signal?: AbortSignal;
 }
 
 /** Seals and sends messages. */
@@ -152,10 +158,12 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
   return {
     async send(conversationId, payload, sendOptions = {}) {
       const messageId = sendOptions.messageId ?? globalThis.crypto.randomUUID();
+      const post = { signal: sendOptions.signal };
       try {
         return await options.api.sendMessage(
           conversationId,
           await sealFor(conversationId, payload, messageId),
+          post,
         );
       } catch (err) {
         if (isServiceError(err) && RELATION_CODES.has(err.code))
@@ -164,7 +172,11 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
           throw err;
         log.info('a recipient key changed; sealing again to fresh keys', { conversationId, messageId });
         await forgetMembers(conversationId);
-        return options.api.sendMessage(conversationId, await sealFor(conversationId, payload, messageId));
+        return options.api.sendMessage(
+          conversationId,
+          await sealFor(conversationId, payload, messageId),
+          post,
+        );
       }
     },
   };

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import type { SendOptions } from '../sender.js';
 import type { ArtifactDeniedReason } from '../../core/errors/codes.js';
 import { ValidationError } from '../../core/errors/validation-error.js';
 import { parseEventPayload } from '../../core/protocol/events.js';
@@ -41,7 +42,7 @@ export interface BuildContext {
   /** Now, for cleartext events without metadata. */
   readonly nowMs: number;
   /** Sends into a conversation (for `reply`). */
-  send(conversationId: string, payload: MessagePayload | string): Promise<SendResult>;
+  send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
 }
 
 function invalid(message: string, path: string): ValidationError {
@@ -61,7 +62,7 @@ function messageEvent(base: AgentEventBase<'message.new'>, opened: OpenedEnvelop
     sealed: true,
     payload,
     text: isTextPayload(payload) ? payload.text : undefined,
-    reply: (reply) => ctx.send(conversationId, reply),
+    reply: (reply, options) => ctx.send(conversationId, reply, options),
   };
   return event;
 }

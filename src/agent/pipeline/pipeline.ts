@@ -236,7 +236,7 @@ export class EventPipeline {
       transport,
       deliveryId,
       nowMs: this.#deps.clock.now(),
-      send: (conversationId, payload) => this.#deps.send(conversationId, payload),
+      send: (conversationId, payload, options) => this.#deps.send(conversationId, payload, options),
     };
   }
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { SendOptions } from '../sender.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessagePayload } from '../../core/protocol/payloads.js';
@@ -59,7 +60,7 @@ export interface PipelineDeps {
   /** `GET /r2/<object_key>` with the agent token (rate-limited, retried). */
   fetchObject(objectKey: string): Promise<FetchedObject>;
   /** Sends a message (for `message.reply`). */
-  send(conversationId: string, payload: MessagePayload | string): Promise<SendResult>;
+  send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
   /** Crypto backend for `openAsync`. @defaultValue node:crypto */
   readonly backend?: CryptoBackend | undefined;
 }

@@ -61,6 +61,25 @@ describe('sending at the service limit (5 messages per second per agent)', () =>
     expect(stored).toHaveLength(20);
   });
 
+  it('a send aborted before the limiter lets it through rejects with the reason and never reaches the service', async () => {
+    const { agent, conversationId } = await agentInConversation(realTime, 'Aborter');
+    const first = Array.from({ length: 5 }, (_, i) =>
+      agent.sender.send(conversationId, { type: 'text', text: `first ${i}` }),
+    );
+    const controller = new AbortController();
+    const queued = agent.sender.send(
+      conversationId,
+      { type: 'text', text: 'never sent' },
+      { signal: controller.signal },
+    );
+    const reason = new Error('the user cancelled');
+    controller.abort(reason);
+    await expect(queued).rejects.toBe(reason);
+    await Promise.all(first);
+    const stored = await agent.api.messages(conversationId, { limit: 50 });
+    expect(stored).toHaveLength(5);
+  });
+
   it('absorbs a 429 storm from two processes of one agent (10 msg/s offered): all succeed after retries', async () => {
     const { agent, conversationId } = await agentInConversation(realTime, 'Storm');
     const a = secondProcess(realTime, agent, 10);

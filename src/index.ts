@@ -280,6 +280,7 @@ export {
   type RetryInfo,
   type RetryOptions,
   type RetryReason,
+  type SleepFn,
 } from './transport/rest/index.js';
 export {
   createWsDispatcher,
@@ -296,6 +297,9 @@ export {
   type FatalInfo,
   type Heartbeat,
   type HeartbeatOptions,
+  type HeartbeatTarget,
+  type SocketCloseEvent,
+  type SocketMessageEvent,
   type WebSocketConstructor,
   type WebSocketLike,
   type WsDispatcher,
@@ -340,6 +344,10 @@ export {
   type SendResult,
   type KeyLifecycleEvent,
   type KeyLifecycleEventType,
+  type AgentApi,
+  type AgentSelf,
+  type KeyCheckResult,
+  type SendOptions,
 } from './agent/index.js';
 
 // Owner client: the human side (sign-up with key backup, login, devices, agents, messages)

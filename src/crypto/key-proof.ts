@@ -94,7 +94,7 @@ export function keyProofMacKey(backend: SyncCryptoBackend, sharedSecret: Uint8Ar
  * @param backend - @defaultValue node:crypto
  * @throws `TypeError` when the challenge fields are not base64 of 32 bytes or
  *   the server key is unusable (parse the answer first to get a ValidationError).
- * @throws {@link ConfigurationError} when the runtime has no synchronous crypto backend.
+ * @throws {@link index!ConfigurationError | ConfigurationError} when the runtime has no synchronous crypto backend.
  * @example
  * ```ts
  * const challenge = await rest.get(`/agents/${id}/keys/challenge`);

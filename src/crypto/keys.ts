@@ -66,7 +66,7 @@ export function generateKeys(options: KeysOptions = {}): AgentKeys {
  * Rebuilds an agent's key set from its two raw private keys, deriving the
  * public keys.
  *
- * @throws {@link ValidationError} when a key is not 32 bytes.
+ * @throws {@link index!ValidationError | ValidationError} when a key is not 32 bytes.
  * @example
  * ```ts
  * const keys = keysFromPrivate(fromBase64(x)!, fromBase64(ed)!);
@@ -97,7 +97,7 @@ const fingerprints = new WeakMap<Uint8Array, Uint8Array>();
  * The binary fingerprint of a public key: the first 8 bytes of SHA-256 of the
  * raw 32-byte key. Envelopes carry it beside each recipient id. Cached per array.
  *
- * @throws {@link ValidationError} when the key is not 32 bytes.
+ * @throws {@link index!ValidationError | ValidationError} when the key is not 32 bytes.
  */
 export function fingerprintBytes(publicKey: Uint8Array, backend?: CryptoBackend): Uint8Array {
   let fp = fingerprints.get(publicKey);
@@ -114,7 +114,7 @@ export function fingerprintBytes(publicKey: Uint8Array, backend?: CryptoBackend)
  * 8 bytes of SHA-256 over the raw 32-byte key. Identifies which key generation
  * (current or retired) an envelope's key wrap was made for. Not secret.
  *
- * @throws {@link ValidationError} when the key is not 32 bytes.
+ * @throws {@link index!ValidationError | ValidationError} when the key is not 32 bytes.
  * @example
  * ```ts
  * keyFingerprint(keys.encryption.publicKey); // e.g. '3f1a9c0b7d2e4458'

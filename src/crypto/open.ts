@@ -4,7 +4,7 @@
  * Checks run in this order and the first failure is the one reported:
  * structure (`INVALID_ENVELOPE`), then `DECRYPT_FAILURE` with reason
  * `signature` → `no_wrap` → `unwrap` → `aead` → `parse`. Given valid options,
- * nothing but a {@link CryptoError} ever escapes.
+ * nothing but a {@link index!CryptoError | CryptoError} ever escapes.
  *
  * @module
  */
@@ -36,10 +36,10 @@ function parseInput(input: unknown, maxBytes: number): ParsedEnvelope {
  * Opens a v1 envelope synchronously (node:crypto backend).
  *
  * @param input - the `wire_envelope` base64 string, or envelope bytes (raw or base64 text).
- * @throws {@link CryptoError} `INVALID_ENVELOPE` for malformed input (bad base64,
+ * @throws {@link index!CryptoError | CryptoError} `INVALID_ENVELOPE` for malformed input (bad base64,
  * truncated, unknown version, too large, wrong types); `DECRYPT_FAILURE` with
  * `reason` `signature` | `no_wrap` | `unwrap` | `aead` | `parse`.
- * @throws {@link ValidationError} for invalid options (before the input is read).
+ * @throws {@link index!ValidationError | ValidationError} for invalid options (before the input is read).
  * @example
  * ```ts
  * const { payload, senderId } = open(body.wire_envelope, {
@@ -87,8 +87,8 @@ async function verifyAsync(b: CryptoBackend, senderKey: Uint8Array | SenderKeyLo
  * their order are exactly those of {@link open}; no plaintext is returned
  * unless the signature verifies.
  *
- * @throws {@link CryptoError} as {@link open}.
- * @throws {@link ValidationError} for invalid options.
+ * @throws {@link index!CryptoError | CryptoError} as {@link open}.
+ * @throws {@link index!ValidationError | ValidationError} for invalid options.
  * @example
  * ```ts
  * const msg = await openAsync(wire, { recipientId, keys, senderKey: (id) => directory.signingKey(id) });

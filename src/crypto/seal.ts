@@ -56,8 +56,8 @@ function wrapAsync(a: AsyncPrimitives, r: ResolvedSeal, headerHash: Uint8Array):
  * Seals `payload` into a v1 `wire_envelope` (base64 string), synchronously.
  *
  * @param payload - the message payload, a JSON object such as `{ type: 'text', text: 'hi' }`.
- * @throws {@link ValidationError} on an invalid payload, id, key or recipient list.
- * @throws {@link ConfigurationError} when the runtime has no synchronous backend.
+ * @throws {@link index!ValidationError | ValidationError} on an invalid payload, id, key or recipient list.
+ * @throws {@link index!ConfigurationError | ConfigurationError} when the runtime has no synchronous backend.
  * @example
  * ```ts
  * const wire = seal({ type: 'text', text: 'hello' }, {
@@ -74,7 +74,7 @@ export function seal(payload: EnvelopePayload, options: SealOptions): string {
 /**
  * As {@link seal}, returning the raw envelope bytes instead of base64.
  *
- * @throws {@link ValidationError} on invalid input.
+ * @throws {@link index!ValidationError | ValidationError} on invalid input.
  */
 export function sealBytes(payload: EnvelopePayload, options: SealOptions): Uint8Array {
   return sealPlaintext(encodePayload(payload), options);
@@ -103,7 +103,7 @@ export function sealPlaintext(plaintext: Uint8Array, options: SealOptions): Uint
  * works with every backend (including the portable one); on node:crypto the
  * signature is computed on the thread pool.
  *
- * @throws {@link ValidationError} on an invalid payload, id, key or recipient list.
+ * @throws {@link index!ValidationError | ValidationError} on an invalid payload, id, key or recipient list.
  * @example
  * ```ts
  * const wire = await sealAsync(payload, { ...options, backend: portableBackend });

@@ -35,7 +35,7 @@ export interface ReferenceServer {
   /**
    * Moves virtual time forward by `ms`, firing due timers.
    *
-   * @throws {@link ConfigurationError} when not in virtual-time mode.
+   * @throws {@link index!ConfigurationError | ConfigurationError} when not in virtual-time mode.
    */
   advanceTime(ms: number): void;
   /**
@@ -68,7 +68,7 @@ function hostForUrl(host: string): string {
  * Starts the reference server: in-memory state, the service's REST endpoints
  * for human accounts, and the WebSocket hub at `/ws`.
  *
- * @throws {@link ConfigurationError} for a bad option or when the port cannot be bound.
+ * @throws {@link index!ConfigurationError | ConfigurationError} for a bad option or when the port cannot be bound.
  * @example
  * ```ts
  * import { startReferenceServer } from 'agent-messaging-sdk/testing';

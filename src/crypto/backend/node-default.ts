@@ -26,7 +26,7 @@ export function defaultBackend(): CryptoBackend {
 /**
  * The backend used by the synchronous `seal` / `open` when none is passed.
  *
- * @throws {@link ConfigurationError} when the runtime has no synchronous backend
+ * @throws {@link index!ConfigurationError | ConfigurationError} when the runtime has no synchronous backend
  * (no node:crypto); use `sealAsync` / `openAsync` there.
  */
 export function defaultSyncBackend(): SyncCryptoBackend {
@@ -44,7 +44,7 @@ export function defaultSyncBackend(): SyncCryptoBackend {
 /**
  * Narrows a backend to one with synchronous primitives.
  *
- * @throws {@link ConfigurationError} when `backend.sync` is missing.
+ * @throws {@link index!ConfigurationError | ConfigurationError} when `backend.sync` is missing.
  */
 export function requireSync(backend: CryptoBackend): SyncCryptoBackend {
   if (backend.sync === undefined) {

@@ -92,7 +92,7 @@ function cryptoOnlyIssues(record: KeyBackupRecord): string[] {
  * Parameters below the floor pass here; {@link restoreKeyBackup} refuses them.
  *
  * @param input - the record, in either form.
- * @throws {@link CryptoError} `KEY_BACKUP_INVALID`, naming the bad fields (never their values):
+ * @throws {@link index!CryptoError | CryptoError} `KEY_BACKUP_INVALID`, naming the bad fields (never their values):
  *   malformed per the wire model, a sealed key that is not of this SDK's layout
  *   or sits in the wrong slot, or `argon2_params` above `ARGON2_PARAMS_MAX`.
  * @example

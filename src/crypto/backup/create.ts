@@ -91,9 +91,9 @@ function checkKeys(keys: AgentKeys): void {
  *
  * @param keys - the agent's X25519 and Ed25519 key pairs.
  * @param password - the protection password (not the account password); at least 8 characters.
- * @throws {@link ValidationError} when the password, `deviceId`, `params` (malformed or above
+ * @throws {@link index!ValidationError | ValidationError} when the password, `deviceId`, `params` (malformed or above
  *   `ARGON2_PARAMS_MAX`) or the key pairs are malformed.
- * @throws {@link CryptoError} `KEY_BACKUP_PARAMS_TOO_WEAK` when `params` are below `minParams`.
+ * @throws {@link index!CryptoError | CryptoError} `KEY_BACKUP_PARAMS_TOO_WEAK` when `params` are below `minParams`.
  * @example
  * ```ts
  * const record = await createKeyBackup(generateKeys(), protectionPassword, { deviceId });
@@ -136,9 +136,9 @@ export async function createKeyBackup(
  *
  * @param encryption - the agent's X25519 key pair.
  * @param password - the protection password; at least 8 characters.
- * @throws {@link ValidationError} when the password, `deviceId`, `params` (malformed or above
+ * @throws {@link index!ValidationError | ValidationError} when the password, `deviceId`, `params` (malformed or above
  *   `ARGON2_PARAMS_MAX`) or the key pair are malformed.
- * @throws {@link CryptoError} `KEY_BACKUP_PARAMS_TOO_WEAK` when `params` are below `minParams`.
+ * @throws {@link index!CryptoError | CryptoError} `KEY_BACKUP_PARAMS_TOO_WEAK` when `params` are below `minParams`.
  * @example
  * ```ts
  * const record = await createMinimalKeyBackup(keys.encryption, protectionPassword, { deviceId });

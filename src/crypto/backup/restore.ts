@@ -88,8 +88,8 @@ function impliedParams(option: Argon2Params | undefined): Argon2Params {
  * @param input - the record, in either form; checked here with {@link checkKeyBackupRecord}
  *   (unknown extra fields are dropped).
  * @param password - the protection password.
- * @throws {@link ValidationError} when `minimalFormParams` is malformed or above `ARGON2_PARAMS_MAX`.
- * @throws {@link CryptoError} `KEY_BACKUP_INVALID` (malformed or inconsistent record),
+ * @throws {@link index!ValidationError | ValidationError} when `minimalFormParams` is malformed or above `ARGON2_PARAMS_MAX`.
+ * @throws {@link index!CryptoError | CryptoError} `KEY_BACKUP_INVALID` (malformed or inconsistent record),
  *   `KEY_BACKUP_PARAMS_TOO_WEAK` (parameters below the floor),
  *   `KEY_BACKUP_PASSWORD_INVALID` (wrong password, or `backup_a`/`public_key` altered).
  * @example

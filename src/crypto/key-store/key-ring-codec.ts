@@ -119,7 +119,7 @@ const bytes = (s: string): Uint8Array => fromBase64(s) ?? new Uint8Array(0);
  * Parses a stored key ring.
  *
  * @param file - names the source in errors (a path, or `memory`).
- * @throws {@link CryptoError} `KEY_STORE_CORRUPT` with `file`, naming the bad field, never a key.
+ * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_CORRUPT` with `file`, naming the bad field, never a key.
  */
 export function decodeKeyRing(data: Uint8Array, file: string): KeyRing {
   const parsed = KeyRingFileSchema.safeParse(parseJson(data, file));

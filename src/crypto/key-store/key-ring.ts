@@ -88,7 +88,7 @@ export class KeyRing {
   /**
    * Rebuilds a ring from stored generations (used by the key stores).
    *
-   * @throws {@link ValidationError} on negative or fractional times, or a retired
+   * @throws {@link index!ValidationError | ValidationError} on negative or fractional times, or a retired
    *   generation whose X25519 public key repeats the current one or another.
    */
   static fromGenerations(current: CurrentKeyGeneration, retired: readonly RetiredKeyGeneration[]): KeyRing {
@@ -122,8 +122,8 @@ export class KeyRing {
    * `now + graceMs`; with `graceMs` 0 (emergency regeneration) it is dropped.
    * Expired generations are pruned on the way.
    *
-   * @param graceMs - @defaultValue {@link LIMITS.TOKEN_GRACE_MS} (7 days)
-   * @throws {@link ValidationError} when `newKeys` are the current keys, or `now`/`graceMs` are not non-negative integers.
+   * @param graceMs - @defaultValue `LIMITS.TOKEN_GRACE_MS` (7 days)
+   * @throws {@link index!ValidationError | ValidationError} when `newKeys` are the current keys, or `now`/`graceMs` are not non-negative integers.
    */
   rotate(newKeys: AgentKeys, now: number, graceMs: number = LIMITS.TOKEN_GRACE_MS): KeyRing {
     checkTime(now, 'now');

@@ -20,19 +20,19 @@ export interface KeyStore {
    * Reads the ring; `undefined` when nothing is stored. Retired generations
    * whose grace ended are erased (and the pruned ring written back).
    *
-   * @throws {@link CryptoError} `KEY_STORE_CORRUPT` or `KEY_STORE_IO`.
+   * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_CORRUPT` or `KEY_STORE_IO`.
    */
   load(): Promise<KeyRing | undefined>;
   /**
    * Replaces the stored ring atomically: afterwards a load sees either the old or the new ring.
    *
-   * @throws {@link CryptoError} `KEY_STORE_IO`.
+   * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_IO`.
    */
   save(ring: KeyRing): Promise<void>;
   /**
    * Erases the stored ring (e.g. after `AGENT_KEYS_MISMATCH`, so keys are regenerated and re-registered).
    *
-   * @throws {@link CryptoError} `KEY_STORE_IO`.
+   * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_IO`.
    */
   wipe(): Promise<void>;
 }

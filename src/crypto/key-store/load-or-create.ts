@@ -36,7 +36,7 @@ export interface LoadedKeys {
  * Loads the agent's key ring, or, when the store is empty, generates keys and
  * saves a new ring. A corrupt or unreadable store is thrown, never replaced.
  *
- * @throws {@link CryptoError} `KEY_STORE_CORRUPT` or `KEY_STORE_IO` (with `file`).
+ * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_CORRUPT` or `KEY_STORE_IO` (with `file`).
  * @example
  * ```ts
  * const { ring, created } = await loadOrCreateKeys(new FileKeyStore({ directory }));
@@ -64,7 +64,7 @@ export interface RotateStoredKeysOptions {
   clock?: Clock;
   /**
    * How long the old X25519 pair keeps opening messages. Use 0 after an emergency regeneration.
-   * @defaultValue {@link LIMITS.TOKEN_GRACE_MS} (7 days)
+   * @defaultValue `LIMITS.TOKEN_GRACE_MS` (7 days)
    */
   graceMs?: number;
   /**
@@ -78,8 +78,8 @@ export interface RotateStoredKeysOptions {
  * Rotates the stored ring to new keys and saves it; the old pair stays a
  * candidate for `graceMs`. With an empty store, saves a ring of the new keys.
  *
- * @throws {@link CryptoError} `KEY_STORE_CORRUPT` or `KEY_STORE_IO`.
- * @throws {@link ValidationError} when `graceMs` is not a non-negative integer or `newKeys` are the current keys.
+ * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_CORRUPT` or `KEY_STORE_IO`.
+ * @throws {@link index!ValidationError | ValidationError} when `graceMs` is not a non-negative integer or `newKeys` are the current keys.
  * @example
  * ```ts
  * const ring = await rotateStoredKeys(store, { graceMs: emergency ? 0 : LIMITS.TOKEN_GRACE_MS });

@@ -12,7 +12,7 @@ import type { ServerContext } from '../context.js';
 import { uuidV7 } from '../delivery/ids.js';
 import { liveKeys } from './records.js';
 
-/** Outcome of {@link sendSystemEvent}. */
+/** Outcome of {@link ControlApi.sendSystemEvent}. */
 export type SystemEventOutcome = 'queued' | 'sent' | 'no_keys' | 'no_agent' | 'not_connected';
 
 /**

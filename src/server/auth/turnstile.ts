@@ -1,6 +1,6 @@
 /**
  * Human verification (Cloudflare Turnstile) as a seam. The reference server
- * never calls Cloudflare: its default {@link DevTurnstile} decides by a
+ * never calls Cloudflare: its default dev verifier (`DevTurnstile`) decides by a
  * policy the dev/test control API can change. Production-like setups pass
  * their own {@link TurnstileVerifier}.
  *
@@ -11,7 +11,10 @@ import { fail } from '../http/failure.js';
 /** Decides whether a human-verification token passes. */
 export type TurnstileVerifier = (token: string) => boolean | Promise<boolean>;
 
-/** Which tokens the {@link DevTurnstile} lets through. */
+/**
+ * Which tokens the reference server's built-in dev verifier lets through (used
+ * when no custom {@link TurnstileVerifier} is given; see {@link ControlApi.setTurnstilePolicy}).
+ */
 export interface TurnstilePolicy {
   /** Verdict for tokens in neither list. */
   readonly default: 'pass' | 'fail';

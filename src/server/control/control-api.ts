@@ -63,6 +63,11 @@ export interface AccountState {
 export class ControlApi {
   readonly #ctx: ServerContext;
 
+  /**
+   * Built by the reference server; use {@link ReferenceServer.control}.
+   *
+   * @internal
+   */
   constructor(ctx: ServerContext) {
     this.#ctx = ctx;
   }
@@ -70,7 +75,7 @@ export class ControlApi {
   /**
    * Verification emails sent to `address`, newest first.
    *
-   * @throws {@link ConfigurationError} when the server was given its own `mailer`.
+   * @throws {@link index!ConfigurationError | ConfigurationError} when the server was given its own `mailer`.
    */
   emails(address: string, scene?: CodeScene): readonly VerificationEmail[] {
     const mailbox = this.#ctx.mailbox;
@@ -88,12 +93,12 @@ export class ControlApi {
     return this.emails(address, scene)[0]?.code;
   }
 
-  /** The Turnstile policy. @throws {@link ConfigurationError} when a custom verifier is set. */
+  /** The Turnstile policy. @throws {@link index!ConfigurationError | ConfigurationError} when a custom verifier is set. */
   get turnstilePolicy(): TurnstilePolicy {
     return this.#devTurnstile().policy;
   }
 
-  /** Chooses which Turnstile tokens pass. @throws {@link ConfigurationError} when a custom verifier is set. */
+  /** Chooses which Turnstile tokens pass. @throws {@link index!ConfigurationError | ConfigurationError} when a custom verifier is set. */
   setTurnstilePolicy(policy: TurnstilePolicy): void {
     this.#devTurnstile().setPolicy(policy);
   }
@@ -111,7 +116,7 @@ export class ControlApi {
   /**
    * Moves virtual time forward, firing due timers (WebSocket deadlines, expiry notices).
    *
-   * @throws {@link ConfigurationError} when the server is not in virtual-time mode.
+   * @throws {@link index!ConfigurationError | ConfigurationError} when the server is not in virtual-time mode.
    * @throws RangeError for a negative or non-finite `ms`.
    */
   advanceTime(ms: number): void {
@@ -180,7 +185,7 @@ export class ControlApi {
   /**
    * Sets an agent's governance level (`none`, `L1`, `L2`, `L3`) with a reason.
    *
-   * @throws {@link ConfigurationError} for an unknown agent.
+   * @throws {@link index!ConfigurationError | ConfigurationError} for an unknown agent.
    */
   setGovernance(agentId: string, level: GovernanceLevel, reason: string | null = null): Promise<void> {
     return controlGovernance(this.#ctx, agentId, level, reason);
@@ -199,7 +204,7 @@ export class ControlApi {
   /**
    * Registers a webhook for an agent (a fresh secret unless given); closes its WebSocket.
    *
-   * @throws {@link ConfigurationError} for an unknown agent.
+   * @throws {@link index!ConfigurationError | ConfigurationError} for an unknown agent.
    */
   async setWebhook(agentId: string, hook: { url: string; secret?: string }): Promise<ControlWebhook> {
     return (await controlWebhook(this.#ctx, agentId, hook))!;

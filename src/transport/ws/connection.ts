@@ -42,7 +42,10 @@ export interface ConnectionEnd {
   readonly sessionInvalidated: boolean;
   /** Set when the client cut the connection itself. */
   readonly failure: ClientFailure | undefined;
-  /** True when {@link WsConnection.close} was called. */
+  /**
+   * True when the client closed the connection itself: {@link WsDispatcher.close}
+   * was called, or the client answered `session.invalidated` with a close.
+   */
   readonly closedByClient: boolean;
 }
 

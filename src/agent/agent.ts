@@ -51,7 +51,8 @@ export interface AgentCloseOptions {
   timeoutMs?: number;
 }
 
-type Listener<E extends AgentListenerEvent> = (...args: AgentListenerArgs[E]) => unknown;
+/** A listener of the Agent's event `E`. */
+export type AgentListener<E extends AgentListenerEvent> = (...args: AgentListenerArgs[E]) => unknown;
 
 /**
  * An agent on the messaging service: typed event handlers over WebSocket or
@@ -117,21 +118,21 @@ export class Agent {
    * notification (`error`, `fatal`, `decrypt_failure`, `connected` …).
    * In webhook mode, a listener for a WebSocket-only event logs a warning once.
    */
-  on<E extends AgentListenerEvent>(event: E, listener: Listener<E>): this {
+  on<E extends AgentListenerEvent>(event: E, listener: AgentListener<E>): this {
     this.#warnIfWsOnly(event);
     this.#emitter.on(event, listener);
     return this;
   }
 
   /** Adds a listener called at most once. */
-  once<E extends AgentListenerEvent>(event: E, listener: Listener<E>): this {
+  once<E extends AgentListenerEvent>(event: E, listener: AgentListener<E>): this {
     this.#warnIfWsOnly(event);
     this.#emitter.once(event, listener);
     return this;
   }
 
   /** Removes a listener. */
-  off<E extends AgentListenerEvent>(event: E, listener: Listener<E>): this {
+  off<E extends AgentListenerEvent>(event: E, listener: AgentListener<E>): this {
     this.#emitter.off(event, listener);
     return this;
   }

@@ -7,7 +7,7 @@
  */
 
 // The facade
-export { Agent, type AgentState, type AgentCloseOptions } from './agent.js';
+export { Agent, type AgentState, type AgentCloseOptions, type AgentListener } from './agent.js';
 export {
   DEFAULT_AGENT_OPTIONS,
   type AgentOptions,

@@ -22,7 +22,8 @@ import { ConfigurationError } from '../core/errors/configuration-error.js';
 export const REFRESH_COOKIE_NAME = 'refresh_token';
 
 /** Response headers as the REST client gives them. */
-type HeaderValue = string | readonly string[] | undefined;
+/** A `set-cookie` header as HTTP clients give it: one string, several, or none. */
+export type SetCookieHeader = string | readonly string[] | undefined;
 
 interface StoredCookie {
   readonly value: string;
@@ -96,7 +97,7 @@ export class RefreshCookieJar {
   }
 
   /** Takes the refresh cookie from a response's `set-cookie` header(s), if there is one. */
-  store(setCookie: HeaderValue): void {
+  store(setCookie: SetCookieHeader): void {
     const lines = setCookie === undefined ? [] : typeof setCookie === 'string' ? [setCookie] : setCookie;
     for (const line of lines) {
       const parsed = parseRefreshSetCookie(line, this.#clock.now());

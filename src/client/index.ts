@@ -32,6 +32,7 @@ export {
   isLoopbackHost,
   REFRESH_COOKIE_NAME,
   type RefreshCookieJarOptions,
+  type SetCookieHeader,
 } from './cookie-jar.js';
 export type { RegisteredKeys, SentMessageResult } from './wire/results.js';
 export * from './wire/index.js';

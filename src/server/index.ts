@@ -23,7 +23,7 @@ export {
   type ControlAgentOptions,
   type ControlWebhook,
 } from './control/agent-control.js';
-export type { AgentView } from './agents/records.js';
+export type { AgentKeyView, AgentView } from './agents/records.js';
 export type { SystemEventOutcome } from './agents/system-events.js';
 export type { GovernanceLevel } from './store/agent-types.js';
 export { SYSTEM_SENDER_ID, SYSTEM_CONVERSATION_ID } from './agents/system-sender.js';

@@ -37,6 +37,7 @@ export {
   type ControlAgent,
   type ControlAgentOptions,
   type ControlWebhook,
+  type AgentKeyView,
   type AgentView,
   type SystemEventOutcome,
   type GovernanceLevel,

@@ -5,7 +5,12 @@
  * @module
  */
 import type { ServerContext } from '../context.js';
-import type { AgentKeyGeneration, AgentRecord, AgentTokenRecord } from '../store/agent-types.js';
+import type {
+  AgentKeyGeneration,
+  AgentRecord,
+  AgentTokenRecord,
+  GovernanceLevel,
+} from '../store/agent-types.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -30,8 +35,40 @@ export function liveTokens(agent: AgentRecord, nowMs: number): AgentTokenRecord[
   return agent.tokens.filter((t) => isLive(t, nowMs));
 }
 
+/** The wire view of one key generation of an agent. */
+export interface AgentKeyView {
+  readonly public_key: string;
+  readonly signing_public_key: string;
+  readonly key_id: string;
+  readonly signing_key_id: string;
+  /** ISO 8601 UTC. */
+  readonly registered_at: string;
+  /** End of the grace of a retired generation; `null` for the current one. */
+  readonly valid_until: string | null;
+}
+
+/** The wire view of an agent (`GET /agents/:id`), for its owner and for itself. */
+export interface AgentView {
+  readonly agent_id: string;
+  readonly owner_id: string;
+  readonly name: string;
+  readonly created_at: string;
+  readonly connection_status: 'ready' | 'unreachable';
+  readonly delivery_mode: 'websocket' | 'webhook';
+  readonly webhook_url: string | null;
+  readonly pending_count: number;
+  readonly governance: { readonly level: GovernanceLevel; readonly reason: string | null };
+  readonly keys: AgentKeyView | null;
+  readonly key_rotation_pending: boolean;
+  readonly token_status: {
+    readonly active: boolean;
+    readonly grace_tokens: number;
+    readonly grace_until: string | null;
+  };
+}
+
 /** Wire view of one key generation. */
-export function keyView(k: AgentKeyGeneration) {
+export function keyView(k: AgentKeyGeneration): AgentKeyView {
   return {
     public_key: k.publicKey,
     signing_public_key: k.signingPublicKey,
@@ -43,7 +80,7 @@ export function keyView(k: AgentKeyGeneration) {
 }
 
 /** Wire view of an agent, for its owner and for itself. */
-export function agentView(ctx: ServerContext, agent: AgentRecord) {
+export function agentView(ctx: ServerContext, agent: AgentRecord): AgentView {
   const now = ctx.clock.now();
   const tokens = liveTokens(agent, now);
   const grace = tokens.filter((t) => t.validUntilMs !== undefined);
@@ -68,6 +105,3 @@ export function agentView(ctx: ServerContext, agent: AgentRecord) {
     },
   };
 }
-
-/** The wire view of an agent (`GET /agents/:id`). */
-export type AgentView = ReturnType<typeof agentView>;

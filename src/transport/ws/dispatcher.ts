@@ -26,7 +26,8 @@ import { resolveWsOptions, type ResolvedWsOptions, type WsDispatcherOptions } fr
 import { loadDefaultWebSocket, type WebSocketConstructor } from './socket.js';
 import { createStateMachine, isFinalState, type StateMachine, type WsState } from './states.js';
 
-type Listener<E extends WsDispatcherEventName> = (...args: WsDispatcherEvents[E]) => void;
+/** A listener of the dispatcher's event `E`. */
+export type WsDispatcherListener<E extends WsDispatcherEventName> = (...args: WsDispatcherEvents[E]) => void;
 
 /** Fatal info when no socket was involved (the credential or the `ws` package failed). */
 const NO_SOCKET: FatalInfo = Object.freeze({
@@ -56,11 +57,11 @@ export interface WsDispatcher {
    */
   renew(accessToken: string): void;
   /** Subscribes to an event. */
-  on<E extends WsDispatcherEventName>(event: E, listener: Listener<E>): WsDispatcher;
+  on<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher;
   /** Subscribes to one occurrence of an event. */
-  once<E extends WsDispatcherEventName>(event: E, listener: Listener<E>): WsDispatcher;
+  once<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher;
   /** Unsubscribes. */
-  off<E extends WsDispatcherEventName>(event: E, listener: Listener<E>): WsDispatcher;
+  off<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher;
 }
 
 class Dispatcher implements WsDispatcher {
@@ -133,17 +134,17 @@ class Dispatcher implements WsDispatcher {
     if (this.#o.staticToken !== undefined) this.#token = accessToken;
   }
 
-  on<E extends WsDispatcherEventName>(event: E, listener: Listener<E>): WsDispatcher {
+  on<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher {
     this.#events.on(event, listener as never);
     return this;
   }
 
-  once<E extends WsDispatcherEventName>(event: E, listener: Listener<E>): WsDispatcher {
+  once<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher {
     this.#events.once(event, listener as never);
     return this;
   }
 
-  off<E extends WsDispatcherEventName>(event: E, listener: Listener<E>): WsDispatcher {
+  off<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher {
     this.#events.off(event, listener as never);
     return this;
   }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { createWsDispatcher, type WsDispatcher } from './dispatcher.js';
+export { createWsDispatcher, type WsDispatcher, type WsDispatcherListener } from './dispatcher.js';
 export { DEFAULT_WS_OPTIONS, type WsDispatcherOptions } from './options.js';
 export type { FatalInfo, WsDispatcherEventName, WsDispatcherEvents } from './events.js';
 export { createBackoff, DEFAULT_BACKOFF, type Backoff, type BackoffOptions } from './backoff.js';

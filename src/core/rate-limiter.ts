@@ -8,7 +8,7 @@
  */
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { ConfigurationError } from './errors/configuration-error.js';
-import { LIMITS } from './limits.js';
+import * as LIMITS from './limits/objects.js';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { LIMITS } from '../core/limits.js';
+import { WEBHOOK_BODY_MAX_BYTES, WEBHOOK_TIMESTAMP_TOLERANCE_MS } from '../core/limits/webhook.js';
 
 /** The type of {@link WEBHOOK_HEADERS}. */
 export interface WebhookHeaderNames {
@@ -41,8 +41,8 @@ export interface DefaultWebhookOptions {
 
 /** Defaults of the webhook verifier and receiver. */
 export const DEFAULT_WEBHOOK_OPTIONS: DefaultWebhookOptions = /* @__PURE__ */ Object.freeze({
-  toleranceMs: LIMITS.WEBHOOK_TIMESTAMP_TOLERANCE_MS,
-  maxBodyBytes: LIMITS.WEBHOOK_BODY_MAX_BYTES,
+  toleranceMs: WEBHOOK_TIMESTAMP_TOLERANCE_MS,
+  maxBodyBytes: WEBHOOK_BODY_MAX_BYTES,
   claimLeaseMs: 10 * 60 * 1000,
   inFlightRetryAfterSeconds: 10,
   storeRetryAfterSeconds: 30,

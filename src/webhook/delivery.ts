@@ -9,9 +9,9 @@
  */
 import { fromUtf8, isBase64 } from '../core/encoding.js';
 import { WebhookVerificationError } from '../core/errors/webhook-verification-error.js';
-import { LIMITS } from '../core/limits.js';
+import { WEBHOOK_BODY_MAX_BYTES } from '../core/limits/webhook.js';
 import { EVENT_TYPE_MAX_CHARS, WEBHOOK_EVENT_TYPES } from '../core/protocol/event-types.js';
-import { isIdentifier, isIsoUtcMillis, isMediaType, isSafeObjectKey } from './delivery-rules.js';
+import { isIdentifier, isIsoUtcMillis, isMediaType, isSafeObjectKey } from '../core/field-rules.js';
 
 export { WEBHOOK_EVENT_TYPES };
 
@@ -98,7 +98,7 @@ function checkEnvelope(envelope: unknown): string {
   if (
     typeof envelope !== 'string' ||
     envelope.length === 0 ||
-    envelope.length > LIMITS.WEBHOOK_BODY_MAX_BYTES ||
+    envelope.length > WEBHOOK_BODY_MAX_BYTES ||
     !isBase64(envelope)
   ) {
     throw invalid('wire_envelope', 'must be non-empty canonical base64 when ref is absent');

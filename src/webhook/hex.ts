@@ -1,5 +1,6 @@
 /**
- * Hex helpers for 32-byte HMAC-SHA256 values, on Web-standard APIs only.
+ * Hex helpers for 32-byte HMAC-SHA256 values and UUID digits, on Web-standard
+ * APIs only.
  *
  * @module
  */
@@ -15,6 +16,11 @@ const NIBBLE = /* @__PURE__ */ (() => {
   }
   return table;
 })();
+
+/** Value of the hex digit with char code `code` (either case), or -1 for any other code. */
+export function hexDigitValue(code: number): number {
+  return NIBBLE[code] ?? -1;
+}
 
 /**
  * Decodes `text` into `out` when it is exactly `2 * out.length` hex digits

@@ -44,7 +44,7 @@ export interface HmacBackend {
  * The backend to use, chosen synchronously.
  *
  * @param preference - `auto` (default), or force `node` / `web`.
- * @throws {@link ConfigurationError} when `node` is forced but node:crypto is unavailable,
+ * @throws {@link index!ConfigurationError | ConfigurationError} when `node` is forced but node:crypto is unavailable,
  *   or no backend at all is available.
  */
 export function resolveHmacBackend(preference: HmacBackendName | 'auto' = 'auto'): HmacBackend {

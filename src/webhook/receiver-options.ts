@@ -61,7 +61,7 @@ export interface WebhookReceiverOptions<T = WebhookDelivery> {
 /**
  * Checks the options at construction.
  *
- * @throws {@link ConfigurationError} naming the option at fault.
+ * @throws {@link index!ConfigurationError | ConfigurationError} naming the option at fault.
  */
 export function checkReceiverOptions<T>(options: WebhookReceiverOptions<T>): void {
   const fail = (option: string, what: string): never => {

@@ -220,7 +220,7 @@ class Receiver<T> implements WebhookReceiver {
  * (`createNodeHandler`, `createExpressMiddleware`, `createFastifyPlugin`,
  * `createFetchHandler`) or call {@link WebhookReceiver.handle} yourself.
  *
- * @throws {@link ConfigurationError} for a missing, short or padded secret or a bad `toleranceMs`.
+ * @throws {@link index!ConfigurationError | ConfigurationError} for a missing, short or padded secret or a bad `toleranceMs`.
  * @example
  * ```ts
  * const receiver = createWebhookReceiver({

@@ -5,7 +5,7 @@
  */
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import { utf8 } from '../core/encoding.js';
-import { LIMITS } from '../core/limits.js';
+import { WEBHOOK_SECRET_MIN_BYTES } from '../core/limits/webhook.js';
 
 /** One secret, or several during a rotation (the first is the current one). */
 export type WebhookSecretInput = string | readonly string[];
@@ -14,7 +14,7 @@ export type WebhookSecretInput = string | readonly string[];
  * Validates the secrets and returns the HMAC key bytes of each: the UTF-8
  * bytes of the secret string exactly as issued (it is not base64-decoded).
  *
- * @throws {@link ConfigurationError} (option `secret`) when no secret is given,
+ * @throws {@link index!ConfigurationError | ConfigurationError} (option `secret`) when no secret is given,
  *   one is not a string, is shorter than 32 bytes, or has surrounding whitespace.
  *   The message never contains the secret.
  */
@@ -38,10 +38,10 @@ export function toSecretKeys(input: WebhookSecretInput, option = 'secret'): Uint
       });
     }
     const bytes = utf8(secret);
-    if (bytes.length < LIMITS.WEBHOOK_SECRET_MIN_BYTES) {
+    if (bytes.length < WEBHOOK_SECRET_MIN_BYTES) {
       throw new ConfigurationError({
         option,
-        message: `${label} is ${bytes.length} bytes long; webhook secrets have at least ${LIMITS.WEBHOOK_SECRET_MIN_BYTES} bytes. Check that the whole secret was copied.`,
+        message: `${label} is ${bytes.length} bytes long; webhook secrets have at least ${WEBHOOK_SECRET_MIN_BYTES} bytes. Check that the whole secret was copied.`,
       });
     }
     return bytes;

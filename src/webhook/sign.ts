@@ -41,7 +41,7 @@ export interface WebhookSignerOptions {
 
 /** Signs deliveries with one key prepared once. */
 export interface WebhookSigner {
-  /** Signs one delivery. @throws {@link ConfigurationError} for a bad timestamp or delivery id. */
+  /** Signs one delivery. @throws {@link index!ConfigurationError | ConfigurationError} for a bad timestamp or delivery id. */
   sign(input: SignWebhookInput): Promise<SignedWebhook>;
 }
 
@@ -65,7 +65,7 @@ function checkInput(input: SignWebhookInput): string {
 /**
  * Creates a signer whose HMAC key is prepared once.
  *
- * @throws {@link ConfigurationError} for a short or padded secret, or a `crypto`
+ * @throws {@link index!ConfigurationError | ConfigurationError} for a short or padded secret, or a `crypto`
  *   backend that is not available here.
  * @example
  * ```ts
@@ -99,7 +99,7 @@ export function createWebhookSigner(options: WebhookSignerOptions): WebhookSigne
 /**
  * Signs one delivery: `hex(HMAC-SHA256(secret, timestamp + "." + deliveryId + "." + body))`.
  *
- * @throws {@link ConfigurationError} for a short or padded secret, a bad timestamp or delivery id.
+ * @throws {@link index!ConfigurationError | ConfigurationError} for a short or padded secret, a bad timestamp or delivery id.
  * @example
  * ```ts
  * const { signature, headers } = await signWebhook({ secret, timestamp: 1767225600, deliveryId, body });

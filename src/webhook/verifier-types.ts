@@ -73,7 +73,7 @@ export interface WebhookVerifier {
    * (Node, Bun, Deno). False on WebCrypto, whose HMAC is asynchronous.
    */
   readonly synchronous: boolean;
-  /** Resolves once the keys are prepared; rejects with the {@link ConfigurationError} that stops it. */
+  /** Resolves once the keys are prepared; rejects with the {@link index!ConfigurationError | ConfigurationError} that stops it. */
   ready(): Promise<void>;
   /**
    * Checks size, headers, timestamp and signature, then parses and validates the body.
@@ -89,13 +89,13 @@ export interface WebhookVerifier {
    * {@link WebhookVerifier.verify} without the promise, on node:crypto. The async
    * methods delegate to it there, so both give the same answers.
    * @throws {@link WebhookVerificationError} with the status to answer, or
-   *   {@link ConfigurationError} when {@link WebhookVerifier.synchronous} is false.
+   *   {@link index!ConfigurationError | ConfigurationError} when {@link WebhookVerifier.synchronous} is false.
    */
   verifySync(input: WebhookVerifyInput): VerifiedWebhook;
   /**
    * {@link WebhookVerifier.verifySignature} without the promise, on node:crypto.
    * @throws {@link WebhookVerificationError} with the status to answer, or
-   *   {@link ConfigurationError} when {@link WebhookVerifier.synchronous} is false.
+   *   {@link index!ConfigurationError | ConfigurationError} when {@link WebhookVerifier.synchronous} is false.
    */
   verifySignatureSync(input: WebhookVerifyInput): VerifiedSignature;
 }

@@ -19,11 +19,11 @@ const CACHE_SIZE = 8;
 
 /**
  * Verifies one delivery. Verifiers (with their prepared keys) are kept for
- * the last {@link CACHE_SIZE} secret sets, so calling this per request stays fast;
+ * the last 8 secret sets, so calling this per request stays fast;
  * a long-lived {@link createWebhookVerifier} is the more explicit choice.
  *
  * @throws {@link WebhookVerificationError} with the status to answer, or
- *   {@link ConfigurationError} for bad options.
+ *   {@link index!ConfigurationError | ConfigurationError} for bad options.
  * @example
  * ```ts
  * const verified = await verifyWebhook({ body, headers, secret: [current, previous] });

@@ -223,7 +223,7 @@ class Verifier implements WebhookVerifier {
  * Creates a verifier that prepares its HMAC keys once (node:crypto `KeyObject`
  * or WebCrypto `CryptoKey`) and verifies any number of deliveries.
  *
- * @throws {@link ConfigurationError} for a missing, short or padded secret, a bad
+ * @throws {@link index!ConfigurationError | ConfigurationError} for a missing, short or padded secret, a bad
  *   `toleranceMs`, or a `crypto` backend that is not available here.
  * @example
  * ```ts

@@ -65,8 +65,9 @@ function retryAfterFrom(params: Record<string, unknown>, headerMs: number | unde
   const ms = params['retry_after_ms'];
   if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return ms;
   const s = params['retry_after'];
-  if (typeof s === 'number' && Number.isFinite(s) && s >= 0) return s * 1000;
-  return undefined;
+  // Seconds so large that they overflow once in milliseconds are no usable hint.
+  const fromSeconds = typeof s === 'number' && s >= 0 ? s * 1000 : Number.NaN;
+  return Number.isFinite(fromSeconds) ? fromSeconds : undefined;
 }
 
 /**

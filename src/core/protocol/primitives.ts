@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { fromBase64, isBase64 } from '../encoding.js';
+import { hasControlChar, IDENTIFIER_MAX_CHARS } from '../field-rules.js';
 import { isIsoUtcMillis } from '../timestamps.js';
 
 /**
@@ -78,14 +79,7 @@ export const UuidV7Schema = z
   .string()
   .refine(isUuidV7, { message: 'Must be a UUID v7 (version 7, RFC 9562 variant)' });
 
-/** True when `text` contains a C0 or C1 control character or DEL. */
-export function hasControlChar(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
-  }
-  return false;
-}
+export { hasControlChar } from '../field-rules.js';
 
 /**
  * An opaque identifier chosen by the service (conversation, sender, user,
@@ -95,5 +89,5 @@ export function hasControlChar(text: string): boolean {
 export const IdentifierSchema = z
   .string()
   .min(1)
-  .max(256)
+  .max(IDENTIFIER_MAX_CHARS)
   .refine((s) => !hasControlChar(s), { message: 'Must not contain control characters' });

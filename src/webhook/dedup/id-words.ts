@@ -8,12 +8,7 @@
  *
  * @module
  */
-
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const l = c | 32;
-  return l >= 97 && l <= 102 ? l - 87 : -1;
-}
+import { hexDigitValue } from '../hex.js';
 
 function parseUuid(id: string, out: Uint32Array): boolean {
   if (id.length !== 36) return false;
@@ -26,7 +21,7 @@ function parseUuid(id: string, out: Uint32Array): boolean {
       if (c !== 45) return false;
       continue;
     }
-    const v = hexValue(c);
+    const v = hexDigitValue(c);
     if (v < 0) return false;
     word = (word << 4) | v;
     if (++digits === 8) {

@@ -16,7 +16,7 @@
  */
 import { systemClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
-import { LIMITS } from '../../core/limits.js';
+import { WEBHOOK_DEDUP_WINDOW_MS } from '../../core/limits/webhook.js';
 import { EntryState, IdRing } from './id-ring.js';
 import { idToWords } from './id-words.js';
 import type { DedupClaimResult, DedupStore } from './types.js';
@@ -89,7 +89,7 @@ class MemoryStore implements MemoryDedupStore {
   constructor(options: MemoryDedupStoreOptions) {
     this.#clock = options.clock ?? systemClock;
     this.#max = positiveInt(options.maxEntries, 1_000_000, 'maxEntries');
-    this.#windowMs = positiveInt(options.windowMs, LIMITS.WEBHOOK_DEDUP_WINDOW_MS, 'windowMs');
+    this.#windowMs = positiveInt(options.windowMs, WEBHOOK_DEDUP_WINDOW_MS, 'windowMs');
     const initial = positiveInt(options.initialCapacity, 1024, 'initialCapacity');
     this.#ring = new IdRing(powerOfTwoAtLeast(Math.min(initial, this.#max)));
   }
@@ -191,10 +191,10 @@ class MemoryStore implements MemoryDedupStore {
 
 /**
  * Creates the bounded in-memory de-duplication store (the receiver's default).
- * Right for one receiver process; use {@link createRedisDedupStore} when
+ * Right for one receiver process; use {@link webhook/redis!createRedisDedupStore | createRedisDedupStore} when
  * several replicas share the deliveries.
  *
- * @throws {@link ConfigurationError} for a non-positive `maxEntries`, `windowMs` or `initialCapacity`.
+ * @throws {@link index!ConfigurationError | ConfigurationError} for a non-positive `maxEntries`, `windowMs` or `initialCapacity`.
  * @example
  * ```ts
  * const dedup = createMemoryDedupStore({ maxEntries: 200_000 });

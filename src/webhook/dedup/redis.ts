@@ -14,7 +14,7 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
-import { LIMITS } from '../../core/limits.js';
+import { WEBHOOK_DEDUP_WINDOW_MS } from '../../core/limits/webhook.js';
 import type { DedupClaimResult, DedupStore } from './types.js';
 
 /**
@@ -51,7 +51,7 @@ function randomToken(): string {
  * processes or hosts behind a load balancer: the first replica to claim an id
  * handles it; the others answer "in flight" (retried) or "completed".
  *
- * @throws {@link ConfigurationError} when `client` lacks `set`/`get`/`eval` or `windowMs` is not positive.
+ * @throws {@link index!ConfigurationError | ConfigurationError} when `client` lacks `set`/`get`/`eval` or `windowMs` is not positive.
  * @example
  * ```ts
  * import Redis from 'ioredis';
@@ -69,7 +69,7 @@ export function createRedisDedupStore(options: RedisDedupStoreOptions): DedupSto
     }
   }
   const prefix = options.keyPrefix ?? 'ams:webhook:dedup:';
-  const windowMs = options.windowMs ?? LIMITS.WEBHOOK_DEDUP_WINDOW_MS;
+  const windowMs = options.windowMs ?? WEBHOOK_DEDUP_WINDOW_MS;
   if (!Number.isSafeInteger(windowMs) || windowMs < 1) {
     throw new ConfigurationError({
       option: 'windowMs',

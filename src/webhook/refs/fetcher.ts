@@ -12,7 +12,7 @@
  */
 import { systemClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
-import { LIMITS } from '../../core/limits.js';
+import { FILE_MAX_BYTES } from '../../core/limits/objects.js';
 import { createRateLimiter, type RateLimiter } from '../../core/rate-limiter.js';
 import type { WebhookRef } from '../delivery.js';
 import type { ResolvedRefFetcherOptions } from './fetch-object.js';
@@ -74,10 +74,10 @@ function checkOptions(options: RefFetcherOptions): { base: string; fetch: FetchL
 /**
  * Creates the fetcher the receiver uses for `ref` deliveries.
  *
- * @throws {@link ConfigurationError} for a bad `baseUrl` or `agentToken`, or no fetch.
- * The returned function rejects with {@link ServiceError}/{@link RateLimitError}
- * (the service refused), {@link TransportError} (network, or the object does not
- * match its ref) or {@link TimeoutError}.
+ * @throws {@link index!ConfigurationError | ConfigurationError} for a bad `baseUrl` or `agentToken`, or no fetch.
+ * The returned function rejects with {@link index!ServiceError | ServiceError}/{@link index!RateLimitError | RateLimitError}
+ * (the service refused), {@link index!TransportError | TransportError} (network, or the object does not
+ * match its ref) or {@link index!TimeoutError | TimeoutError}.
  * @example
  * ```ts
  * const fetchRef = createRefFetcher({ baseUrl: 'https://api.example.com', agentToken: process.env.AGENT_TOKEN! });
@@ -96,7 +96,7 @@ export function createRefFetcher(options: RefFetcherOptions): RefFetcher {
     timeoutMs: options.timeoutMs ?? 8000,
     maxAttempts: options.maxAttempts ?? 3,
     maxRetryWaitMs: options.maxRetryWaitMs ?? 5000,
-    maxBytes: LIMITS.FILE_MAX_BYTES,
+    maxBytes: FILE_MAX_BYTES,
   };
   let fetchObject:
     Promise<(o: ResolvedRefFetcherOptions, ref: WebhookRef) => Promise<Uint8Array>> | undefined;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { isValidationError, isWebhookVerificationError } from '../../../src/core/errors/guards.js';
 import { parseWebhookDeliveryBody } from '../../../src/core/protocol/webhook-delivery.js';
 import { isIsoUtcMillis as isIsoUtcMillisByDate } from '../../../src/core/protocol/primitives.js';
-import { isIsoUtcMillis } from '../../../src/webhook/delivery-rules.js';
+import { isIsoUtcMillis } from '../../../src/core/field-rules.js';
 import { toWebhookDelivery } from '../../../src/webhook/index.js';
 
 type Body = Record<string, unknown>;

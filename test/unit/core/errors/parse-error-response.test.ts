@@ -192,6 +192,21 @@ describe('toServiceError', () => {
   });
 });
 
+describe('retry hints in params', () => {
+  it('ignores a params.retry_after whose value in milliseconds is not finite', () => {
+    const huge = toServiceError({
+      status: 429,
+      body: { error: { code: 'RATE_LIMITED', message: 'x', params: { retry_after: 1.797693134862316e305 } } },
+    });
+    expect(huge.retryAfterMs).toBeUndefined();
+    const fine = toServiceError({
+      status: 429,
+      body: { error: { code: 'RATE_LIMITED', message: 'x', params: { retry_after: 2 } } },
+    });
+    expect(fine.retryAfterMs).toBe(2000);
+  });
+});
+
 describe('parseRetryAfter', () => {
   it('parses delta-seconds, fractional seconds and HTTP-dates; rejects garbage', () => {
     expect(parseRetryAfter('0', NOW)).toBe(0);

@@ -73,7 +73,11 @@ export interface UserApi {
   conversations(): Promise<Conversation[]>;
   conversation(conversationId: string): Promise<ConversationDetail>;
   revokeConversation(conversationId: string): Promise<Conversation>;
-  sendMessage(conversationId: string, wireEnvelope: string): Promise<SentMessageResult>;
+  sendMessage(
+    conversationId: string,
+    wireEnvelope: string,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<SentMessageResult>;
   messages(
     conversationId: string,
     after: number | undefined,
@@ -114,12 +118,13 @@ export function createUserApi(rest: RestClient): UserApi {
     conversations: () => rest.get('/conversations', { schema: ConversationListSchema }),
     conversation: (id) => rest.get(convPath(id), { schema: ConversationDetailSchema }),
     revokeConversation: (id) => rest.delete(convPath(id), { schema: ConversationSchema }),
-    async sendMessage(conversationId, wireEnvelope) {
+    async sendMessage(conversationId, wireEnvelope, sendOptions = {}) {
       const res = await rest.requestWithResponse({
         method: 'POST',
         path: `${convPath(conversationId)}/messages`,
         body: { wire_envelope: wireEnvelope },
         schema: SentMessageSchema,
+        ...(sendOptions.signal === undefined ? {} : { signal: sendOptions.signal }),
       });
       return sentOf(res.data, res.status);
     },

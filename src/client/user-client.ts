@@ -330,7 +330,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
    * plus keys in grace, plus the user's own) and posts it.
    *
    * @throws {@link ConfigurationError} before sign-in or before keys are set up or unlocked.
-   * @throws {@link ServiceError} e.g. `CONVERSATION_NOT_FOUND`, `RELATION_REVOKED`, `FORBIDDEN`.
+   * @throws {@link ServiceError} e.g. `CONVERSATION_NOT_FOUND`, `RELATION_REVOKED`, `FORBIDDEN`;
+   * the signal's reason when `options.signal` aborts first.
    */
   async send(
     conversationId: string,

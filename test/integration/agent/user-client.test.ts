@@ -114,6 +114,15 @@ describe('UserClient: agents and a message round trip', () => {
     await client.connect();
     const sent = await client.send(conversation.conversationId, { type: 'text', text: 'hello agent' });
     expect(sent.created).toBe(true);
+    // A send whose signal is already aborted rejects with its reason and posts nothing.
+    const reason = new Error('cancelled');
+    await expect(
+      client.send(
+        conversation.conversationId,
+        { type: 'text', text: 'never posted' },
+        { signal: AbortSignal.abort(reason) },
+      ),
+    ).rejects.toBe(reason);
 
     // The agent reads its inbox and opens the message with its own keys.
     const inbox = await agent.api.messages(conversation.conversationId);

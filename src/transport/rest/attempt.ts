@@ -12,6 +12,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../../core/clock.js';
+import { concatBytes } from '../../core/encoding.js';
 import { isAmsError } from '../../core/errors/guards.js';
 import { TimeoutError } from '../../core/errors/timeout-error.js';
 import { TransportError } from '../../core/errors/transport-error.js';
@@ -69,7 +70,6 @@ async function readCapped(
     const room = max - total;
     if (chunk.length > room) {
       if (room > 0) chunks.push(chunk.subarray(0, room));
-      total += Math.max(0, room);
       body.destroy();
       if (!truncate) throw new BodyTooLarge();
       break;
@@ -77,13 +77,7 @@ async function readCapped(
     chunks.push(chunk);
     total += chunk.length;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
+  return concatBytes(...chunks);
 }
 
 /**

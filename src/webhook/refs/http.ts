@@ -5,6 +5,7 @@
  * @module
  */
 import type { Clock } from '../../core/clock.js';
+import { concatBytes } from '../../core/encoding.js';
 
 /** The response members the fetcher reads. */
 export interface FetchResponseLike {
@@ -52,12 +53,5 @@ export async function readLimited(
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : concatBytes(...chunks);
 }

@@ -37,6 +37,7 @@ import {
 } from './options.js';
 import { autoRecover, buildAgentParts, loadKeys, type AgentParts } from './parts.js';
 import type { EventPipeline } from './pipeline/pipeline.js';
+import type { FlowControl } from './pipeline/flow-control.js';
 import type { AgentStats } from './pipeline/types.js';
 import { createAgentWebhook, type AgentWebhook } from './webhook.js';
 import { createWebSocketSide } from './websocket.js';
@@ -87,6 +88,7 @@ export class Agent {
   #connecting: Promise<void> | undefined;
   #closing: Promise<CloseResult> | undefined;
   #ws: WsDispatcher | undefined;
+  #flow: FlowControl | undefined;
   #webhook: AgentWebhook | undefined;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
@@ -247,9 +249,12 @@ export class Agent {
     await this.#ensureKeys();
   }
 
-  /** Counters: received, handled, duplicates, decrypt failures (by reason), handler errors … */
+  /**
+   * Counters: received, handled, duplicates, decrypt failures (by reason), handler errors …,
+   * and WebSocket flow control (`paused`, `pauses`, `inFlight`, `inFlightBytes`).
+   */
   stats(): AgentStats {
-    return this.#pipeline.stats();
+    return this.#pipeline.stats(this.#flow?.stats());
   }
 
   /**
@@ -275,15 +280,18 @@ export class Agent {
       });
     }
     if (this.mode === 'websocket') {
-      this.#ws ??= createWebSocketSide({
-        options: this.#o,
-        pipeline: this.#pipeline,
-        emitter: this.#emitter,
-        logger: this.#o.logger,
-        token: () => this.#token,
-        onFatal: (error, info) => this.#fatal(error, info),
-      });
-      await this.#ws.start();
+      const side = this.#ws
+        ? undefined
+        : createWebSocketSide({
+            options: this.#o,
+            pipeline: this.#pipeline,
+            emitter: this.#emitter,
+            logger: this.#o.logger,
+            token: () => this.#token,
+            onFatal: (error, info) => this.#fatal(error, info),
+          });
+      if (side !== undefined) [this.#ws, this.#flow] = [side.dispatcher, side.flow];
+      await this.#ws?.start();
     }
     if (this.#state === 'connecting') this.#state = 'running';
   }

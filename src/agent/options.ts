@@ -24,6 +24,7 @@ import { createMemoryDedupStore } from '../webhook/dedup/memory.js';
 import type { DedupStore } from '../webhook/dedup/types.js';
 import type { WebhookSecretInput } from '../webhook/secrets.js';
 import { DEFAULT_ORDERING } from './ordering.js';
+import { resolveFlowControl, type FlowControlOptions } from './pipeline/flow-control.js';
 
 /** How the agent receives events. */
 export type AgentMode = 'websocket' | 'webhook';
@@ -100,6 +101,13 @@ export interface AgentOptions {
   random?: () => number;
   /** Crypto backend for opening and sealing. @defaultValue node:crypto */
   backend?: CryptoBackend;
+  /**
+   * WebSocket flow control: above `highWaterMark` events (or `highWaterBytes`)
+   * received but not finished, the agent stops reading the socket (`ws` only)
+   * until they fall to the low-water marks. `false` turns it off.
+   * @defaultValue `{ highWaterMark: 1024, lowWaterMark: 512, highWaterBytes: 64 MiB, lowWaterBytes: 32 MiB }`
+   */
+  flowControl?: FlowControlOptions | false;
 }
 
 /** Every default of the Agent. */
@@ -134,6 +142,7 @@ export interface ResolvedAgentOptions {
   readonly webSocketUrl: string;
   readonly closeTimeoutMs: number;
   readonly claimLeaseMs: number;
+  readonly flowControl: Required<FlowControlOptions> | false;
   readonly source: AgentOptions;
 }
 
@@ -201,6 +210,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     webSocketUrl: String(o.webSocketUrl ?? agentWebSocketUrl(baseUrl)),
     closeTimeoutMs,
     claimLeaseMs: positiveInt(o.claimLeaseMs, DEFAULT_AGENT_OPTIONS.claimLeaseMs, 'claimLeaseMs'),
+    flowControl: resolveFlowControl(o.flowControl),
     source: o,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * WebSocket mode: the dispatcher (one authenticated socket, jittered
  * reconnects, fatal close codes, heartbeat) feeding the event pipeline, and
- * its lifecycle events turned into the Agent's notifications.
+ * its lifecycle events turned into the Agent's notifications. Flow control
+ * counts every event from ingest until the pipeline is done with it and
+ * pauses the socket's reading above the high-water mark.
  *
  * @module
  */
@@ -12,8 +14,19 @@ import type { FatalInfo } from '../transport/ws/events.js';
 import type { TypedEmitter } from './emitter.js';
 import type { AgentListenerArgs } from './events.js';
 import type { ResolvedAgentOptions } from './options.js';
+import { FlowControl } from './pipeline/flow-control.js';
 import { inboundOfFrame, looksLikeEvent, parseUnknownEventFrame } from './pipeline/frames.js';
 import type { EventPipeline } from './pipeline/pipeline.js';
+import type { InboundEvent } from './pipeline/types.js';
+
+/** Bytes counted per frame besides its inline envelope (ids, metadata, JSON). */
+export const FRAME_OVERHEAD_BYTES = 512;
+
+/** The WebSocket side of an Agent. */
+export interface WebSocketSide {
+  readonly dispatcher: WsDispatcher;
+  readonly flow: FlowControl;
+}
 
 /** What the WebSocket side needs from the Agent. */
 export interface WebSocketSideOptions {
@@ -32,7 +45,7 @@ export interface WebSocketSideOptions {
  *
  * @throws {@link ConfigurationError} for a bad WebSocket option.
  */
-export function createWebSocketSide(o: WebSocketSideOptions): WsDispatcher {
+export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
   const src = o.options.source;
   const ws = createWsDispatcher({
     url: o.options.webSocketUrl,
@@ -47,14 +60,20 @@ export function createWebSocketSide(o: WebSocketSideOptions): WsDispatcher {
     ...src.webSocketTimeouts,
   });
   const { emitter, pipeline, logger } = o;
-  ws.on('event', (frame) => void pipeline.ingest(inboundOfFrame(frame), 'websocket'))
+  const flow = new FlowControl(o.options.flowControl, ws, logger);
+  const take = (inbound: InboundEvent): void => {
+    const bytes = (inbound.wireEnvelope?.length ?? 0) + FRAME_OVERHEAD_BYTES;
+    flow.enter(bytes);
+    void pipeline.ingest(inbound, 'websocket').finally(() => flow.leave(bytes));
+  };
+  ws.on('event', (frame) => take(inboundOfFrame(frame)))
     .on('unknownFrame', ({ type, frame }) => {
       if (!looksLikeEvent(frame)) {
         logger.warn('a WebSocket frame of an unknown type was ignored', { type });
         return;
       }
       try {
-        void pipeline.ingest(inboundOfFrame(parseUnknownEventFrame(frame)), 'websocket');
+        take(inboundOfFrame(parseUnknownEventFrame(frame)));
       } catch (error) {
         logger.warn('an invalid event frame was dropped', { type, code: (error as AmsError).code });
       }
@@ -74,5 +93,5 @@ export function createWebSocketSide(o: WebSocketSideOptions): WsDispatcher {
       if (!info.duringAuth) logger.warn('the service refused the renewed token', { reason: info.reason });
     })
     .on('fatal', (error, info) => o.onFatal(error, info));
-  return ws;
+  return { dispatcher: ws, flow };
 }

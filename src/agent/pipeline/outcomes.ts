@@ -14,9 +14,11 @@ import type { DeliveryMetadata } from '../../core/protocol/webhook-delivery.js';
 import type { TypedEmitter } from '../emitter.js';
 import type { AgentListenerArgs, AgentTransport, DuplicateInfo } from '../events.js';
 import type { OwnedClaim } from '../dedup.js';
+import type { FlowStats } from './flow-control.js';
 import type { AgentStats } from './types.js';
 
-type Counter = Exclude<keyof AgentStats, 'decryptFailuresByReason' | 'running' | 'queued'>;
+type PipelineStats = Omit<AgentStats, keyof FlowStats>;
+type Counter = Exclude<keyof PipelineStats, 'decryptFailuresByReason' | 'running' | 'queued'>;
 
 /** What the outcome steps need to know about the event at hand. */
 export interface EventContext {
@@ -63,7 +65,7 @@ export class Outcomes {
   }
 
   /** A snapshot of the counters, with the scheduler's live figures. */
-  stats(running: number, queued: number): AgentStats {
+  stats(running: number, queued: number): PipelineStats {
     return { ...this.#counts, decryptFailuresByReason: { ...this.#byReason }, running, queued };
   }
 

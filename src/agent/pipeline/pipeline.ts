@@ -31,6 +31,7 @@ import type {
 import type { OrderedScheduler, TaskOutcome } from '../ordering.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
+import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
 import type { AgentStats, InboundEvent, PipelineDeps } from './types.js';
 
@@ -75,9 +76,9 @@ export class EventPipeline {
     this.outcomes = new Outcomes(options.emitter, options.deps.logger);
   }
 
-  /** Counters and live figures. */
-  stats(): AgentStats {
-    return this.outcomes.stats(this.#scheduler.running, this.#scheduler.queued);
+  /** Counters and live figures, with the WebSocket flow-control figures given. */
+  stats(flow: FlowStats = IDLE_FLOW_STATS): AgentStats {
+    return { ...this.outcomes.stats(this.#scheduler.running, this.#scheduler.queued), ...flow };
   }
 
   /**

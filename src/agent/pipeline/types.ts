@@ -15,6 +15,7 @@ import type { ObjectRef } from '../../core/protocol/object-ref.js';
 import type { KeyRing } from '../../crypto/key-store/key-ring.js';
 import type { CryptoBackend } from '../../crypto/backend/types.js';
 import type { SendResult } from '../events.js';
+import type { FlowStats } from './flow-control.js';
 
 /** One inbound event as either transport hands it over (wire field values, normalised names). */
 export interface InboundEvent {
@@ -65,8 +66,11 @@ export interface PipelineDeps {
   readonly backend?: CryptoBackend | undefined;
 }
 
-/** Counters of the pipeline (monotonic since start, except `running` and `queued`). */
-export interface AgentStats {
+/**
+ * Counters of the pipeline (monotonic since start, except `running`, `queued`
+ * and the live flow-control figures `paused`, `inFlight`, `inFlightBytes`).
+ */
+export interface AgentStats extends FlowStats {
   /** Events taken in (after verification, before de-duplication). */
   readonly received: number;
   /** Events whose handlers ran (whether or not they threw). */

@@ -12,72 +12,32 @@
  * - `ended` resolves exactly once, after the socket emitted `close` (or after
  *   `closeTimeoutMs` if it never does), so the dispatcher can guarantee that
  *   at most one socket exists at a time.
+ * - Flow control pauses reading only while open (never before `auth.ok`),
+ *   suspends the dead check meanwhile, and reads again to close.
  *
  * @module
  */
-import type { Clock, TimerHandle } from '../../core/clock.js';
-import type { AmsError } from '../../core/errors/base.js';
+import type { TimerHandle } from '../../core/clock.js';
 import { isAmsError } from '../../core/errors/guards.js';
 import { TransportError } from '../../core/errors/transport-error.js';
-import type { Logger } from '../../core/logger.js';
 import { WS_CLOSE_CODES } from '../../core/protocol/ws-close.js';
 import { authFrame, parseWsFrame, type ParsedWsFrame } from '../../core/protocol/ws-frames.js';
-import { createHeartbeat, type Heartbeat, type HeartbeatOptions } from './heartbeat.js';
-import type { SocketCloseEvent, SocketMessageEvent, WebSocketConstructor, WebSocketLike } from './socket.js';
+import { createHeartbeat, type Heartbeat } from './heartbeat.js';
+import type {
+  ClientFailure,
+  ConnectionEnd,
+  ConnectionListener,
+  ConnectionSettings,
+} from './connection-types.js';
+import { ReadPause } from './read-pause.js';
+import type { SocketCloseEvent, SocketMessageEvent, WebSocketLike } from './socket.js';
 
-/** A failure the client itself detected. */
-export type ClientFailure = 'connect_timeout' | 'auth_timeout' | 'dead' | 'socket_error';
-
-/** How a connection ended. */
-export interface ConnectionEnd {
-  /** Close code from the server's close frame; 1006 when there was none. */
-  readonly code: number;
-  /** Close reason text (may be empty). */
-  readonly reason: string;
-  /** True when `auth.ok` arrived. */
-  readonly authenticated: boolean;
-  /** `reason` of an `auth.error` received before `auth.ok`. */
-  readonly authError: string | undefined;
-  /** True when `session.invalidated` arrived. */
-  readonly sessionInvalidated: boolean;
-  /** Set when the client cut the connection itself. */
-  readonly failure: ClientFailure | undefined;
-  /**
-   * True when the client closed the connection itself: {@link WsDispatcher.close}
-   * was called, or the client answered `session.invalidated` with a close.
-   */
-  readonly closedByClient: boolean;
-}
-
-/** Callbacks of a connection (all synchronous). */
-export interface ConnectionListener {
-  /** The upgrade completed and the `auth` frame was sent. */
-  upgraded(): void;
-  /** `auth.ok` arrived. */
-  authenticated(): void;
-  /** A valid frame arrived after `auth.ok` (other than `session.invalidated`). */
-  frame(parsed: ParsedWsFrame): void;
-  /** An invalid frame arrived; it was dropped. */
-  protocolError(error: AmsError): void;
-  /** `session.invalidated` arrived; the connection is closing. */
-  sessionInvalidated(): void;
-  /** `auth.error` answered the `auth` frame; the connection is closing. */
-  authError(reason: string): void;
-}
-
-/** Settings of one connection. */
-export interface ConnectionSettings {
-  readonly url: string;
-  readonly WebSocket: WebSocketConstructor;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly agentId: string;
-  readonly token: string;
-  readonly connectTimeoutMs: number;
-  readonly authTimeoutMs: number;
-  readonly closeTimeoutMs: number;
-  readonly heartbeat: Required<HeartbeatOptions>;
-}
+export type {
+  ClientFailure,
+  ConnectionEnd,
+  ConnectionListener,
+  ConnectionSettings,
+} from './connection-types.js';
 
 type Phase = 'connecting' | 'authenticating' | 'open' | 'closing' | 'ended';
 
@@ -96,12 +56,14 @@ export class WsConnection {
   #sessionInvalidated = false;
   #failure: ClientFailure | undefined;
   #closedByClient = false;
+  #reads: ReadPause;
   #resolve!: (end: ConnectionEnd) => void;
 
   constructor(settings: ConnectionSettings, listener: ConnectionListener) {
     this.#s = settings;
     this.#listener = listener;
     this.ended = new Promise((resolve) => (this.#resolve = resolve));
+    this.#reads = new ReadPause(undefined, settings.logger);
     this.#setTimer(settings.connectTimeoutMs, () => this.abort('connect_timeout'));
     try {
       this.#socket = new settings.WebSocket(settings.url);
@@ -111,7 +73,21 @@ export class WsConnection {
       this.#end(WS_CLOSE_CODES.ABNORMAL, '');
       return;
     }
+    this.#reads = new ReadPause(this.#socket, settings.logger);
     this.#attach(this.#socket);
+  }
+
+  /** True while reading is paused by flow control. */
+  get readPaused(): boolean {
+    return this.#reads.paused;
+  }
+
+  /**
+   * Flow control: stop (`true`) or restart reading. Applies while open, or at
+   * `auth.ok` when asked earlier. Returns false when the socket cannot pause.
+   */
+  setReadPaused(paused: boolean): boolean {
+    return this.#reads.want(paused, this.#phase === 'open', this.#heartbeat);
   }
 
   /** True between `auth.ok` and the start of closing. */
@@ -225,6 +201,7 @@ export class WsConnection {
       this.#phase = 'open';
       this.#authenticated = true;
       this.#listener.authenticated();
+      if (this.#phase === 'open') this.#reads.apply(this.#heartbeat);
       return;
     }
     if (parsed.kind === 'control' && parsed.frame.type === 'auth.error') {
@@ -271,6 +248,7 @@ export class WsConnection {
     if (this.#phase === 'ended' || this.#phase === 'closing') return;
     this.#phase = 'closing';
     this.#heartbeat?.stop();
+    this.#reads.release();
     this.#setTimer(this.#s.closeTimeoutMs, () => {
       this.#socket?.terminate?.();
       this.#end(WS_CLOSE_CODES.ABNORMAL, '');

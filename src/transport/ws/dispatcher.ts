@@ -18,6 +18,7 @@ import { validationError } from '../../core/protocol/parse.js';
 import { isTerminalAuthError } from '../../core/protocol/ws-close.js';
 import { authRenewFrame, FRAME_CREDENTIAL_MAX_CHARS } from '../../core/protocol/ws-frames.js';
 import { clockSleep } from '../rest/options.js';
+import type { WsDispatcher, WsDispatcherListener } from './dispatcher-types.js';
 import { WsConnection, type ConnectionEnd, type ConnectionListener } from './connection.js';
 import { decide } from './decide.js';
 import { routeOpenFrame } from './route.js';
@@ -26,8 +27,7 @@ import { resolveWsOptions, type ResolvedWsOptions, type WsDispatcherOptions } fr
 import { loadDefaultWebSocket, type WebSocketConstructor } from './socket.js';
 import { createStateMachine, isFinalState, type StateMachine, type WsState } from './states.js';
 
-/** A listener of the dispatcher's event `E`. */
-export type WsDispatcherListener<E extends WsDispatcherEventName> = (...args: WsDispatcherEvents[E]) => void;
+export type { WsDispatcher, WsDispatcherListener } from './dispatcher-types.js';
 
 /** Fatal info when no socket was involved (the credential or the `ws` package failed). */
 const NO_SOCKET: FatalInfo = Object.freeze({
@@ -36,33 +36,6 @@ const NO_SOCKET: FatalInfo = Object.freeze({
   authError: undefined,
   sessionInvalidated: false,
 });
-
-/** The dispatcher. */
-export interface WsDispatcher {
-  /** Current state. */
-  readonly state: WsState;
-  /**
-   * Starts connecting (idempotent). Resolves on the first `open`; rejects with
-   * the fatal error, or a TRANSPORT_CLOSED error when `close()` comes first.
-   */
-  start(): Promise<void>;
-  /** Closes gracefully (code 1000) and stops reconnecting; resolves once the socket is gone. */
-  close(): Promise<void>;
-  /**
-   * Sends `auth.renew` with a new access token on the open connection; a
-   * static `token` is replaced for later reconnects too.
-   *
-   * @throws {@link TransportError} `TRANSPORT_CLOSED` when not open;
-   * {@link ValidationError} for an empty or oversize token.
-   */
-  renew(accessToken: string): void;
-  /** Subscribes to an event. */
-  on<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher;
-  /** Subscribes to one occurrence of an event. */
-  once<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher;
-  /** Unsubscribes. */
-  off<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher;
-}
 
 class Dispatcher implements WsDispatcher {
   readonly #o: ResolvedWsOptions;
@@ -76,6 +49,7 @@ class Dispatcher implements WsDispatcher {
   #settleStart: ((error?: AmsError) => void) | undefined;
   #wait: AbortController | undefined;
   #connections = 0;
+  #readPaused = false;
 
   constructor(options: WsDispatcherOptions) {
     this.#o = resolveWsOptions(options);
@@ -89,6 +63,15 @@ class Dispatcher implements WsDispatcher {
 
   get state(): WsState {
     return this.#sm.state;
+  }
+
+  get readPaused(): boolean {
+    return this.#conn?.readPaused ?? false;
+  }
+
+  setReadPaused(paused: boolean): boolean {
+    this.#readPaused = paused;
+    return this.#conn?.setReadPaused(paused) ?? true;
   }
 
   start(): Promise<void> {
@@ -181,6 +164,7 @@ class Dispatcher implements WsDispatcher {
       this.#connections += 1;
       const conn = new WsConnection({ ...this.#o, WebSocket: ctor, token }, this.#listener());
       this.#conn = conn;
+      if (this.#readPaused) conn.setReadPaused(true);
       const end = await conn.ended;
       this.#conn = undefined;
       this.#afterEnd(end);

@@ -29,6 +29,13 @@ export const DEFAULT_HEARTBEAT = {
 export interface Heartbeat {
   /** Something arrived from the peer. */
   activity(): void;
+  /**
+   * Suspends the dead check while the client itself stopped reading (flow
+   * control): pongs cannot be seen then. Pings go on. Idempotent.
+   */
+  suspend(): void;
+  /** Ends a suspension: counts as activity and restarts the dead check. Idempotent. */
+  resume(): void;
   /** Stops every timer. Idempotent. */
   stop(): void;
 }
@@ -72,6 +79,7 @@ export function createHeartbeat(
 ): Heartbeat {
   let last = clock.now();
   let stopped = false;
+  let suspended = false;
   let pingTimer: TimerHandle | undefined;
   let deadTimer: TimerHandle | undefined;
 
@@ -90,7 +98,7 @@ export function createHeartbeat(
   const scheduleDead = (inMs: number): void => {
     if (options.timeoutMs === 0) return;
     deadTimer = clock.setTimeout(() => {
-      if (stopped) return;
+      if (stopped || suspended) return;
       const silentFor = clock.now() - last;
       if (silentFor >= options.timeoutMs) {
         stopped = true;
@@ -106,6 +114,18 @@ export function createHeartbeat(
   return {
     activity() {
       last = clock.now();
+    },
+    suspend() {
+      if (stopped || suspended) return;
+      suspended = true;
+      if (deadTimer !== undefined) clock.clearTimeout(deadTimer);
+      deadTimer = undefined;
+    },
+    resume() {
+      if (stopped || !suspended) return;
+      suspended = false;
+      last = clock.now();
+      scheduleDead(options.timeoutMs);
     },
     stop() {
       stopped = true;

@@ -3,7 +3,8 @@
  * by the `ws` package (the default) and by WHATWG `WebSocket` (browsers,
  * Deno, Node 22+). `ping`, `terminate` and `on('pong' | 'ping')` are `ws`
  * extras; without them there are no client pings and a dead socket is closed
- * with `close()`.
+ * with `close()`. `pause` / `resume` (also `ws` only) let the Agent stop
+ * reading under load (flow control); without them it reads at full speed.
  *
  * @module
  */
@@ -31,6 +32,10 @@ export interface WebSocketLike {
   ping?(): void;
   /** `ws` only: destroys the socket at once, without a close handshake. */
   terminate?(): void;
+  /** `ws` only: stops reading from the TCP socket (frames already parsed may still arrive). */
+  pause?(): void;
+  /** `ws` only: starts reading again after {@link WebSocketLike.pause}. */
+  resume?(): void;
   /** `ws` only: control-frame listeners. */
   on?(event: 'pong' | 'ping', listener: () => void): unknown;
 }

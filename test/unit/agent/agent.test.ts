@@ -45,6 +45,10 @@ describe('Agent facade (no network)', () => {
       rejected: 0,
       running: 0,
       queued: 0,
+      paused: false,
+      pauses: 0,
+      inFlight: 0,
+      inFlightBytes: 0,
     });
   });
 

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/core/clock.js';
-import { createHeartbeat } from '../../../../src/transport/ws/heartbeat.js';
 import {
   createWsDispatcher,
   type WebSocketConstructor,
@@ -140,33 +139,5 @@ describe('read pausing on the connection', () => {
     expect(s.d.setReadPaused(true)).toBe(false);
     expect(s.d.readPaused).toBe(false);
     await s.d.close();
-  });
-});
-
-describe('heartbeat suspension', () => {
-  it('suspend() stops the dead check (pings go on); resume() counts as activity', () => {
-    const clock = new ManualClock(0);
-    const pings: number[] = [];
-    const dead: number[] = [];
-    const hb = createHeartbeat(
-      clock,
-      { intervalMs: 25_000, timeoutMs: 60_000 },
-      { ping: () => pings.push(clock.now()), onDead: () => dead.push(clock.now()) },
-    );
-    clock.advance(10_000);
-    hb.suspend();
-    hb.suspend();
-    clock.advance(100_000);
-    expect(dead).toEqual([]);
-    expect(pings).toEqual([25_000, 50_000, 75_000, 100_000]);
-    hb.resume();
-    hb.resume();
-    clock.advance(59_999);
-    expect(dead).toEqual([]);
-    clock.advance(1);
-    expect(dead).toEqual([170_000]);
-    hb.stop();
-    hb.resume();
-    expect(clock.pendingTimers).toBe(0);
   });
 });

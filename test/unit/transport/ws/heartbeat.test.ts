@@ -68,3 +68,24 @@ describe('heartbeat', () => {
     expect(() => resolveHeartbeat({ timeoutMs: -5 })).toThrow(/heartbeat.timeoutMs/);
   });
 });
+
+describe('heartbeat suspension', () => {
+  it('suspend() stops the dead check (pings go on); resume() counts as activity', () => {
+    const { clock, pings, dead, hb } = setup();
+    clock.advance(10_000);
+    hb.suspend();
+    hb.suspend();
+    clock.advance(100_000);
+    expect(dead).toEqual([]);
+    expect(pings).toEqual([25_000, 50_000, 75_000, 100_000]);
+    hb.resume();
+    hb.resume();
+    clock.advance(59_999);
+    expect(dead).toEqual([]);
+    clock.advance(1);
+    expect(dead).toEqual([170_000]);
+    hb.stop();
+    hb.resume();
+    expect(clock.pendingTimers).toBe(0);
+  });
+});

@@ -173,7 +173,14 @@ export const DEFAULT_SERVER_OPTIONS = {
   webhookTimeoutMs: 10_000,
 } as const satisfies Partial<ResolvedServerOptions>;
 
-function positiveInt(name: string, value: number, min: number, max: number): number {
+/** The integer options of {@link DEFAULT_SERVER_OPTIONS}. */
+type IntOption = {
+  [K in keyof typeof DEFAULT_SERVER_OPTIONS]: (typeof DEFAULT_SERVER_OPTIONS)[K] extends number ? K : never;
+}[keyof typeof DEFAULT_SERVER_OPTIONS];
+
+/** Option `name` (or its default), checked to be an integer from `min` to `max`. */
+function intOption(options: ReferenceServerOptions, name: IntOption, min: number, max: number): number {
+  const value: number = options[name] ?? DEFAULT_SERVER_OPTIONS[name];
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigurationError({
       option: name,
@@ -199,27 +206,12 @@ export function resolveServerOptions(options: ReferenceServerOptions): ResolvedS
   }
   return {
     host: options.host ?? d.host,
-    port: positiveInt('port', options.port ?? d.port, 0, 65_535),
+    port: intOption(options, 'port', 0, 65_535),
     dev: options.dev ?? d.dev,
-    maxBodyBytes: positiveInt('maxBodyBytes', options.maxBodyBytes ?? d.maxBodyBytes, 1024, 16 * 1_048_576),
-    verificationCodeTtlMs: positiveInt(
-      'verificationCodeTtlMs',
-      options.verificationCodeTtlMs ?? d.verificationCodeTtlMs,
-      1000,
-      86_400_000,
-    ),
-    verificationCodeAttempts: positiveInt(
-      'verificationCodeAttempts',
-      options.verificationCodeAttempts ?? d.verificationCodeAttempts,
-      1,
-      100,
-    ),
-    authExpiringNoticeMs: positiveInt(
-      'authExpiringNoticeMs',
-      options.authExpiringNoticeMs ?? d.authExpiringNoticeMs,
-      0,
-      299_000,
-    ),
+    maxBodyBytes: intOption(options, 'maxBodyBytes', 1024, 16 * 1_048_576),
+    verificationCodeTtlMs: intOption(options, 'verificationCodeTtlMs', 1000, 86_400_000),
+    verificationCodeAttempts: intOption(options, 'verificationCodeAttempts', 1, 100),
+    authExpiringNoticeMs: intOption(options, 'authExpiringNoticeMs', 0, 299_000),
     ...resolveAgentOptions(options),
     webauthn: {
       rpId: options.webauthn?.rpId ?? 'localhost',
@@ -230,31 +222,10 @@ export function resolveServerOptions(options: ReferenceServerOptions): ResolvedS
 }
 
 function resolveAgentOptions(options: ReferenceServerOptions) {
-  const d = DEFAULT_SERVER_OPTIONS;
   return {
-    agentTokenBcryptCost: positiveInt(
-      'agentTokenBcryptCost',
-      options.agentTokenBcryptCost ?? d.agentTokenBcryptCost,
-      4,
-      15,
-    ),
-    maxAgentsPerUser: positiveInt(
-      'maxAgentsPerUser',
-      options.maxAgentsPerUser ?? d.maxAgentsPerUser,
-      1,
-      100_000,
-    ),
-    maxMessageBodyBytes: positiveInt(
-      'maxMessageBodyBytes',
-      options.maxMessageBodyBytes ?? d.maxMessageBodyBytes,
-      65_536,
-      64 * 1_048_576,
-    ),
-    webhookTimeoutMs: positiveInt(
-      'webhookTimeoutMs',
-      options.webhookTimeoutMs ?? d.webhookTimeoutMs,
-      1,
-      600_000,
-    ),
+    agentTokenBcryptCost: intOption(options, 'agentTokenBcryptCost', 4, 15),
+    maxAgentsPerUser: intOption(options, 'maxAgentsPerUser', 1, 100_000),
+    maxMessageBodyBytes: intOption(options, 'maxMessageBodyBytes', 65_536, 64 * 1_048_576),
+    webhookTimeoutMs: intOption(options, 'webhookTimeoutMs', 1, 600_000),
   };
 }

@@ -258,10 +258,12 @@ export class Agent {
   }
 
   /**
-   * Stops taking events (the WebSocket closes; webhook requests get 503),
-   * lets running handlers finish within `timeoutMs`, then resolves. Events
-   * not started by then are abandoned (a webhook delivery is answered 500 so
-   * the service delivers it again). Idempotent.
+   * Stops taking events (webhook requests get 503; WebSocket events that
+   * arrive are left unacknowledged, or, on a service without acks, the
+   * WebSocket closes first), lets running handlers finish within
+   * `timeoutMs`, sends their acks, closes the WebSocket, then resolves.
+   * Events not started by then are abandoned (not acknowledged; a webhook
+   * delivery is answered 500), so the service delivers them again. Idempotent.
    */
   close(options: AgentCloseOptions = {}): Promise<CloseResult> {
     this.#closing ??= this.#close(options.timeoutMs ?? this.#o.closeTimeoutMs);
@@ -288,6 +290,7 @@ export class Agent {
             emitter: this.#emitter,
             logger: this.#o.logger,
             token: () => this.#token,
+            closing: () => this.#state === 'closing' || this.#state === 'closed',
             onFatal: (error, info) => this.#fatal(error, info),
           });
       if (side !== undefined) [this.#ws, this.#flow] = [side.dispatcher, side.flow];
@@ -322,8 +325,13 @@ export class Agent {
 
   async #close(timeoutMs: number): Promise<CloseResult> {
     this.#state = 'closing';
-    await this.#ws?.close();
+    // With acks the socket stays open while handlers finish, so their acks reach the service
+    // (new events are left unacknowledged: the service keeps them). Without acks, every
+    // event written to the socket counts as delivered, so it closes first.
+    const keepOpen = this.#ws?.acks === true;
+    if (!keepOpen) await this.#ws?.close();
     const result = await this.#pipeline.drain(timeoutMs);
+    if (keepOpen) await this.#ws?.close();
     if (result.drained) await this.#webhook?.idle();
     this.#state = 'closed';
     this.#o.logger.info('agent closed', { drained: result.drained, abandoned: result.abandoned });

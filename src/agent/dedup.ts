@@ -10,9 +10,11 @@
  *   (so a second delivery of the same message, under a new delivery id, is
  *   skipped too).
  *
- * A store that is full or failing does not stop events: the event is handled
- * without de-duplication (at least once rather than at most once) and a
- * warning is logged.
+ * A store that fails (throws, or times out) stops the event: the claim is
+ * `unavailable`, the handler does not run, and the delivery is not
+ * acknowledged, so the service delivers it again — a handler never runs
+ * unclaimed. A store that answers "full" lets the event through without
+ * de-duplication (at least once rather than at most once), with a warning.
  *
  * @module
  */
@@ -31,7 +33,9 @@ export interface OwnedClaim {
 export type ClaimOutcome =
   | { readonly status: 'claimed'; readonly claim: OwnedClaim }
   /** Handled already, or being handled right now: skip this copy. */
-  | { readonly status: 'duplicate'; readonly state: 'completed' | 'in_flight' };
+  | { readonly status: 'duplicate'; readonly state: 'completed' | 'in_flight' }
+  /** The store could not answer: do not handle the event now (it must come again). */
+  | { readonly status: 'unavailable' };
 
 /** The event de-duplicator. */
 export interface EventDedup {
@@ -97,10 +101,10 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
     try {
       result = await store.claim(key, leaseMs);
     } catch (error) {
-      logger.warn('the de-duplication store failed; handling the event without de-duplication', {
+      logger.warn('the de-duplication store failed; the event waits for its redelivery', {
         error: (error as Error)?.name,
       });
-      return { status: 'claimed', claim: UNTRACKED };
+      return { status: 'unavailable' };
     }
     switch (result.status) {
       case 'claimed':

@@ -3,7 +3,9 @@
  * reconnects, fatal close codes, heartbeat) feeding the event pipeline, and
  * its lifecycle events turned into the Agent's notifications. Flow control
  * counts every event from ingest until the pipeline is done with it and
- * pauses the socket's reading above the high-water mark.
+ * pauses the socket's reading above the high-water mark. Each event is
+ * acknowledged (when the service offers acks) once it is handled, or known to
+ * need no handling; an event left unhandled is not, so the service sends it again.
  *
  * @module
  */
@@ -16,7 +18,7 @@ import type { AgentListenerArgs } from './events.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { FlowControl } from './pipeline/flow-control.js';
 import { inboundOfFrame, looksLikeEvent, parseUnknownEventFrame } from './pipeline/frames.js';
-import type { EventPipeline } from './pipeline/pipeline.js';
+import { isSettled, type EventPipeline } from './pipeline/pipeline.js';
 import type { InboundEvent } from './pipeline/types.js';
 
 /** Bytes counted per frame besides its inline envelope (ids, metadata, JSON). */
@@ -36,6 +38,8 @@ export interface WebSocketSideOptions {
   readonly logger: Logger;
   /** The current agent token (asked again for every connection attempt). */
   readonly token: () => string;
+  /** True once the agent is closing: events that still arrive are left unacknowledged. */
+  readonly closing: () => boolean;
   /** Called once when the dispatcher stops for good. */
   readonly onFatal: (error: AmsError, info: FatalInfo) => void;
 }
@@ -62,9 +66,20 @@ export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
   const { emitter, pipeline, logger } = o;
   const flow = new FlowControl(o.options.flowControl, ws, logger);
   const take = (inbound: InboundEvent): void => {
+    // Closing with acks: the service keeps what is not acknowledged and sends it again later.
+    if (o.closing() && ws.acks) return;
     const bytes = (inbound.wireEnvelope?.length ?? 0) + FRAME_OVERHEAD_BYTES;
     flow.enter(bytes);
-    void pipeline.ingest(inbound, 'websocket').finally(() => flow.leave(bytes));
+    void pipeline
+      .ingest(inbound, 'websocket')
+      .then((outcome) => {
+        // Acknowledged only once done with for good; anything else comes again.
+        if (inbound.deliveryId !== undefined && isSettled(outcome) && ws.acks) {
+          ws.ack(inbound.deliveryId);
+          pipeline.outcomes.count('acked');
+        }
+      })
+      .finally(() => flow.leave(bytes));
   };
   ws.on('event', (frame) => take(inboundOfFrame(frame)))
     .on('unknownFrame', ({ type, frame }) => {

@@ -104,7 +104,9 @@ export function createServerContext(
       mode: (id) =>
         agentIds.has(id) ? (delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook') : undefined,
       sendWs: (id, frame) => agentSockets.send(id, frame),
+      wsSession: (id) => agentSockets.session(id),
     },
+    wsAck: resolved.wsAck,
     onExpired: (agentId, events) => onExpired(agentId, events),
     webhookTimeoutMs: resolved.webhookTimeoutMs,
   });

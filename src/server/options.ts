@@ -9,6 +9,8 @@ import type { Clock } from '../core/clock.js';
 import type { PasswordHashingOptions } from './auth/password-hash.js';
 import type { Mailer } from './auth/mailbox.js';
 import type { TurnstileVerifier } from './auth/turnstile.js';
+import type { WsAckOptions } from './delivery/types.js';
+import { DEFAULT_DELIVERY_ENGINE_OPTIONS } from './delivery/options.js';
 
 /** Lines the server may log. Never receives passwords, codes or tokens. */
 export interface ServerLogger {
@@ -136,6 +138,18 @@ export interface ReferenceServerOptions {
    * @defaultValue `10000`
    */
   readonly webhookTimeoutMs?: number;
+  /**
+   * Offer delivery acknowledgements on agent WebSockets (the agent asks with
+   * `ack: true` in `auth`; `auth.ok` then carries `ack`). Turn off only to
+   * test an agent against a service without acks.
+   * @defaultValue `true`
+   */
+  readonly wsAcks?: boolean;
+  /**
+   * Window, ack timeout and attempts of acknowledged WebSocket delivery.
+   * @defaultValue `{ window: 256, timeoutMs: 30000, maxAttempts: 10 }`
+   */
+  readonly wsAck?: WsAckOptions;
 }
 
 /** Options after defaults. */
@@ -151,6 +165,8 @@ export interface ResolvedServerOptions {
   readonly maxAgentsPerUser: number;
   readonly maxMessageBodyBytes: number;
   readonly webhookTimeoutMs: number;
+  readonly wsAcks: boolean;
+  readonly wsAck: Required<WsAckOptions>;
   readonly webauthn: {
     readonly rpId: string;
     readonly rpName: string;
@@ -213,6 +229,8 @@ export function resolveServerOptions(options: ReferenceServerOptions): ResolvedS
     verificationCodeAttempts: intOption(options, 'verificationCodeAttempts', 1, 100),
     authExpiringNoticeMs: intOption(options, 'authExpiringNoticeMs', 0, 299_000),
     ...resolveAgentOptions(options),
+    wsAcks: options.wsAcks ?? true,
+    wsAck: { ...DEFAULT_DELIVERY_ENGINE_OPTIONS.wsAck, ...options.wsAck },
     webauthn: {
       rpId: options.webauthn?.rpId ?? 'localhost',
       rpName: options.webauthn?.rpName ?? 'Agent Messaging (reference server)',

@@ -50,6 +50,8 @@ export class Outcomes {
     handlerErrors: 0,
     invalid: 0,
     failed: 0,
+    deferred: 0,
+    acked: 0,
     rejected: 0,
   };
   readonly #byReason: Record<string, number> = {};

@@ -29,6 +29,7 @@ import type {
   CloseResult,
 } from '../events.js';
 import type { OrderedScheduler, TaskOutcome } from '../ordering.js';
+import { TransportError } from '../../core/errors/transport-error.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
@@ -49,6 +50,39 @@ export interface EventPipelineOptions {
 interface Prepared {
   readonly event: AnyAgentEvent;
   readonly claims: readonly OwnedClaim[];
+}
+
+/**
+ * What became of one event taken by {@link EventPipeline.ingest}; it decides
+ * whether the WebSocket delivery is acknowledged (see {@link isSettled}):
+ * - `handled`: its handlers ran (a handler error included: it went to `error`);
+ * - `skipped`: it needs no handling, now or later (a duplicate of a handled
+ *   event, or a message that failed to decrypt and was discarded);
+ * - `busy`: a copy of it is being handled right now (that copy settles it);
+ * - `retry`: it was not handled and must come again (the de-duplication store
+ *   could not answer, or a step failed for a reason that may pass);
+ * - `dropped`: `close()` abandoned it before its handlers ran.
+ */
+export type IngestOutcome = 'handled' | 'skipped' | 'busy' | 'retry' | 'dropped';
+
+/** True when an event is done with for good, so its delivery may be acknowledged. */
+export function isSettled(outcome: IngestOutcome): boolean {
+  return outcome === 'handled' || outcome === 'skipped';
+}
+
+/** Why an event left the pipeline before its handlers. */
+type Skip = { readonly skip: Exclude<IngestOutcome, 'handled' | 'dropped'> };
+
+function isSkip(p: Prepared | Skip): p is Skip {
+  return 'skip' in p;
+}
+
+/** Thrown to the webhook receiver when the store could not answer (the service retries). */
+function storeUnavailable(): TransportError {
+  return new TransportError({
+    code: 'TRANSPORT_CLOSED',
+    message: 'The de-duplication store did not answer; the service will deliver this again.',
+  });
 }
 
 /** The conversation lane of an event (`system` when it names none). */
@@ -85,19 +119,20 @@ export class EventPipeline {
    * Takes one event from the WebSocket. Returns at once; the returned
    * promise (for tests and benchmarks) settles when the event is done with.
    */
-  ingest(inbound: InboundEvent, transport: AgentTransport = 'websocket'): Promise<TaskOutcome> {
+  ingest(inbound: InboundEvent, transport: AgentTransport = 'websocket'): Promise<IngestOutcome> {
     this.outcomes.count('received');
     const prepared = this.#gated(() => this.#prepare(inbound, transport));
     const run = this.#scheduler.push(laneOf(inbound), async () => {
       const p = await prepared;
-      if (p !== undefined) await this.#dispatch(p);
+      if (!isSkip(p)) await this.#dispatch(p);
     });
-    return run.then(async (outcome) => {
+    return run.then(async (outcome): Promise<IngestOutcome> => {
+      const p = await prepared;
       if (outcome === 'dropped') {
-        const p = await prepared;
-        if (p !== undefined) await releaseAll(p.claims);
+        if (!isSkip(p)) await releaseAll(p.claims);
+        return 'dropped';
       }
-      return outcome;
+      return isSkip(p) ? p.skip : 'handled';
     });
   }
 
@@ -113,7 +148,10 @@ export class EventPipeline {
   ): Promise<TaskOutcome> {
     const claims: OwnedClaim[] = [];
     const p = await this.#fromOpened(inbound, 'webhook', deliveryId, opened, claims);
-    if (p === undefined) return 'done';
+    if (isSkip(p)) {
+      if (p.skip === 'retry') throw storeUnavailable();
+      return 'done';
+    }
     const outcome = await this.#scheduler.push(laneOf(inbound), () => this.#dispatch(p));
     if (outcome === 'dropped') await releaseAll(p.claims);
     return outcome;
@@ -163,14 +201,15 @@ export class EventPipeline {
     }
   }
 
-  async #prepare(inbound: InboundEvent, transport: AgentTransport): Promise<Prepared | undefined> {
+  async #prepare(inbound: InboundEvent, transport: AgentTransport): Promise<Prepared | Skip> {
     const deliveryId = inbound.deliveryId ?? '';
     const claims: OwnedClaim[] = [];
     if (inbound.deliveryId !== undefined) {
       const c = await this.#dedup.claimDelivery(inbound.deliveryId);
+      if (c.status === 'unavailable') return this.#deferred(deliveryId, transport);
       if (c.status === 'duplicate') {
         this.outcomes.duplicate({ deliveryId, messageId: undefined, by: 'delivery_id', transport });
-        return undefined;
+        return { skip: c.state === 'completed' ? 'skipped' : 'busy' };
       }
       claims.push(c.claim);
     }
@@ -185,9 +224,20 @@ export class EventPipeline {
       const opened = await this.open(input, referenced);
       return await this.#fromOpened(inbound, transport, deliveryId, opened, claims);
     } catch (error) {
-      await this.#settle(claims, this.outcomes.stepFailed(ctx, error));
-      return undefined;
+      const how = this.outcomes.stepFailed(ctx, error);
+      await this.#settle(claims, how);
+      return { skip: how === 'complete' ? 'skipped' : 'retry' };
     }
+  }
+
+  /** The store could not answer: nothing runs unclaimed; the delivery comes again. */
+  #deferred(deliveryId: string, transport: AgentTransport): Skip {
+    this.outcomes.count('deferred');
+    this.#deps.logger.warn('the de-duplication store did not answer; the event will be delivered again', {
+      deliveryId,
+      transport,
+    });
+    return { skip: 'retry' };
   }
 
   async #fromOpened(
@@ -196,20 +246,30 @@ export class EventPipeline {
     deliveryId: string,
     opened: OpenedEnvelope,
     claims: OwnedClaim[],
-  ): Promise<Prepared | undefined> {
+  ): Promise<Prepared | Skip> {
     const m = await this.#dedup.claimMessage(opened.senderId, opened.messageId);
+    if (m.status === 'unavailable') {
+      await releaseAll(claims);
+      return this.#deferred(deliveryId, transport);
+    }
     if (m.status === 'duplicate') {
       this.outcomes.duplicate({ deliveryId, messageId: opened.messageId, by: 'message_id', transport });
+      if (m.state === 'in_flight') {
+        // The copy being handled settles the message; this delivery is acknowledged when it comes again.
+        await releaseAll(claims);
+        return { skip: 'busy' };
+      }
       await completeAll(claims);
-      return undefined;
+      return { skip: 'skipped' };
     }
     claims.push(m.claim);
     try {
       return { event: eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId)), claims };
     } catch (error) {
       const ctx = this.#context(inbound, transport, deliveryId);
-      await this.#settle(claims, this.outcomes.stepFailed(ctx, error));
-      return undefined;
+      const how = this.outcomes.stepFailed(ctx, error);
+      await this.#settle(claims, how);
+      return { skip: how === 'complete' ? 'skipped' : 'retry' };
     }
   }
 

@@ -85,8 +85,16 @@ export interface AgentStats extends FlowStats {
   readonly handlerErrors: number;
   /** Events discarded because their payload was invalid or not signed as required. */
   readonly invalid: number;
-  /** Events not processed because a step failed (ref fetch, key lookup); retried by webhook, lost on WebSocket. */
+  /**
+   * Events not processed because a step failed (ref fetch, key lookup); the
+   * service delivers them again (webhook retry, or WebSocket redelivery when
+   * acks are on).
+   */
   readonly failed: number;
+  /** Events left unhandled because the de-duplication store did not answer (delivered again). */
+  readonly deferred: number;
+  /** WebSocket deliveries acknowledged to the service. */
+  readonly acked: number;
   /** Webhook requests refused (signature, skew, headers, body). */
   readonly rejected: number;
   /** Handler tasks running now. */

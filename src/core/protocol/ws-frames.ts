@@ -34,12 +34,33 @@ export const AuthFrameSchema = z.looseObject({
   type: z.literal('auth'),
   agent_id: IdentifierSchema,
   token: z.string().min(1).max(FRAME_CREDENTIAL_MAX_CHARS),
+  /** The client acknowledges deliveries (gap decision: acknowledged WebSocket delivery). */
+  ack: z.literal(true).optional(),
 });
 /** The `auth` frame. */
 export type AuthFrame = z.infer<typeof AuthFrameSchema>;
 
-/** `auth.ok` (server → client): authentication succeeded. */
-export const AuthOkFrameSchema = z.looseObject({ type: z.literal('auth.ok') });
+/**
+ * The terms of acknowledged delivery in `auth.ok` (gap decision): at most
+ * `window` deliveries are unacknowledged at once; one not acknowledged
+ * within `timeout_ms` is sent again.
+ */
+export const AckTermsSchema = z.looseObject({
+  window: z.number().int().min(1).max(1_000_000),
+  timeout_ms: z.number().int().min(1).max(86_400_000),
+});
+/** The `ack` terms of `auth.ok`. */
+export type AckTerms = z.infer<typeof AckTermsSchema>;
+
+/**
+ * `auth.ok` (server → client): authentication succeeded. `ack` is present
+ * when the service accepted acknowledged delivery; a malformed `ack` is read
+ * as absent (the client then behaves as with a service without acks).
+ */
+export const AuthOkFrameSchema = z.looseObject({
+  type: z.literal('auth.ok'),
+  ack: AckTermsSchema.optional().catch(undefined),
+});
 /** The `auth.ok` frame. */
 export type AuthOkFrame = z.infer<typeof AuthOkFrameSchema>;
 
@@ -73,9 +94,21 @@ export const SessionInvalidatedFrameSchema = z.looseObject({ type: z.literal('se
 /** The `session.invalidated` frame. */
 export type SessionInvalidatedFrame = z.infer<typeof SessionInvalidatedFrameSchema>;
 
+/** Most delivery ids one `ack` frame carries. */
+export const ACK_FRAME_MAX_IDS = 1000;
+
+/** `ack` (client → server): these deliveries are done with (gap decision). */
+export const AckFrameSchema = z.looseObject({
+  type: z.literal('ack'),
+  delivery_ids: z.array(z.string().min(1).max(64)).min(1).max(ACK_FRAME_MAX_IDS),
+});
+/** The `ack` frame. */
+export type AckFrame = z.infer<typeof AckFrameSchema>;
+
 /** Any control frame. */
 export const WsControlFrameSchema = z.discriminatedUnion('type', [
   AuthFrameSchema,
+  AckFrameSchema,
   AuthOkFrameSchema,
   AuthErrorFrameSchema,
   AuthRenewFrameSchema,
@@ -87,6 +120,7 @@ export type WsControlFrame = z.infer<typeof WsControlFrameSchema>;
 /** Control frame types. */
 export const WS_CONTROL_FRAME_TYPES = [
   'auth',
+  'ack',
   'auth.ok',
   'auth.error',
   'auth.renew',
@@ -179,6 +213,8 @@ export interface AuthFrameOptions {
   agentId: string;
   /** The agent token (`hsk_…`). */
   token: string;
+  /** Ask for acknowledged delivery (`ack: true`). @defaultValue `false` */
+  ack?: boolean;
 }
 
 /**
@@ -192,6 +228,20 @@ export interface AuthFrameOptions {
  */
 export function authFrame(options: AuthFrameOptions): string {
   const frame: AuthFrame = { type: 'auth', agent_id: options.agentId, token: options.token };
+  if (options.ack === true) frame.ack = true;
+  return JSON.stringify(frame);
+}
+
+/**
+ * Builds an `ack` frame text for up to {@link ACK_FRAME_MAX_IDS} delivery ids.
+ *
+ * @example
+ * ```ts
+ * socket.send(ackFrame(['0190…', '0190…']));
+ * ```
+ */
+export function ackFrame(deliveryIds: readonly string[]): string {
+  const frame: AckFrame = { type: 'ack', delivery_ids: [...deliveryIds] };
   return JSON.stringify(frame);
 }
 

@@ -27,9 +27,10 @@ import type { ServerContext } from '../context.js';
 import type { AgentPrincipal } from '../http/types.js';
 import type { AgentRecord } from '../store/agent-types.js';
 import type { HubConnection } from '../ws/connection.js';
-import { authErrorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
+import { authErrorFrame, errorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
 import type { AuthOutcome, ClientFrame } from '../ws/hub.js';
 import { liveKeys } from './records.js';
+import { ACK_FRAME_MAX_IDS } from '../../core/protocol/ws-frames.js';
 
 const MAX_CREDENTIAL_CHARS = 8192;
 const KEY_ID = /^[0-9a-f]{16}$/;
@@ -76,7 +77,45 @@ async function authenticate(ctx: ServerContext, frame: ClientFrame): Promise<Aut
   if (!keysMatch(frame, liveKeys(checked.agent, ctx.clock.now())))
     return { ok: false, reason: 'keys_mismatch' };
   const principal: AgentPrincipal = { kind: 'agent', agentId, tokenId: checked.tokenId };
-  return { ok: true, principal };
+  if (frame['ack'] !== true || !ctx.options.wsAcks) return { ok: true, principal };
+  const { window, timeoutMs } = ctx.options.wsAck;
+  return { ok: true, principal, negotiated: { ack: { window, timeout_ms: timeoutMs } } };
+}
+
+const DELIVERY_ID = /^[0-9A-Za-z-]{1,64}$/;
+
+/**
+ * `{ type: 'ack', delivery_ids: [...] }` on an agent connection that
+ * negotiated acks: each id still pending is logged `delivered`. A malformed
+ * frame gets an `error` frame (`VALIDATION_ERROR`) and acknowledges nothing.
+ */
+function ackFrame(ctx: ServerContext, frame: ClientFrame, conn: HubConnection): void {
+  const p = conn.principal;
+  if (p?.kind !== 'agent' || conn.negotiated['ack'] === undefined) {
+    conn.send(
+      errorFrame('VALIDATION_ERROR', 'Acknowledgements were not negotiated.', {
+        reason: 'ack_not_negotiated',
+      }),
+    );
+    return;
+  }
+  const ids = frame['delivery_ids'];
+  if (
+    !Array.isArray(ids) ||
+    ids.length === 0 ||
+    ids.length > ACK_FRAME_MAX_IDS ||
+    !ids.every((id): id is string => typeof id === 'string' && DELIVERY_ID.test(id))
+  ) {
+    conn.send(
+      errorFrame('VALIDATION_ERROR', 'delivery_ids must be 1 to 1000 delivery ids.', {
+        reason: 'invalid_frame',
+        min: 1,
+        max: ACK_FRAME_MAX_IDS,
+      }),
+    );
+    return;
+  }
+  ctx.delivery.ack(p.agentId, ids);
 }
 
 /** Arms (or clears) the grace-end timers of a connection for its token. */
@@ -129,5 +168,10 @@ export function registerAgentSessions(ctx: ServerContext): void {
       void ctx.store.agents.get(p.agentId).then((agent) => armTokenTimers(ctx, conn, agent, p.tokenId));
       ctx.delivery.onAgentConnected(p.agentId);
     },
+    onClose(conn) {
+      const p = conn.principal;
+      if (p?.kind === 'agent') ctx.delivery.onAgentDisconnected(p.agentId, conn.id);
+    },
   });
+  ctx.hub.handle('ack', (frame, conn) => ackFrame(ctx, frame, conn));
 }

@@ -49,6 +49,12 @@ export class AgentSockets {
     return sent;
   }
 
+  /** The agent's open session for the delivery engine: its id and whether it acknowledges deliveries. */
+  session(agentId: string): { readonly id: number; readonly acks: boolean } | undefined {
+    const conn = this.connections(agentId)[0];
+    return conn === undefined ? undefined : { id: conn.id, acks: conn.negotiated['ack'] !== undefined };
+  }
+
   /** Closes the agent's connections with `code`; returns how many. */
   close(agentId: string, code: number, reason: string, options: CloseAgentOptions = {}): number {
     const conns = this.connections(agentId, options.tokenIds);

@@ -81,6 +81,8 @@ export class Engine implements ReferenceDeliveryEngine {
       attempts: 0,
       failures: 0,
       loggedUnreachable: false,
+      sentOn: undefined,
+      sentAtMs: 0,
     });
     this.#pump.armExpiry(state);
     this.#pump.pump(state);
@@ -88,7 +90,20 @@ export class Engine implements ReferenceDeliveryEngine {
 
   onAgentConnected(agentId: string): void {
     const state = this.#agents.get(agentId);
-    if (state !== undefined) this.#pump.pump(state);
+    if (state === undefined) return;
+    // A new session replaces every older one: what they left unacknowledged goes first.
+    this.#pump.acks.requeue(state);
+    this.#pump.pump(state);
+  }
+
+  onAgentDisconnected(agentId: string, sessionId: number): void {
+    const state = this.#agents.get(agentId);
+    if (state !== undefined) this.#pump.acks.requeue(state, sessionId);
+  }
+
+  ack(agentId: string, deliveryIds: readonly string[]): number {
+    const state = this.#agents.get(agentId);
+    return state === undefined ? 0 : this.#pump.acks.ack(state, deliveryIds);
   }
 
   recover(agentId: string): { readonly pendingCount: number } {
@@ -98,7 +113,7 @@ export class Engine implements ReferenceDeliveryEngine {
     this.#pump.clearRetry(state);
     const head = state.queue.peek();
     if (head !== undefined) head.failures = 0;
-    const pendingCount = state.queue.size;
+    const pendingCount = state.queue.size + state.unacked.size;
     this.#opts.log('delivery.recovered', { agent_id: agentId, pending_count: pendingCount });
     this.#pump.pump(state);
     return { pendingCount };
@@ -119,6 +134,8 @@ export class Engine implements ReferenceDeliveryEngine {
     if (state === undefined) return;
     // Leaving webhook mode: the WebSocket path has no schedule, so stop waiting for a retry.
     if (registration === null) this.#pump.clearRetry(state);
+    // Entering it: what the WebSocket left unacknowledged is delivered by webhook, first.
+    else this.#pump.acks.requeue(state);
     this.#pump.pump(state);
   }
 
@@ -131,7 +148,8 @@ export class Engine implements ReferenceDeliveryEngine {
   }
 
   pendingCount(agentId: string): number {
-    return this.#agents.get(agentId)?.queue.size ?? 0;
+    const state = this.#agents.get(agentId);
+    return state === undefined ? 0 : state.queue.size + state.unacked.size;
   }
 
   getObject(objectKey: string): StoredObject | undefined {

@@ -15,6 +15,8 @@ export type {
   OutboundEvent,
   StoredObject,
   WebhookRegistration,
+  WsAckOptions,
+  WsSession,
 } from './types.js';
 export type { ReferenceDeliveryEngine } from './engine.js';
 export { DEFAULT_DELIVERY_ENGINE_OPTIONS, type DeliveryEngineOptions } from './options.js';

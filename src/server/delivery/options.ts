@@ -6,7 +6,7 @@
  */
 import { ConfigurationError } from '../../core/errors/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { DeliveryEngineDeps, OutboundEvent } from './types.js';
+import type { DeliveryEngineDeps, OutboundEvent, WsAckOptions } from './types.js';
 import { createUndiciWebhookSender, type WebhookSender } from './webhook-sender.js';
 
 /** Caller input of `createDeliveryEngine`. */
@@ -34,6 +34,7 @@ export interface ResolvedEngineOptions {
   readonly ownsSender: boolean;
   readonly maxInlineBytes: number;
   readonly pendingTtlMs: number;
+  readonly wsAck: Required<WsAckOptions>;
 }
 
 /** Defaults of the engine's plain options. */
@@ -41,6 +42,7 @@ export const DEFAULT_DELIVERY_ENGINE_OPTIONS = {
   webhookTimeoutMs: LIMITS.WEBHOOK_RESPONSE_TIMEOUT_MS,
   maxInlineBytes: LIMITS.WEBHOOK_BODY_MAX_BYTES,
   pendingTtlMs: LIMITS.PENDING_QUEUE_TTL_MS,
+  wsAck: { window: 256, timeoutMs: 30_000, maxAttempts: 10 },
 } as const satisfies Partial<ResolvedEngineOptions>;
 
 function intOption(name: string, value: number, min: number, max: number): number {
@@ -96,5 +98,15 @@ export function resolveEngineOptions(options: DeliveryEngineOptions): ResolvedEn
     ownsSender: options.sender === undefined,
     maxInlineBytes,
     pendingTtlMs: d.pendingTtlMs,
+    wsAck: {
+      window: intOption('wsAck.window', options.wsAck?.window ?? d.wsAck.window, 1, 65_536),
+      timeoutMs: intOption('wsAck.timeoutMs', options.wsAck?.timeoutMs ?? d.wsAck.timeoutMs, 10, 86_400_000),
+      maxAttempts: intOption(
+        'wsAck.maxAttempts',
+        options.wsAck?.maxAttempts ?? d.wsAck.maxAttempts,
+        1,
+        1_000,
+      ),
+    },
   };
 }

@@ -16,6 +16,7 @@ import type { AgentState, PendingDelivery } from './queue.js';
 import { nextRetryDelayMs } from './schedule.js';
 import type { WebhookSigner } from '../../webhook/sign.js';
 import type { WebhookRegistration } from './types.js';
+import { WsAckWindow } from './ws-acks.js';
 
 /** A registration with its signer (HMAC key prepared once). */
 export interface Hook {
@@ -45,6 +46,8 @@ export class AgentPump {
   readonly #isClosed: () => boolean;
   #active = 0;
   #idleWaiters: (() => void)[] = [];
+  /** Acknowledged WebSocket delivery (sessions that negotiated acks). */
+  readonly acks: WsAckWindow;
 
   constructor(deps: PumpDeps) {
     this.#opts = deps.opts;
@@ -53,6 +56,12 @@ export class AgentPump {
     this.#logs = deps.logs;
     this.#objects = deps.objects;
     this.#isClosed = deps.isClosed;
+    this.acks = new WsAckWindow({
+      opts: deps.opts,
+      complete: (state, delivery, status, errorClass) => this.#complete(state, delivery, status, errorClass),
+      pump: (state) => this.pump(state),
+      armExpiry: (state) => this.armExpiry(state),
+    });
   }
 
   /** Resolves once no webhook attempt is in flight. */
@@ -65,6 +74,7 @@ export class AgentPump {
   stop(state: AgentState): void {
     state.cancel.abort();
     this.clearRetry(state);
+    this.acks.stop(state);
     if (state.expiryTimer !== undefined) this.#opts.clock.clearTimeout(state.expiryTimer.handle);
     state.expiryTimer = undefined;
   }
@@ -87,6 +97,11 @@ export class AgentPump {
     for (let head = state.queue.peek(); head !== undefined; head = state.queue.peek()) {
       const mode = this.#opts.target.mode(state.agentId);
       if (mode === 'websocket') {
+        const session = this.#opts.target.wsSession?.(state.agentId);
+        if (session?.acks === true) {
+          if (!this.acks.sendHead(state, head, session.id)) return;
+          continue;
+        }
         if (!this.#sendWs(state.agentId, head)) return;
         head.attempts++;
         this.#finish(state, 'delivered');
@@ -181,6 +196,11 @@ export class AgentPump {
   #finish(state: AgentState, status: FinalStatus, errorClass?: string): void {
     const head = state.queue.shift();
     if (head === undefined) return;
+    this.#complete(state, head, status, errorClass);
+  }
+
+  /** A delivery (no longer queued) reached a final status: log it, release its object. */
+  #complete(state: AgentState, head: PendingDelivery, status: FinalStatus, errorClass?: string): void {
     this.#record(state, head, status, errorClass);
     if (head.ref !== undefined) this.#objects.release(head.ref.object_key);
     const fields = { agent_id: state.agentId, delivery_id: head.deliveryId, attempts: head.attempts };
@@ -239,6 +259,7 @@ export class AgentPump {
   #tidy(state: AgentState): void {
     if (
       state.queue.size === 0 &&
+      state.unacked.size === 0 &&
       state.status === 'ready' &&
       !state.inFlight &&
       state.retryTimer === undefined

@@ -27,6 +27,10 @@ export interface PendingDelivery {
   failures: number;
   /** True once an `unreachable` log entry was written for it. */
   loggedUnreachable: boolean;
+  /** The WebSocket session it was last sent on while it waits for its ack (ack mode only). */
+  sentOn: number | undefined;
+  /** When it was last sent on that session, engine clock ms. */
+  sentAtMs: number;
 }
 
 /** A first-in, first-out queue with O(1) push and shift. */
@@ -61,6 +65,13 @@ export class Fifo<T> {
     return item;
   }
 
+  /** Puts `items` back in front of the queue, in their order (redeliveries go first). */
+  unshiftAll(items: readonly T[]): void {
+    if (items.length === 0) return;
+    this.#items = [...items, ...this.#items.slice(this.#head)];
+    this.#head = 0;
+  }
+
   /** Removes every item and returns them in order. */
   drain(): T[] {
     const out = this.#items.slice(this.#head) as T[];
@@ -83,6 +94,14 @@ export interface AgentState {
   expiryTimer: { readonly handle: TimerHandle; readonly atMs: number } | undefined;
   /** Aborted when the agent is forgotten or the engine closes. */
   readonly cancel: AbortController;
+  /**
+   * WebSocket deliveries sent and not yet acknowledged (ack mode), in the
+   * order they were sent; they count as pending and go back to the front of
+   * the queue when their session ends.
+   */
+  readonly unacked: Map<string, PendingDelivery>;
+  /** Fires when the oldest unacknowledged delivery's ack is overdue. */
+  ackTimer: TimerHandle | undefined;
 }
 
 /** A fresh state: `ready`, nothing queued. */
@@ -95,5 +114,7 @@ export function newAgentState(agentId: string): AgentState {
     retryTimer: undefined,
     expiryTimer: undefined,
     cancel: new AbortController(),
+    unacked: new Map(),
+    ackTimer: undefined,
   };
 }

@@ -38,6 +38,37 @@ export interface AgentDeliveryTarget {
    * WebSocket. Returns false when none is open (the engine keeps the event pending).
    */
   sendWs(agentId: string, frame: Readonly<Record<string, unknown>>): boolean;
+  /**
+   * The agent's open, authenticated WebSocket session, if any: its id and
+   * whether delivery acknowledgements were negotiated on it (`ack` in
+   * `auth` / `auth.ok`). Without this method every session is taken as one
+   * without acks (a delivery counts once it is written to the socket).
+   */
+  wsSession?(agentId: string): WsSession | undefined;
+}
+
+/** An agent's authenticated WebSocket as the engine sees it. */
+export interface WsSession {
+  /** Unique per process; acks and disconnects name it. */
+  readonly id: number;
+  /** True when the agent acknowledges deliveries on this session. */
+  readonly acks: boolean;
+}
+
+/**
+ * WebSocket acknowledgements (a gap decision: the service shows no ack
+ * frame). Deliveries sent on a session with acks stay pending until the agent
+ * acknowledges them; they are sent again first on the agent's next session,
+ * or on the same session when the ack is overdue, at most `maxAttempts`
+ * times, then logged `failed` (`ack_timeout`).
+ */
+export interface WsAckOptions {
+  /** Unacknowledged deliveries in flight per agent. @defaultValue `256` */
+  readonly window?: number;
+  /** Time to wait for an ack before sending the delivery again. @defaultValue `30 000` ms */
+  readonly timeoutMs?: number;
+  /** Sends of one delivery (first send, redeliveries and resends). @defaultValue `10` */
+  readonly maxAttempts?: number;
 }
 
 /** A webhook registration: the address and the shared secret exactly as issued. */
@@ -67,6 +98,8 @@ export interface DeliveryEngineDeps {
   readonly onExpired?: (agentId: string, events: readonly OutboundEvent[]) => void;
   /** Time the engine waits for a receiver's answer. @defaultValue 10 000 ms */
   readonly webhookTimeoutMs?: number;
+  /** WebSocket acknowledgement settings (window, ack timeout, attempts). */
+  readonly wsAck?: WsAckOptions;
   /** Called with one line per notable engine action (never secrets). */
   readonly log?: (message: string, fields?: Readonly<Record<string, unknown>>) => void;
 }
@@ -77,6 +110,17 @@ export interface DeliveryEngine {
   enqueue(agentId: string, event: OutboundEvent): void;
   /** The agent's WebSocket just authenticated: deliver what waits for it, in order. */
   onAgentConnected(agentId: string): void;
+  /**
+   * The agent's WebSocket session `sessionId` ended: its unacknowledged
+   * deliveries go back to the front of the queue, in order.
+   */
+  onAgentDisconnected(agentId: string, sessionId: number): void;
+  /**
+   * The agent acknowledged deliveries (an `ack` frame): each one still
+   * pending is logged `delivered` and leaves the queue. Unknown or already
+   * acknowledged ids are ignored. Returns how many were newly acknowledged.
+   */
+  ack(agentId: string, deliveryIds: readonly string[]): number;
   /** `POST /agents/:id/connection/recover`: set `ready`, flush the queue in order. */
   recover(agentId: string): { readonly pendingCount: number };
   /** The agent's `connection_status`. */
@@ -87,7 +131,7 @@ export interface DeliveryEngine {
   getWebhook(agentId: string): WebhookRegistration | undefined;
   /** Delivery log entries of the agent, newest first, at most `limit`, within 30 days. */
   logs(agentId: string, limit: number): DeliveryLogEntry[];
-  /** Events waiting for the agent right now. */
+  /** Events waiting for the agent right now (queued, or sent and not yet acknowledged). */
   pendingCount(agentId: string): number;
   /** Oversize objects. */
   getObject(objectKey: string): StoredObject | undefined;

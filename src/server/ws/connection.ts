@@ -31,6 +31,7 @@ export class HubConnection {
   readonly id = nextConnectionId++;
   #state: ConnectionState = 'awaiting_auth';
   #principal: Principal | undefined;
+  #negotiated: Readonly<Record<string, unknown>> = {};
   readonly #timers = new Map<string, TimerHandle>();
   readonly #socket: SocketLike;
   readonly #clock: Clock;
@@ -57,11 +58,17 @@ export class HubConnection {
     if (this.#state === 'awaiting_auth') this.#state = 'authenticating';
   }
 
-  /** Opens the connection for `principal`. */
-  open(principal: Principal): void {
+  /** Fields the server added to `auth.ok` (what was negotiated, e.g. `ack`). */
+  get negotiated(): Readonly<Record<string, unknown>> {
+    return this.#negotiated;
+  }
+
+  /** Opens the connection for `principal`, with the fields `auth.ok` carries. */
+  open(principal: Principal, negotiated: Readonly<Record<string, unknown>> = {}): void {
     if (this.#state === 'closed') return;
     this.#state = 'open';
     this.#principal = principal;
+    this.#negotiated = negotiated;
   }
 
   /** Replaces the principal (after `auth.renew`). */

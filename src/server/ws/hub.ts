@@ -18,7 +18,12 @@ export type ClientFrame = Readonly<Record<string, unknown>> & { readonly type: s
 
 /** Outcome of a first-frame authentication. */
 export type AuthOutcome =
-  | { readonly ok: true; readonly principal: Principal }
+  | {
+      readonly ok: true;
+      readonly principal: Principal;
+      /** Fields added to `auth.ok` (what the connection negotiated). */
+      readonly negotiated?: Readonly<Record<string, unknown>>;
+    }
   | {
       readonly ok: false;
       readonly reason: AuthErrorReason;
@@ -34,6 +39,8 @@ export interface ConnectionAuthenticator {
   authenticate(frame: ClientFrame): Promise<AuthOutcome>;
   /** Runs after `auth.ok` was sent (e.g. to set expiry timers). */
   onOpen?(conn: HubConnection): void;
+  /** Runs once when a connection this authenticator opened has closed. */
+  onClose?(conn: HubConnection): void;
 }
 
 /** Handles one frame type on open connections. */
@@ -120,7 +127,15 @@ export class WsHub {
 
   /** Accepts a new socket; the binding feeds the returned sink. */
   accept(socket: SocketLike): ConnectionSink {
-    const conn = new HubConnection(socket, this.#clock, (c) => this.#connections.delete(c));
+    let opener: ConnectionAuthenticator | undefined;
+    const conn = new HubConnection(socket, this.#clock, (c) => {
+      this.#connections.delete(c);
+      try {
+        opener?.onClose?.(c);
+      } catch (err) {
+        this.#logger.error(`ws close handler failed: ${(err as Error).name}`);
+      }
+    });
     this.#connections.add(conn);
     const queue: string[] = [];
     conn.setTimer('auth_deadline', LIMITS.WS_AUTH_DEADLINE_MS, () => {
@@ -129,7 +144,10 @@ export class WsHub {
     });
     return {
       receive: (text) => {
-        if (conn.state === 'awaiting_auth') void this.#authenticate(conn, text, queue);
+        if (conn.state === 'awaiting_auth')
+          void this.#authenticate(conn, text, queue, (a) => {
+            opener = a;
+          });
         else if (conn.state === 'authenticating') {
           if (queue.length < MAX_QUEUED) queue.push(text);
         } else if (conn.state === 'open') void this.#dispatch(conn, text);
@@ -139,7 +157,13 @@ export class WsHub {
     };
   }
 
-  async #authenticate(conn: HubConnection, text: string, queue: string[]): Promise<void> {
+  /** `opened` learns the authenticator that opened the connection, before `onOpen` runs. */
+  async #authenticate(
+    conn: HubConnection,
+    text: string,
+    queue: string[],
+    opened: (authenticator: ConnectionAuthenticator | undefined) => void,
+  ): Promise<void> {
     conn.beginAuthentication();
     const frame = parseFrame(text);
     const authenticator =
@@ -160,8 +184,10 @@ export class WsHub {
       conn.close(outcome.closeCode ?? closeCodeAfter(outcome.reason), outcome.reason);
       return;
     }
-    conn.open(outcome.principal);
-    conn.send({ type: 'auth.ok' });
+    const negotiated = outcome.negotiated ?? {};
+    opened(authenticator);
+    conn.open(outcome.principal, negotiated);
+    conn.send({ ...negotiated, type: 'auth.ok' });
     authenticator?.onOpen?.(conn);
     for (const queued of queue.splice(0)) await this.#dispatch(conn, queued);
   }

@@ -63,4 +63,6 @@ export interface ConnectionSettings {
   readonly authTimeoutMs: number;
   readonly closeTimeoutMs: number;
   readonly heartbeat: Required<HeartbeatOptions>;
+  /** Ask for acknowledged delivery in the `auth` frame. */
+  readonly acks: boolean;
 }

@@ -21,7 +21,7 @@ import type { TimerHandle } from '../../core/clock.js';
 import { isAmsError } from '../../core/errors/guards.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { WS_CLOSE_CODES } from '../../core/protocol/ws-close.js';
-import { authFrame, parseWsFrame, type ParsedWsFrame } from '../../core/protocol/ws-frames.js';
+import { authFrame, parseWsFrame, type AckTerms, type ParsedWsFrame } from '../../core/protocol/ws-frames.js';
 import { createHeartbeat, type Heartbeat } from './heartbeat.js';
 import type {
   ClientFailure,
@@ -53,6 +53,7 @@ export class WsConnection {
   #heartbeat: Heartbeat | undefined;
   #authError: string | undefined;
   #authenticated = false;
+  #ackTerms: AckTerms | undefined;
   #sessionInvalidated = false;
   #failure: ClientFailure | undefined;
   #closedByClient = false;
@@ -88,6 +89,11 @@ export class WsConnection {
    */
   setReadPaused(paused: boolean): boolean {
     return this.#reads.want(paused, this.#phase === 'open', this.#heartbeat);
+  }
+
+  /** The acknowledgement terms `auth.ok` granted; undefined when the service offers none. */
+  get ackTerms(): AckTerms | undefined {
+    return this.#ackTerms;
   }
 
   /** True between `auth.ok` and the start of closing. */
@@ -138,7 +144,7 @@ export class WsConnection {
     this.#phase = 'authenticating';
     // The very first frame, before anything else can run: the credential never goes in the URL.
     try {
-      this.#socket.send(authFrame({ agentId: this.#s.agentId, token: this.#s.token }));
+      this.#socket.send(authFrame({ agentId: this.#s.agentId, token: this.#s.token, ack: this.#s.acks }));
     } catch {
       this.abort('socket_error');
       return;
@@ -190,7 +196,7 @@ export class WsConnection {
       return;
     }
     // Frames the service sent before it saw our close are still events: taking them avoids
-    // losing a delivery it already counted as delivered (there is no acknowledgement frame).
+    // losing a delivery a service without acks already counted as delivered.
     if (this.#phase === 'open' || (this.#phase === 'closing' && this.#authenticated))
       this.#listener.frame(parsed);
   }
@@ -200,6 +206,7 @@ export class WsConnection {
       this.#clearTimer();
       this.#phase = 'open';
       this.#authenticated = true;
+      this.#ackTerms = this.#s.acks ? parsed.frame.ack : undefined;
       this.#listener.authenticated();
       if (this.#phase === 'open') this.#reads.apply(this.#heartbeat);
       return;

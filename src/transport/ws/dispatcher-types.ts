@@ -36,6 +36,14 @@ export interface WsDispatcher {
   setReadPaused(paused: boolean): boolean;
   /** True while the current socket's reading is paused. */
   readonly readPaused: boolean;
+  /**
+   * Acknowledges one delivery (its `delivery_id`) once its event is done
+   * with; acks leave batched. A no-op when the current connection has no
+   * acks (the service did not offer them): see {@link WsDispatcher.acks}.
+   */
+  ack(deliveryId: string): void;
+  /** True while the open connection acknowledges deliveries. */
+  readonly acks: boolean;
   /** Subscribes to an event. */
   on<E extends WsDispatcherEventName>(event: E, listener: WsDispatcherListener<E>): WsDispatcher;
   /** Subscribes to one occurrence of an event. */

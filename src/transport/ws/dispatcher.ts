@@ -20,6 +20,7 @@ import { authRenewFrame, FRAME_CREDENTIAL_MAX_CHARS } from '../../core/protocol/
 import { clockSleep } from '../rest/options.js';
 import type { WsDispatcher, WsDispatcherListener } from './dispatcher-types.js';
 import { WsConnection, type ConnectionEnd, type ConnectionListener } from './connection.js';
+import { AckBatcher } from './ack-batcher.js';
 import { decide } from './decide.js';
 import { routeOpenFrame } from './route.js';
 import type { FatalInfo, WsDispatcherEventName, WsDispatcherEvents } from './events.js';
@@ -50,6 +51,8 @@ class Dispatcher implements WsDispatcher {
   #wait: AbortController | undefined;
   #connections = 0;
   #readPaused = false;
+  #toldNoAcks = false;
+  readonly #acks = new AckBatcher((text) => this.#conn?.ackTerms !== undefined && this.#conn.send(text));
 
   constructor(options: WsDispatcherOptions) {
     this.#o = resolveWsOptions(options);
@@ -67,6 +70,14 @@ class Dispatcher implements WsDispatcher {
 
   get readPaused(): boolean {
     return this.#conn?.readPaused ?? false;
+  }
+
+  get acks(): boolean {
+    return this.#sm.state === 'open' && this.#conn?.ackTerms !== undefined;
+  }
+
+  ack(deliveryId: string): void {
+    if (this.#o.acks) this.#acks.add(deliveryId);
   }
 
   setReadPaused(paused: boolean): boolean {
@@ -98,6 +109,8 @@ class Dispatcher implements WsDispatcher {
         }),
       );
       this.#wait?.abort();
+      // Acks of events finished so far leave before the close frame.
+      this.#acks.flush();
       this.#conn?.close();
     }
     await this.#loop;
@@ -241,9 +254,16 @@ class Dispatcher implements WsDispatcher {
       authenticated: () => {
         if (!this.#sm.to('open')) return;
         this.#o.backoff.connected(this.#o.clock.now());
-        this.#o.logger.info('WebSocket open', { attempt: this.#connections });
+        const acks = this.#conn?.ackTerms !== undefined;
+        this.#o.logger.info('WebSocket open', { attempt: this.#connections, acks });
+        if (this.#o.acks && !acks && !this.#toldNoAcks) {
+          this.#toldNoAcks = true;
+          this.#o.logger.warn(
+            'the service does not acknowledge WebSocket deliveries: an event in flight when a connection dies can be lost',
+          );
+        }
         this.#settle();
-        this.#emit('open', { attempt: this.#o.backoff.attempt + 1 });
+        this.#emit('open', { attempt: this.#o.backoff.attempt + 1, acks });
       },
       frame: (parsed) => routeOpenFrame(parsed, (event, ...args) => this.#emit(event, ...args)),
       protocolError: (error) => {

@@ -21,8 +21,12 @@ export interface FatalInfo {
 
 /** Event map of the dispatcher (event name → listener arguments). */
 export interface WsDispatcherEvents {
-  /** Authenticated (`auth.ok`); `attempt` counts connections since the last reset (1 = first). */
-  open: [info: { readonly attempt: number }];
+  /**
+   * Authenticated (`auth.ok`); `attempt` counts connections since the last
+   * reset (1 = first); `acks` is true when the service acknowledges
+   * deliveries on this connection (call `ack()` for each event).
+   */
+  open: [info: { readonly attempt: number; readonly acks: boolean }];
   /** An event frame (validated by `parseWsFrame`; the delivery body fields plus `delivery_id`). */
   event: [frame: WsEventFrame];
   /** A socket ended (also sockets that never opened: code 1006). */

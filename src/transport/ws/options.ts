@@ -40,6 +40,13 @@ export interface WsDispatcherOptions {
   authTimeoutMs?: number;
   /** How long to wait for the socket's close after asking for it, ms. @defaultValue `5000` */
   closeTimeoutMs?: number;
+  /**
+   * Ask the service for acknowledged delivery (`ack: true` in `auth`). When
+   * `auth.ok` grants it, call {@link WsDispatcher.ack} for every event once
+   * it is done with; the service sends unacknowledged events again.
+   * @defaultValue `true`
+   */
+  acks?: boolean;
 }
 
 /** Every default of the dispatcher. */
@@ -63,6 +70,7 @@ export interface ResolvedWsOptions {
   readonly connectTimeoutMs: number;
   readonly authTimeoutMs: number;
   readonly closeTimeoutMs: number;
+  readonly acks: boolean;
 }
 
 function bad(option: string, rule: string): ConfigurationError {
@@ -123,5 +131,6 @@ export function resolveWsOptions(o: WsDispatcherOptions): ResolvedWsOptions {
     connectTimeoutMs: duration(o.connectTimeoutMs, d.connectTimeoutMs, 'connectTimeoutMs'),
     authTimeoutMs: duration(o.authTimeoutMs, d.authTimeoutMs, 'authTimeoutMs'),
     closeTimeoutMs: duration(o.closeTimeoutMs, d.closeTimeoutMs, 'closeTimeoutMs'),
+    acks: o.acks ?? true,
   };
 }

@@ -44,6 +44,7 @@ describe('auth deadline', () => {
         type: 'auth',
         agent_id: account.agentId,
         token: account.token,
+        ack: true,
       });
     }
     await waitFor(() => first.closed !== undefined, 'the first socket closed by the client');

@@ -96,7 +96,7 @@ describe('WebSocket dispatcher against a real ws server', () => {
     const r = dispatcher();
     await r.d.start();
     const conn = server.connections[0]!;
-    expect(JSON.parse(conn.frames[0]!)).toEqual({ type: 'auth', agent_id: AGENT, token: TOKEN });
+    expect(JSON.parse(conn.frames[0]!)).toEqual({ type: 'auth', agent_id: AGENT, token: TOKEN, ack: true });
     expect(r.clock.now()).toBe(0);
     expect(conn.url).toBe('/ws');
     for (const [name, value] of Object.entries(conn.headers)) {

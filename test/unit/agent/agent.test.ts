@@ -42,6 +42,8 @@ describe('Agent facade (no network)', () => {
       handlerErrors: 0,
       invalid: 0,
       failed: 0,
+      deferred: 0,
+      acked: 0,
       rejected: 0,
       running: 0,
       queued: 0,

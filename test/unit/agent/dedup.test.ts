@@ -45,7 +45,7 @@ describe('event de-duplication', () => {
     expect((await d.claimDelivery('m-1')).status).toBe('claimed');
   });
 
-  it('a failing or full store does not stop events: handled without de-duplication, with a warning', async () => {
+  it('a failing store makes the claim unavailable (nothing runs unclaimed); a full one lets events through, with a warning', async () => {
     const failing: DedupStore = {
       claim: () => Promise.reject(new Error('down')),
       complete: () => undefined,
@@ -53,9 +53,8 @@ describe('event de-duplication', () => {
     };
     const log = warnings();
     const d = createEventDedup({ store: failing, leaseMs: 1000, logger: log });
-    const c = await d.claimDelivery(DELIVERY);
-    expect(c.status).toBe('claimed');
-    if (c.status === 'claimed') await c.claim.complete();
+    expect(await d.claimDelivery(DELIVERY)).toEqual({ status: 'unavailable' });
+    expect(await d.claimMessage('sender', 'm-1')).toEqual({ status: 'unavailable' });
     const busy: DedupStore = {
       claim: () => ({ status: 'busy' }),
       complete: () => undefined,
@@ -64,7 +63,7 @@ describe('event de-duplication', () => {
     expect(
       (await createEventDedup({ store: busy, leaseMs: 1, logger: log }).claimDelivery(DELIVERY)).status,
     ).toBe('claimed');
-    expect(log.lines).toHaveLength(2);
+    expect(log.lines).toHaveLength(3);
   });
 
   it('completion and release failures are logged, never thrown', async () => {

@@ -381,7 +381,7 @@ describe('event pipeline: handlers and ordering', () => {
     expect(await runB).toBe('dropped');
     expect(h.store.claim(b.deliveryId!, 10).status).toBe('claimed');
     g.open();
-    expect(await runA).toBe('done');
+    expect(await runA).toBe('handled');
     expect(await h.pipeline.drain(1)).toEqual({ drained: true, abandoned: 0 });
   });
 });

@@ -1,0 +1,160 @@
+/**
+ * Acknowledged WebSocket delivery (a gap decision; see docs/decisions.md
+ * "WebSocket delivery acknowledgements"). On a session where the agent asked
+ * for acks, a delivery sent to it moves from the queue into the agent's
+ * `unacked` window and stays pending until an `ack` frame names it. When the
+ * session ends, its unacknowledged deliveries go back to the front of the
+ * queue, in order, and are sent first on the next session. An ack that is
+ * overdue makes the engine send the delivery again on the same session; after
+ * `maxAttempts` sends it is logged `failed` (`ack_timeout`) and dropped, as a
+ * webhook delivery is after its last permanent failure.
+ *
+ * @module
+ */
+import { bodyOf } from './body.js';
+import type { ResolvedEngineOptions } from './options.js';
+import type { AgentState, PendingDelivery } from './queue.js';
+
+/** What the ack window needs from the pump. */
+export interface WsAckDeps {
+  readonly opts: ResolvedEngineOptions;
+  /** Logs a final status for a delivery no longer in the queue and releases its object. */
+  readonly complete: (
+    state: AgentState,
+    delivery: PendingDelivery,
+    status: 'delivered' | 'failed',
+    errorClass?: string,
+  ) => void;
+  /** Sends from the head of the queue again (the window may have room now). */
+  readonly pump: (state: AgentState) => void;
+  /** Re-arms the 24 h expiry timer to the current head of the queue. */
+  readonly armExpiry: (state: AgentState) => void;
+}
+
+/** The per-agent window of sent, unacknowledged WebSocket deliveries. */
+export class WsAckWindow {
+  readonly #d: WsAckDeps;
+
+  constructor(deps: WsAckDeps) {
+    this.#d = deps;
+  }
+
+  /**
+   * Sends the head of the queue on session `sessionId` and moves it into the
+   * window. False when the window is full or the socket did not take the frame.
+   */
+  sendHead(state: AgentState, head: PendingDelivery, sessionId: number): boolean {
+    if (state.unacked.size >= this.#d.opts.wsAck.window) return false;
+    if (!this.#write(state.agentId, head)) return false;
+    state.queue.shift();
+    head.attempts++;
+    head.sentOn = sessionId;
+    head.sentAtMs = this.#d.opts.clock.now();
+    state.unacked.set(head.deliveryId, head);
+    this.#armTimer(state);
+    this.#d.armExpiry(state);
+    return true;
+  }
+
+  /** Logs each acknowledged delivery `delivered`; returns how many were pending. */
+  ack(state: AgentState, deliveryIds: readonly string[]): number {
+    let acked = 0;
+    for (const id of deliveryIds) {
+      const delivery = state.unacked.get(id);
+      if (delivery === undefined) continue;
+      state.unacked.delete(id);
+      this.#d.complete(state, delivery, 'delivered');
+      acked++;
+    }
+    if (acked > 0) {
+      this.#armTimer(state);
+      this.#d.pump(state);
+    }
+    return acked;
+  }
+
+  /**
+   * Puts the unacknowledged deliveries of `sessionId` (all of them when
+   * undefined) back in front of the queue, in the order they were sent.
+   * Returns how many.
+   */
+  requeue(state: AgentState, sessionId?: number): number {
+    const back: PendingDelivery[] = [];
+    for (const delivery of state.unacked.values()) {
+      if (sessionId !== undefined && delivery.sentOn !== sessionId) continue;
+      delivery.sentOn = undefined;
+      back.push(delivery);
+    }
+    if (back.length === 0) return 0;
+    for (const delivery of back) state.unacked.delete(delivery.deliveryId);
+    state.queue.unshiftAll(back);
+    this.#armTimer(state);
+    this.#d.armExpiry(state);
+    this.#d.opts.log('delivery.requeued', { agent_id: state.agentId, count: back.length });
+    return back.length;
+  }
+
+  /** Cancels the ack timer. */
+  stop(state: AgentState): void {
+    if (state.ackTimer !== undefined) this.#d.opts.clock.clearTimeout(state.ackTimer);
+    state.ackTimer = undefined;
+  }
+
+  #write(agentId: string, delivery: PendingDelivery): boolean {
+    const frame: Record<string, unknown> = {
+      ...bodyOf(delivery.event, delivery.ref),
+      delivery_id: delivery.deliveryId,
+    };
+    if (delivery.attempts > 0) frame['redelivered'] = true;
+    try {
+      return this.#d.opts.target.sendWs(agentId, frame);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Sets the timer to the oldest send's deadline (the map is in send order). */
+  #armTimer(state: AgentState): void {
+    this.stop(state);
+    let oldest = Infinity;
+    for (const delivery of state.unacked.values()) oldest = Math.min(oldest, delivery.sentAtMs);
+    if (oldest === Infinity) return;
+    const { clock, wsAck } = this.#d.opts;
+    state.ackTimer = clock.setTimeout(
+      () => {
+        state.ackTimer = undefined;
+        this.#overdue(state);
+      },
+      Math.max(0, oldest + wsAck.timeoutMs - clock.now()),
+      { background: true },
+    );
+  }
+
+  /** Sends overdue deliveries again, or gives them up after `maxAttempts` sends. */
+  #overdue(state: AgentState): void {
+    const { clock, wsAck, log } = this.#d.opts;
+    const now = clock.now();
+    for (const delivery of [...state.unacked.values()]) {
+      if (delivery.sentAtMs + wsAck.timeoutMs > now) continue;
+      const fields = {
+        agent_id: state.agentId,
+        delivery_id: delivery.deliveryId,
+        attempt: delivery.attempts,
+      };
+      if (delivery.attempts >= wsAck.maxAttempts) {
+        state.unacked.delete(delivery.deliveryId);
+        log('delivery.ack_timeout', fields);
+        this.#d.complete(state, delivery, 'failed', 'ack_timeout');
+        continue;
+      }
+      // Sent again on the same session; a closed session requeues it instead.
+      delivery.sentAtMs = now;
+      if (this.#write(state.agentId, delivery)) {
+        delivery.attempts++;
+        log('delivery.resent', fields);
+      }
+    }
+    this.#armTimer(state);
+    this.#d.pump(state);
+  }
+}

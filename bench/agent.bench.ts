@@ -99,6 +99,10 @@ async function blaster(): Promise<{
   url: string;
   socket: () => Promise<WebSocket>;
   close: () => Promise<void>;
+  /** Answer an `auth` that asks for acks with ack terms (as the reference server does). */
+  grantAcks: boolean;
+  /** Delivery ids acknowledged by the client so far. */
+  acked: number;
 }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => wss.once('listening', resolve));
@@ -108,13 +112,23 @@ async function blaster(): Promise<{
     latest = new Promise((resolve) => (settle = resolve));
   };
   reset();
+  const b = {
+    grantAcks: false,
+    acked: 0,
+  };
   wss.on('connection', (ws) => {
-    ws.once('message', () => {
-      ws.send(JSON.stringify({ type: 'auth.ok' }));
+    ws.once('message', (data) => {
+      const asked = (JSON.parse(String(data)) as { ack?: boolean }).ack === true;
+      const ack = asked && b.grantAcks ? { ack: { window: 1_000_000, timeout_ms: 600_000 } } : {};
+      ws.send(JSON.stringify({ type: 'auth.ok', ...ack }));
+      ws.on('message', (frame) => {
+        const f = JSON.parse(String(frame)) as { type: string; delivery_ids?: string[] };
+        if (f.type === 'ack') b.acked += f.delivery_ids?.length ?? 0;
+      });
       settle(ws);
     });
   });
-  return {
+  return Object.assign(b, {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`,
     socket: async () => {
       const ws = await latest;
@@ -122,11 +136,11 @@ async function blaster(): Promise<{
       return ws;
     },
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         for (const c of wss.clients) c.terminate();
         wss.close(() => resolve());
       }),
-  };
+  });
 }
 
 function frames(w: World, agentId: string, agentKey: Uint8Array, count: number, lanes: number): string[] {
@@ -266,9 +280,9 @@ async function push(socket: WebSocket, batch: string[], paced: boolean, sentAt: 
   }
 }
 
-async function viaServer(w: World, withAgent: boolean, count: number): Promise<number> {
+async function viaServer(w: World, withAgent: boolean, count: number, acks = true): Promise<number> {
   const acc = await newAccount(w);
-  const agent = agentFor(w, acc);
+  const agent = agentFor(w, acc, { acks });
   let handled = 0;
   let done: () => void = () => undefined;
   const all = new Promise<void>((resolve) => (done = resolve));
@@ -355,7 +369,13 @@ export default async function (): Promise<void> {
   const b = await blaster();
   const r = await rig(w, b);
   const rounds = 5;
-  const got = { one: [] as number[], sixteen: [] as number[], async64: [] as number[], sync: [] as number[] };
+  const got = {
+    one: [] as number[],
+    sixteen: [] as number[],
+    sixteenAcks: [] as number[],
+    async64: [] as number[],
+    sync: [] as number[],
+  };
   let sample: string[] = [];
   // Round 0 warms the JIT and the caches up and is not recorded (its figures run ~25 % low).
   for (let round = 0; round <= rounds; round++) {
@@ -365,7 +385,13 @@ export default async function (): Promise<void> {
     sample = frames(w, r.acc.agentId, r.key, N, 1);
     const one = (await runAgent(w, b, r, sample, false)).rate;
     const sixteen = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false)).rate;
+    b.grantAcks = true;
+    const ackedBefore = b.acked;
+    const sixteenAcks = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false)).rate;
+    b.grantAcks = false;
+    if (b.acked - ackedBefore !== N) throw new Error(`expected ${N} acks, got ${b.acked - ackedBefore}`);
     if (round === 0) continue;
+    got.sixteenAcks.push(sixteenAcks);
     got.async64.push(dec.async64);
     got.sync.push(dec.sync);
     got.one.push(one);
@@ -389,6 +415,12 @@ export default async function (): Promise<void> {
         fmt(median(got.sixteen)),
         ratio(median(got.sixteen)),
         `openAsync alone, 64 in flight: ${fmt(median(got.async64))}/s`,
+      ],
+      [
+        'Agent, 16 conversations, acks on (one ack per event, batched)',
+        fmt(median(got.sixteenAcks)),
+        ratio(median(got.sixteenAcks)),
+        `acks off (row above): ${fmt((median(got.sixteenAcks) / median(got.sixteen) - 1) * 100, 1)} %`,
       ],
       ['bare ws client, JSON.parse per frame', fmt(bare.rate), '—', '—'],
     ],
@@ -418,11 +450,19 @@ export default async function (): Promise<void> {
 
   const viaCount = Math.min(N, 1500);
   const served = await viaServer(w, true, viaCount);
+  const servedNoAcks = await viaServer(w, true, viaCount, false);
   const ingest = await viaServer(w, false, viaCount);
   printTable(
     `Through the reference server (${fmt(viaCount)} user POSTs, 8 at a time)`,
     ['What', 'messages/s', 'Baseline in the same run'],
-    [['user POST → Agent handler', fmt(served), `POSTs with no agent connected: ${fmt(ingest)}/s`]],
+    [
+      [
+        'user POST → Agent handler (acks on)',
+        fmt(served),
+        `POSTs with no agent connected: ${fmt(ingest)}/s`,
+      ],
+      ['user POST → Agent handler (acks off)', fmt(servedNoAcks), '—'],
+    ],
   );
 
   const times = 8;

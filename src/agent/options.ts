@@ -87,6 +87,14 @@ export interface AgentOptions {
    * @defaultValue `{ connectTimeoutMs: 10000, authTimeoutMs: 10000, closeTimeoutMs: 5000 }`
    */
   webSocketTimeouts?: { connectTimeoutMs?: number; authTimeoutMs?: number; closeTimeoutMs?: number };
+  /**
+   * Ask the service for acknowledged WebSocket delivery: each event is
+   * acknowledged once done with, and the service sends unacknowledged ones
+   * again (docs/agent.md, "Delivery guarantees"). Turn off only to measure
+   * or to test against a service without acks.
+   * @defaultValue `true`
+   */
+  acks?: boolean;
   /** undici dispatcher for REST calls (tests pass a `MockAgent`). @defaultValue a shared keep-alive pool */
   dispatcher?: Dispatcher;
   /** REST retry behaviour (429, 502–504, network errors on idempotent requests). */

@@ -62,6 +62,7 @@ export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
     ...(src.heartbeat === undefined ? {} : { heartbeat: src.heartbeat }),
     ...(src.random === undefined ? {} : { random: src.random }),
     ...src.webSocketTimeouts,
+    ...(src.acks === undefined ? {} : { acks: src.acks }),
   });
   const { emitter, pipeline, logger } = o;
   const flow = new FlowControl(o.options.flowControl, ws, logger);

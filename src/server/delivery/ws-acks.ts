@@ -51,7 +51,7 @@ export class WsAckWindow {
     head.sentOn = sessionId;
     head.sentAtMs = this.#d.opts.clock.now();
     state.unacked.set(head.deliveryId, head);
-    this.#armTimer(state);
+    this.#ensureTimer(state);
     this.#d.armExpiry(state);
     return true;
   }
@@ -67,7 +67,7 @@ export class WsAckWindow {
       acked++;
     }
     if (acked > 0) {
-      this.#armTimer(state);
+      if (state.unacked.size === 0) this.stop(state);
       this.#d.pump(state);
     }
     return acked;
@@ -88,7 +88,7 @@ export class WsAckWindow {
     if (back.length === 0) return 0;
     for (const delivery of back) state.unacked.delete(delivery.deliveryId);
     state.queue.unshiftAll(back);
-    this.#armTimer(state);
+    if (state.unacked.size === 0) this.stop(state);
     this.#d.armExpiry(state);
     this.#d.opts.log('delivery.requeued', { agent_id: state.agentId, count: back.length });
     return back.length;
@@ -113,9 +113,12 @@ export class WsAckWindow {
     }
   }
 
-  /** Sets the timer to the oldest send's deadline (the map is in send order). */
-  #armTimer(state: AgentState): void {
-    this.stop(state);
+  /**
+   * Arms the timer for the earliest deadline unless it is armed: a timer that
+   * fires early finds nothing overdue and re-arms, so acks never rescan.
+   */
+  #ensureTimer(state: AgentState): void {
+    if (state.ackTimer !== undefined) return;
     let oldest = Infinity;
     for (const delivery of state.unacked.values()) oldest = Math.min(oldest, delivery.sentAtMs);
     if (oldest === Infinity) return;
@@ -154,7 +157,7 @@ export class WsAckWindow {
         log('delivery.resent', fields);
       }
     }
-    this.#armTimer(state);
+    this.#ensureTimer(state);
     this.#d.pump(state);
   }
 }

@@ -52,12 +52,16 @@ class Dispatcher implements WsDispatcher {
   #connections = 0;
   #readPaused = false;
   #toldNoAcks = false;
-  readonly #acks = new AckBatcher((text) => this.#conn?.ackTerms !== undefined && this.#conn.send(text));
+  readonly #acks: AckBatcher;
 
   constructor(options: WsDispatcherOptions) {
     this.#o = resolveWsOptions(options);
     this.#token = this.#o.staticToken;
     this.#sleep = clockSleep(this.#o.clock);
+    this.#acks = new AckBatcher(
+      (text) => this.#conn?.ackTerms !== undefined && this.#conn.send(text),
+      this.#o.clock,
+    );
     this.#sm = createStateMachine((from, to) => {
       this.#o.logger.debug('WebSocket state', { from, to });
       this.#emit('state', { from, to });
@@ -254,7 +258,9 @@ class Dispatcher implements WsDispatcher {
       authenticated: () => {
         if (!this.#sm.to('open')) return;
         this.#o.backoff.connected(this.#o.clock.now());
-        const acks = this.#conn?.ackTerms !== undefined;
+        const terms = this.#conn?.ackTerms;
+        const acks = terms !== undefined;
+        if (terms !== undefined) this.#acks.maxBatch = Math.max(1, Math.floor(terms.window / 4));
         this.#o.logger.info('WebSocket open', { attempt: this.#connections, acks });
         if (this.#o.acks && !acks && !this.#toldNoAcks) {
           this.#toldNoAcks = true;

@@ -48,6 +48,13 @@ export interface ChaosOptions {
   readonly virtualTime?: boolean;
   /** Extra options of every Agent the world creates. */
   readonly agent?: Partial<AgentOptions>;
+  /**
+   * Pause of each conversation's sender after each message, ms of real
+   * time: a steady pace, so faults that last a while (partitions) leave
+   * healthy traffic between them. 0 sends as fast as the server answers.
+   * @defaultValue `0`
+   */
+  readonly paceMs?: number;
   /** Real-time limit of waits (settling, reconnects), ms. @defaultValue `15000` */
   readonly timeoutMs?: number;
 }
@@ -211,6 +218,7 @@ export class ChaosWorld {
       for (let seq = 0; seq < perConversation; seq++) {
         await gate(next++);
         await this.#send(conv, seq);
+        if (this.options.paceMs > 0) await pause(this.options.paceMs);
       }
     };
     await Promise.all([injector(), ...this.sides.map((_, conv) => sender(conv))]);
@@ -288,6 +296,7 @@ export async function startChaos(options: ChaosOptions): Promise<ChaosWorld> {
     conversations: 4,
     messages: 600,
     virtualTime: false,
+    paceMs: 0,
     timeoutMs: 15_000,
     ...options,
   };

@@ -55,6 +55,12 @@ export interface ChaosOptions {
    * @defaultValue `0`
    */
   readonly paceMs?: number;
+  /**
+   * How long the agent's handler works on each message, ms of real time
+   * (events queue up behind it within a conversation). 0 records at once.
+   * @defaultValue `0`
+   */
+  readonly handlerMs?: number;
   /** Real-time limit of waits (settling, reconnects), ms. @defaultValue `15000` */
   readonly timeoutMs?: number;
 }
@@ -150,7 +156,11 @@ export class ChaosWorld {
       ...this.options.agent,
       mode,
     });
-    agent.on('message.new', (m) => this.recorder.handled(m.text));
+    const handlerMs = this.options.handlerMs;
+    agent.on('message.new', async (m) => {
+      this.recorder.handled(m.text);
+      if (handlerMs > 0) await pause(handlerMs);
+    });
     agent.on('connected', () => void (this.connects += 1));
     this.agents.push(agent);
     await agent.connect();
@@ -297,6 +307,7 @@ export async function startChaos(options: ChaosOptions): Promise<ChaosWorld> {
     messages: 600,
     virtualTime: false,
     paceMs: 0,
+    handlerMs: 0,
     timeoutMs: 15_000,
     ...options,
   };

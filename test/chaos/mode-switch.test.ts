@@ -16,7 +16,10 @@ import { expectClean, startChaos, type ChaosWorld } from '../helpers/chaos.js';
 import { modeSwitchFault } from '../helpers/chaos-faults.js';
 
 let world: ChaosWorld | undefined;
-afterEach(() => world?.close());
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
 
 /** The switches: to webhook at 100, back at 200, and so on (5 in all, ending in webhook mode). */
 const switches = () =>

@@ -8,7 +8,10 @@ import { everyHundred, expectClean, startChaos, type ChaosWorld } from '../helpe
 import { restartFault } from '../helpers/chaos-faults.js';
 
 let world: ChaosWorld | undefined;
-afterEach(() => world?.close());
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
 
 describe('chaos: server restarts', () => {
   it('600 messages over 4 conversations, 5 restarts: none lost, none twice, none out of order', async () => {

@@ -10,7 +10,10 @@ import { everyHundred, expectClean, startChaos, type ChaosWorld } from '../helpe
 import { webhookDownFault } from '../helpers/chaos-faults.js';
 
 let world: ChaosWorld | undefined;
-afterEach(() => world?.close());
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
 
 describe('chaos: webhook receiver down', () => {
   it('600 messages over 4 conversations, receiver down 5 times: none lost, none twice, none out of order', async () => {

@@ -14,7 +14,10 @@ import { everyHundred, expectClean, startChaos, type ChaosWorld } from '../helpe
 import { partitionFault } from '../helpers/chaos-faults.js';
 
 let world: ChaosWorld | undefined;
-afterEach(() => world?.close());
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
 
 describe('chaos: WebSocket partitions', () => {
   it('600 messages over 4 conversations, 5 downstream partitions of 500 ms then a reset: none lost, none twice, none out of order', async () => {

@@ -13,7 +13,10 @@ import { everyHundred, expectClean, startChaos, type ChaosWorld } from '../helpe
 import { resetFault } from '../helpers/chaos-faults.js';
 
 let world: ChaosWorld | undefined;
-afterEach(() => world?.close());
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
 
 describe('chaos: WebSocket connection resets', () => {
   it('600 messages over 4 conversations, 5 resets: none lost, none twice, none out of order', async () => {

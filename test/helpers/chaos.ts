@@ -81,6 +81,9 @@ export const CHAOS_HEARTBEAT = { intervalMs: 250, timeoutMs: 2_000 } as const;
 /** The quiet time after which a run that is not complete is judged as it stands, ms. */
 const QUIET_MS = 1_500;
 
+/** The longest wait for the last messages after sending ended, ms (then the run is judged as it stands). */
+const SETTLE_MS = 8_000;
+
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A running chaos world. Create it with {@link startChaos}; close it with {@link ChaosWorld.close}. */
@@ -89,8 +92,8 @@ export class ChaosWorld {
   readonly agents: Agent[] = [];
   /** `connected` notifications over all the world's agents. */
   connects = 0;
-  /** Faults started so far. */
-  faultsStarted = 0;
+  /** The faults started so far, each with the messages sent when it started (exactly its `at`). */
+  readonly faultLog: { readonly name: string; readonly sent: number }[] = [];
   readonly recorder: ChaosRecorder;
   readonly #keyStore = new MemoryKeyStore();
   readonly #dedupStore;
@@ -138,9 +141,10 @@ export class ChaosWorld {
    * Creates and connects an agent in `mode` sharing the world's key store,
    * de-duplication store and recorder. In WebSocket mode its socket goes
    * through the proxy (when the world has one for WebSocket); in webhook mode
-   * it becomes the webhook receiver's handler.
+   * it becomes the webhook receiver's handler. `overrides` go last, e.g. a
+   * fresh `dedupStore` for an agent process that crashed and started again.
    */
-  async startAgent(mode: AgentMode): Promise<Agent> {
+  async startAgent(mode: AgentMode, overrides: Partial<AgentOptions> = {}): Promise<Agent> {
     const wsViaProxy = this.options.transport === 'websocket' && this.proxy !== undefined;
     const agent = new Agent({
       baseUrl: this.server.url,
@@ -154,6 +158,7 @@ export class ChaosWorld {
       heartbeat: CHAOS_HEARTBEAT,
       ...(wsViaProxy ? { webSocketUrl: `ws://127.0.0.1:${this.proxy!.port}/ws` } : {}),
       ...this.options.agent,
+      ...overrides,
       mode,
     });
     const handlerMs = this.options.handlerMs;
@@ -163,8 +168,8 @@ export class ChaosWorld {
     });
     agent.on('connected', () => void (this.connects += 1));
     this.agents.push(agent);
-    await agent.connect();
     if (mode === 'webhook') this.hook.use(agent.webhook({ secret: this.#webhookSecret }).nodeHandler());
+    await agent.connect();
     return agent;
   }
 
@@ -217,7 +222,7 @@ export class ChaosWorld {
     const injector = async (): Promise<void> => {
       for (const [k, fault] of ordered.entries()) {
         await this.#sentReached(fault.at);
-        this.faultsStarted++;
+        this.faultLog.push({ name: fault.name, sent: this.#sent });
         started[k]!.resolve();
         await fault.run(this);
       }
@@ -232,7 +237,10 @@ export class ChaosWorld {
       }
     };
     await Promise.all([injector(), ...this.sides.map((_, conv) => sender(conv))]);
-    expect(this.faultsStarted, 'faults started').toBe(faults.length);
+    expect(
+      this.faultLog.map((f) => f.sent),
+      'messages sent when each fault started',
+    ).toEqual(ordered.map((f) => f.at));
     await this.#settle();
     return this.recorder.report();
   }
@@ -279,7 +287,7 @@ export class ChaosWorld {
 
   async #settle(): Promise<void> {
     const total = this.options.messages;
-    const deadline = Date.now() + this.options.timeoutMs;
+    const deadline = Date.now() + Math.min(SETTLE_MS, this.options.timeoutMs);
     let quietSince: number | undefined;
     let lastCalls = -1;
     while (this.recorder.distinctHandled < total && Date.now() < deadline) {

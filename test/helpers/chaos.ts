@@ -212,6 +212,8 @@ export class ChaosWorld {
    */
   async run(faults: readonly Fault[]): Promise<ChaosReport> {
     const ordered = [...faults].sort((a, b) => a.at - b.at);
+    const late = ordered.find((f) => !(Number.isInteger(f.at) && f.at >= 0 && f.at < this.options.messages));
+    if (late !== undefined) throw new Error(`chaos: fault "${late.name}" is not within the messages sent`);
     const started = ordered.map(() => {
       let resolve = (): void => undefined;
       const promise = new Promise<void>((r) => (resolve = r));

@@ -42,6 +42,13 @@ export interface AgentWebhookOptions {
   respondEarly?: boolean;
   /** Timestamp tolerance, at most 300 s. @defaultValue `300_000` */
   toleranceMs?: number;
+  /**
+   * Retry-After (seconds) of the 429 answer to a delivery this agent is
+   * handling right now (e.g. a WebSocket copy still running after a switch to
+   * webhook mode): the service asks again this much later.
+   * @defaultValue `2`
+   */
+  inFlightRetryAfterSeconds?: number;
 }
 
 /** Options of `new Agent()`. */

@@ -56,6 +56,7 @@ export function createAgentWebhook(parts: AgentWebhookParts): AgentWebhook {
     logger: options.logger,
     claimLeaseMs: options.claimLeaseMs,
     respondEarly: webhook.respondEarly,
+    inFlightRetryAfterSeconds: webhook.inFlightRetryAfterSeconds,
     toleranceMs: webhook.toleranceMs,
     closing: parts.closing,
   });

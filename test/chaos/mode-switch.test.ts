@@ -6,10 +6,11 @@
  * conversations, each handled exactly once and in order within its
  * conversation.
  *
- * With busy handlers the second case fails on current code: the server
- * counts the frames written before the 4013 close as delivered and starts
- * webhook deliveries of later messages at once, while the closing
- * WebSocket agent is still working through its backlog of earlier ones.
+ * With busy handlers the WebSocket agent still works through a backlog when
+ * the switch happens: the service resends what it did not acknowledge by
+ * webhook, first, and the webhook copy of an event still being handled is
+ * answered 429 (Retry-After 2 s) until that handling ends, so order holds.
+ * Before acknowledged delivery this case lost order (42–113 of 600).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectClean, startChaos, type ChaosWorld } from '../helpers/chaos.js';

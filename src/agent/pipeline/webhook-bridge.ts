@@ -38,6 +38,7 @@ export interface PipelineReceiverOptions {
   readonly logger: Logger;
   readonly claimLeaseMs: number;
   readonly respondEarly?: boolean | undefined;
+  readonly inFlightRetryAfterSeconds?: number | undefined;
   readonly toleranceMs?: number | undefined;
   /** True once the agent is closing. */
   readonly closing: () => boolean;
@@ -50,6 +51,13 @@ export interface PipelineReceiver {
   /** Resolves when no request is being handled. */
   idle(): Promise<void>;
 }
+
+/**
+ * Retry-After of a delivery the agent is handling right now (the receiver's
+ * own default, 10 s, suits long handlers behind a plain receiver; an agent's
+ * copy in flight is usually a WebSocket backlog finishing after a mode switch).
+ */
+export const AGENT_IN_FLIGHT_RETRY_AFTER_SECONDS = 2;
 
 /** Seconds a sender is asked to wait while the agent closes. */
 export const CLOSING_RETRY_AFTER_SECONDS = 30;
@@ -142,6 +150,7 @@ export function createPipelineReceiver(options: PipelineReceiverOptions): Pipeli
     clock: options.clock,
     claimLeaseMs: options.claimLeaseMs,
     ...(options.respondEarly === undefined ? {} : { respondEarly: options.respondEarly }),
+    inFlightRetryAfterSeconds: options.inFlightRetryAfterSeconds ?? AGENT_IN_FLIGHT_RETRY_AFTER_SECONDS,
     ...(options.toleranceMs === undefined ? {} : { toleranceMs: options.toleranceMs }),
     fetchRef: (ref) => pipeline.fetchRef(ref),
     open: (bytes, delivery) => {

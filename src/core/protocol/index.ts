@@ -136,6 +136,10 @@ export {
   type TextPayload,
 } from './payloads.js';
 export {
+  ACK_FRAME_MAX_IDS,
+  ackFrame,
+  AckFrameSchema,
+  AckTermsSchema,
   AUTH_ERROR_REASONS,
   AuthErrorFrameSchema,
   authFrame,
@@ -151,6 +155,8 @@ export {
   WS_EVENT_FRAME_TYPES,
   WsControlFrameSchema,
   WsEventFrameSchema,
+  type AckFrame,
+  type AckTerms,
   type AuthErrorFrame,
   type AuthFrame,
   type AuthFrameOptions,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../src/core/errors/index.js';
 import {
+  ackFrame,
   authFrame,
   authRenewFrame,
   encodeWsFrame,
@@ -44,9 +45,10 @@ describe('control frames', () => {
       expect(parseWsFrame(encodeWsFrame(frame))).toEqual({ kind: 'control', frame });
   });
 
-  it('lists the five control frame types of the spec', () => {
+  it('lists the five control frame types of the spec and our ack frame', () => {
     expect([...WS_CONTROL_FRAME_TYPES]).toEqual([
       'auth',
+      'ack',
       'auth.ok',
       'auth.error',
       'auth.renew',
@@ -154,5 +156,49 @@ describe('parseWsFrame edge cases', () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('acknowledged delivery frames (gap decision)', () => {
+  it('auth asks with ack: true only when told; ackFrame carries the ids', () => {
+    expect(JSON.parse(authFrame({ agentId: 'a', token: TOKEN }))).toEqual({
+      type: 'auth',
+      agent_id: 'a',
+      token: TOKEN,
+    });
+    expect(JSON.parse(authFrame({ agentId: 'a', token: TOKEN, ack: true }))).toMatchObject({ ack: true });
+    const parsed = parseWsFrame(ackFrame(['d-1', 'd-2']));
+    expect(parsed).toEqual({ kind: 'control', frame: { type: 'ack', delivery_ids: ['d-1', 'd-2'] } });
+  });
+
+  it('auth.ok carries the ack terms; malformed terms read as absent, never as an error', () => {
+    expect(parseWsFrame('{"type":"auth.ok","ack":{"window":256,"timeout_ms":30000}}')).toEqual({
+      kind: 'control',
+      frame: { type: 'auth.ok', ack: { window: 256, timeout_ms: 30000 } },
+    });
+    fc.assert(
+      fc.property(fc.jsonValue(), (ack) => {
+        const parsed = parseWsFrame(JSON.stringify({ type: 'auth.ok', ack }));
+        if (parsed.kind !== 'control' || parsed.frame.type !== 'auth.ok') return false;
+        const terms = parsed.frame.ack;
+        return (
+          terms === undefined ||
+          (Number.isInteger(terms.window) && terms.window >= 1 && Number.isInteger(terms.timeout_ms))
+        );
+      }),
+      { seed: 0x61636b, numRuns: 500 },
+    );
+  });
+
+  it('a malformed ack frame is a ValidationError', () => {
+    for (const bad of [
+      { type: 'ack' },
+      { type: 'ack', delivery_ids: [] },
+      { type: 'ack', delivery_ids: [1] },
+      { type: 'ack', delivery_ids: [''] },
+      { type: 'ack', delivery_ids: Array.from({ length: 1001 }, (_, i) => `d-${i}`) },
+    ]) {
+      expect(() => parseWsFrame(JSON.stringify(bad))).toThrow(ValidationError);
+    }
   });
 });

@@ -8,6 +8,11 @@
  * left by a crash is never read and is removed by the next save or wipe.
  * The directory is created with mode 0700.
  *
+ * Before the key file is replaced, the generation it held (if it is intact)
+ * is written the same way to `<file>.prev`. When the key file is corrupt,
+ * `load` falls back to `<file>.prev` with a warning and restores the key file
+ * from it; when both are corrupt it throws `KEY_STORE_CORRUPT`.
+ *
  * One process per directory: concurrent writers are not coordinated.
  *
  * @module
@@ -15,8 +20,10 @@
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { CryptoError } from '../../core/errors/crypto-error.js';
+import { isCryptoError } from '../../core/errors/guards.js';
+import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
 import { nodeFileSystem, type FileKeyStoreFs } from './file-system.js';
-import { decodeKeyRing, encodeKeyRing } from './key-ring-codec.js';
+import { decodeKeyRingFile, encodeKeyRing, type DecodedKeyRing } from './key-ring-codec.js';
 import type { KeyRing } from './key-ring.js';
 import { pruneOnLoad, type KeyStore, type KeyStoreOptions } from './key-store.js';
 
@@ -34,7 +41,16 @@ export interface FileKeyStoreOptions extends KeyStoreOptions {
    * @defaultValue {@link nodeFileSystem}
    */
   fs?: FileKeyStoreFs;
+  /**
+   * Where the store warns: falling back to the previous generation, migrating
+   * a version 1 file. Lines are redacted and never carry a key.
+   * @defaultValue `silentLogger`
+   */
+  logger?: Logger;
 }
+
+/** Suffix of the file holding the previous generation, beside the key file. */
+export const PREVIOUS_KEY_FILE_SUFFIX = '.prev';
 
 /** Permission bits of the key file. */
 export const KEY_FILE_MODE = 0o600;
@@ -64,78 +80,178 @@ function ioError(action: string, file: string, cause: unknown): CryptoError {
 }
 
 /**
- * Stores the key ring in `<directory>/<fileName>`.
+ * Stores the key ring in `<directory>/<fileName>`, and the generation before
+ * the last save in `<directory>/<fileName>.prev`.
  *
  * @example
  * ```ts
- * const store = new FileKeyStore({ directory: '/var/lib/my-agent/keys' });
+ * const store = new FileKeyStore({ directory: '/var/lib/my-agent/keys', logger: console });
  * const { ring, created } = await loadOrCreateKeys(store);
  * ```
  */
 export class FileKeyStore implements KeyStore {
   /** Full path of the key file. */
   readonly file: string;
+  /** Full path of the previous generation's file (`file` + `.prev`). */
+  readonly previousFile: string;
   readonly #directory: string;
   readonly #fileName: string;
   readonly #clock: Clock;
   readonly #fs: FileKeyStoreFs;
+  readonly #log: Logger;
 
   constructor(options: FileKeyStoreOptions) {
     this.#directory = options.directory;
     this.#fileName = options.fileName ?? 'keys.json';
     this.file = join(this.#directory, this.#fileName);
+    this.previousFile = `${this.file}${PREVIOUS_KEY_FILE_SUFFIX}`;
     this.#clock = options.clock ?? systemClock;
     this.#fs = options.fs ?? nodeFileSystem;
+    this.#log = redactingLogger(options.logger ?? silentLogger);
   }
 
-  /** {@inheritDoc KeyStore.load} */
+  /**
+   * {@inheritDoc KeyStore.load}
+   *
+   * A corrupt key file is replaced by the previous generation (a `warn` log
+   * line; the key file is rewritten from it). A version 1 file (no checksum)
+   * is rewritten as version 2 without erasing anything, since its times were
+   * not verified.
+   */
   async load(): Promise<KeyRing | undefined> {
-    let data: Uint8Array;
+    const data = await this.#read(this.file);
+    if (data === undefined) return undefined;
+    let decoded: DecodedKeyRing;
     try {
-      data = await this.#fs.readFile(this.file);
+      decoded = decodeKeyRingFile(data, this.file);
     } catch (err) {
-      if (errorCode(err) === 'ENOENT') return undefined;
-      throw ioError('read', this.file, err);
-    }
-    try {
-      return await pruneOnLoad(decodeKeyRing(data, this.file), this.#clock, (r) => this.save(r));
+      if (!isCryptoError(err, 'KEY_STORE_CORRUPT')) throw err;
+      return this.#restoreFromPrevious(err);
     } finally {
       data.fill(0);
     }
+    if (decoded.legacy) {
+      this.#log.warn('key store file has no checksum (version 1): rewriting it as version 2', {
+        file: this.file,
+      });
+      await this.save(decoded.ring);
+      return decoded.ring;
+    }
+    return pruneOnLoad(decoded.ring, this.#clock, (r) => this.save(r));
   }
 
-  /** {@inheritDoc KeyStore.save} */
+  /**
+   * {@inheritDoc KeyStore.save}
+   *
+   * Steps: the generation in the key file (if intact; else `ring` itself)
+   * goes atomically to `<file>.prev`, then `ring` atomically to the key file.
+   */
   async save(ring: KeyRing): Promise<void> {
-    const data = encodeKeyRing(ring);
-    const temp = join(this.#directory, `${this.#fileName}.tmp-${randomSuffix()}`);
+    let previous: Uint8Array | undefined;
+    let data: Uint8Array | undefined;
     try {
       if (await this.#fs.mkdir(this.#directory, KEY_DIRECTORY_MODE)) {
         await this.#fs.chmod(this.#directory, KEY_DIRECTORY_MODE); // the umask may have narrowed it
       }
       await this.#removeStaleTemps();
-      await this.#fs.writeNewFile(temp, data, KEY_FILE_MODE);
-      await this.#fs.rename(temp, this.file);
-      await this.#fs.syncDirectory(this.#directory);
+      previous = encodeKeyRing((await this.#intactGeneration()) ?? ring);
+      await this.#replace(this.previousFile, previous);
+      data = encodeKeyRing(ring);
+      await this.#replace(this.file, data);
     } catch (err) {
-      await this.#fs.unlink(temp).catch(() => undefined);
+      if (isCryptoError(err, 'KEY_STORE_IO')) throw err;
       throw ioError('write', this.file, err);
     } finally {
-      data.fill(0);
+      previous?.fill(0);
+      data?.fill(0);
     }
   }
 
   /** {@inheritDoc KeyStore.wipe} */
   async wipe(): Promise<void> {
-    try {
-      await this.#fs.unlink(this.file);
-    } catch (err) {
-      if (errorCode(err) !== 'ENOENT') throw ioError('wipe', this.file, err);
+    for (const file of [this.file, this.previousFile]) {
+      try {
+        await this.#fs.unlink(file);
+      } catch (err) {
+        if (errorCode(err) !== 'ENOENT') throw ioError('wipe', file, err);
+      }
     }
     try {
       await this.#removeStaleTemps();
       await this.#fs.syncDirectory(this.#directory);
     } catch (err) {
       if (errorCode(err) !== 'ENOENT') throw ioError('wipe', this.file, err);
+    }
+  }
+
+  /** The whole file, or `undefined` when it does not exist. */
+  async #read(file: string): Promise<Uint8Array | undefined> {
+    try {
+      return await this.#fs.readFile(file);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return undefined;
+      throw ioError('read', file, err);
+    }
+  }
+
+  /** The key file is corrupt: load the previous generation, warn, and rewrite the key file from it. */
+  async #restoreFromPrevious(corrupt: CryptoError): Promise<KeyRing> {
+    const data = await this.#read(this.previousFile).catch(() => undefined);
+    if (data === undefined) throw corrupt;
+    let decoded: DecodedKeyRing;
+    try {
+      decoded = decodeKeyRingFile(data, this.previousFile);
+    } catch (err) {
+      throw new CryptoError({
+        code: 'KEY_STORE_CORRUPT',
+        message: `${corrupt.message}; the previous generation ${this.previousFile} is corrupt too`,
+        file: this.file,
+        cause: err,
+      });
+    } finally {
+      data.fill(0);
+    }
+    this.#log.warn('key store file is corrupt: loaded the previous generation and restored the file', {
+      file: this.file,
+      previousFile: this.previousFile,
+      reason: corrupt.message,
+    });
+    const ring = decoded.legacy ? decoded.ring : decoded.ring.prune(this.#clock.now());
+    await this.save(ring);
+    return ring;
+  }
+
+  /**
+   * The ring in the key file when it is intact (expired generations pruned
+   * unless it is a legacy file), else `undefined`.
+   */
+  async #intactGeneration(): Promise<KeyRing | undefined> {
+    const data = await this.#fs.readFile(this.file).catch((err: unknown) => {
+      if (errorCode(err) === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (data === undefined) return undefined;
+    try {
+      const { ring, legacy } = decodeKeyRingFile(data, this.file);
+      return legacy ? ring : ring.prune(this.#clock.now());
+    } catch (err) {
+      if (isCryptoError(err, 'KEY_STORE_CORRUPT')) return undefined;
+      throw err;
+    } finally {
+      data.fill(0);
+    }
+  }
+
+  /** Atomic, durable replace of `file` by `data` (temp file, fsync, rename, fsync directory). */
+  async #replace(file: string, data: Uint8Array): Promise<void> {
+    const temp = join(this.#directory, `${this.#fileName}.tmp-${randomSuffix()}`);
+    try {
+      await this.#fs.writeNewFile(temp, data, KEY_FILE_MODE);
+      await this.#fs.rename(temp, file);
+      await this.#fs.syncDirectory(this.#directory);
+    } catch (err) {
+      await this.#fs.unlink(temp).catch(() => undefined);
+      throw err;
     }
   }
 

@@ -25,7 +25,7 @@ import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js
 import { nodeFileSystem, type FileKeyStoreFs } from './file-system.js';
 import { decodeKeyRingFile, encodeKeyRing, type DecodedKeyRing } from './key-ring-codec.js';
 import type { KeyRing } from './key-ring.js';
-import { pruneOnLoad, type KeyStore, type KeyStoreOptions } from './key-store.js';
+import type { KeyStore, KeyStoreOptions } from './key-store.js';
 
 /** Options of {@link FileKeyStore}. */
 export interface FileKeyStoreOptions extends KeyStoreOptions {
@@ -68,6 +68,9 @@ function errorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
 
 function ioError(action: string, file: string, cause: unknown): CryptoError {
   const code = errorCode(cause);
@@ -116,28 +119,37 @@ export class FileKeyStore implements KeyStore {
    * A corrupt key file is replaced by the previous generation (a `warn` log
    * line; the key file is rewritten from it). A version 1 file (no checksum)
    * is rewritten as version 2 without erasing anything, since its times were
-   * not verified.
+   * not verified. After a verified read, `<file>.prev` is brought up to the
+   * file just read, so it holds the newest generation known to read back intact.
    */
   async load(): Promise<KeyRing | undefined> {
     const data = await this.#read(this.file);
     if (data === undefined) return undefined;
-    let decoded: DecodedKeyRing;
     try {
-      decoded = decodeKeyRingFile(data, this.file);
-    } catch (err) {
-      if (!isCryptoError(err, 'KEY_STORE_CORRUPT')) throw err;
-      return this.#restoreFromPrevious(err);
+      let decoded: DecodedKeyRing;
+      try {
+        decoded = decodeKeyRingFile(data, this.file);
+      } catch (err) {
+        if (!isCryptoError(err, 'KEY_STORE_CORRUPT')) throw err;
+        return await this.#restoreFromPrevious(err);
+      }
+      if (decoded.legacy) {
+        this.#log.warn('key store file has no checksum (version 1): rewriting it as version 2', {
+          file: this.file,
+        });
+        await this.save(decoded.ring);
+        return decoded.ring;
+      }
+      const pruned = decoded.ring.prune(this.#clock.now());
+      if (pruned !== decoded.ring) {
+        await this.save(pruned); // erased keys leave the disk; both files get the pruned ring
+        return pruned;
+      }
+      await this.#keepAsPrevious(data);
+      return decoded.ring;
     } finally {
       data.fill(0);
     }
-    if (decoded.legacy) {
-      this.#log.warn('key store file has no checksum (version 1): rewriting it as version 2', {
-        file: this.file,
-      });
-      await this.save(decoded.ring);
-      return decoded.ring;
-    }
-    return pruneOnLoad(decoded.ring, this.#clock, (r) => this.save(r));
   }
 
   /**
@@ -191,6 +203,22 @@ export class FileKeyStore implements KeyStore {
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return undefined;
       throw ioError('read', file, err);
+    }
+  }
+
+  /** Best effort: make `<file>.prev` hold `data` (a key file just verified); a failure is only logged. */
+  async #keepAsPrevious(data: Uint8Array): Promise<void> {
+    const previous = await this.#fs.readFile(this.previousFile).catch(() => undefined);
+    try {
+      if (previous !== undefined && sameBytes(previous, data)) return;
+      await this.#replace(this.previousFile, data);
+    } catch (err) {
+      this.#log.warn('cannot update the previous generation of the key store', {
+        file: this.previousFile,
+        code: errorCode(err),
+      });
+    } finally {
+      previous?.fill(0);
     }
   }
 

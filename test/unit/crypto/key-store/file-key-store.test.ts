@@ -217,6 +217,20 @@ describe('FileKeyStore', () => {
     expect(await readFile(store.file)).toEqual(Buffer.from(encodeKeyRing(third)));
   });
 
+  it('after a verified load keys.json.prev holds that generation, so a later corruption falls back to it', async () => {
+    const store = new FileKeyStore({ directory: dir, clock: new ManualClock(3) }); // inside the grace
+    const before = KeyRing.create(generateKeys(), 1);
+    const rotated = before.rotate(generateKeys(), 2);
+    await store.save(before);
+    await store.save(rotated);
+    expect(await readFile(store.previousFile)).toEqual(Buffer.from(encodeKeyRing(before)));
+    await store.load(); // read back intact: becomes the previous generation too
+    expect(await readFile(store.previousFile)).toEqual(Buffer.from(encodeKeyRing(rotated)));
+    await writeFile(store.file, '{}');
+    const back = await store.load();
+    expect(back && encodeKeyRing(back)).toEqual(encodeKeyRing(rotated)); // not the pre-rotation keys
+  });
+
   it('a flipped bit in not_after_ms: falls back to the previous generation, warns, restores the file', async () => {
     const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const old = generateKeys();

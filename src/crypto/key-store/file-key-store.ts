@@ -9,9 +9,10 @@
  * The directory is created with mode 0700.
  *
  * Before the key file is replaced, the generation it held (if it is intact)
- * is written the same way to `<file>.prev`. When the key file is corrupt,
- * `load` falls back to `<file>.prev` with a warning and restores the key file
- * from it; when both are corrupt it throws `KEY_STORE_CORRUPT`.
+ * is written the same way to `<file>.prev`, which a verified load also brings
+ * up to date. When the key file is corrupt, `load` falls back to
+ * `<file>.prev` with a warning and restores the key file from it; when both
+ * are corrupt it throws `KEY_STORE_CORRUPT`.
  *
  * One process per directory: concurrent writers are not coordinated.
  *
@@ -83,8 +84,9 @@ function ioError(action: string, file: string, cause: unknown): CryptoError {
 }
 
 /**
- * Stores the key ring in `<directory>/<fileName>`, and the generation before
- * the last save in `<directory>/<fileName>.prev`.
+ * Stores the key ring in `<directory>/<fileName>`, and a previous generation
+ * in `<directory>/<fileName>.prev`: the ring the key file held before the
+ * last save, or, once the key file has been read back intact, that ring.
  *
  * @example
  * ```ts

@@ -185,7 +185,7 @@ function keyStoreOf(o: AgentOptions, clock: Clock): KeyStore {
   }
   const dir = globalThis.process?.env?.[DEFAULT_AGENT_OPTIONS.keyDirEnv];
   if (typeof dir === 'string' && dir !== '')
-    return new FileKeyStore({ directory: join(dir, o.agentId), clock });
+    return new FileKeyStore({ directory: join(dir, o.agentId), clock, logger: o.logger ?? silentLogger });
   throw bad(
     'keyStore',
     `is required unless ${DEFAULT_AGENT_OPTIONS.keyDirEnv} is set: pass new FileKeyStore({ directory }) so keys survive a restart (MemoryKeyStore only for ephemeral agents)`,

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { FileKeyStore, KeyRing, generateKeys, keyFingerprint, type AgentKeys } from '../../crypto/index.js';
-import { isCryptoError } from '../../index.js';
+import { isCryptoError, type Logger } from '../../index.js';
 import { EXIT, stringOf } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { envValue, writeJson, type CliIo } from '../io.js';
@@ -57,6 +57,17 @@ export function publicKeyView(keys: AgentKeys): PublicKeyView {
   };
 }
 
+/** Store warnings (e.g. a corrupt key file restored from `keys.json.prev`) as `warning:` lines on stderr. */
+function stderrWarnings(io: CliIo): Logger {
+  const ignore = (): void => undefined;
+  return {
+    debug: ignore,
+    info: ignore,
+    warn: (message) => void io.stderr.write(`ams keygen: warning: ${message}\n`),
+    error: (message) => void io.stderr.write(`ams keygen: error: ${message}\n`),
+  };
+}
+
 /** What is in the directory now: a ring, nothing, or something unreadable. */
 async function existing(store: FileKeyStore): Promise<KeyRing | 'unreadable' | undefined> {
   try {
@@ -83,7 +94,7 @@ export const keygenCommand: CommandSpec = {
   options: { dir: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
   async run(values, io) {
     const dir = resolve(stringOf(values, 'dir') ?? envValue(io, 'AMS_KEY_DIR') ?? DEFAULT_KEY_DIR);
-    const store = new FileKeyStore({ directory: dir });
+    const store = new FileKeyStore({ directory: dir, logger: stderrWarnings(io) });
     const found = await existing(store);
     const force = values['force'] === true;
     if (found !== undefined && !force) return refuse(io, store.file, found);

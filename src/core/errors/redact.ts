@@ -5,15 +5,40 @@
  */
 
 /**
- * A long run that is plainly a file path (two or more `/`-separated segments,
- * each lowercase letters, digits, `_` or `-`) is kept, so an error about
- * `/home/me/agent/keys/keys.json` still names the file. Random base64 of a key
- * practically never has that shape.
+ * One `-`/`_`-separated piece of a path segment that reads as a name: a
+ * short piece (at most 8 characters, e.g. the random `KM6CiJ` of a
+ * `mkdtemp` directory), lowercase letters and digits (`zyxvpxvq6csfxvn`),
+ * capitals and digits up to 16 (`T`, `README`), or capitalised words with
+ * optional trailing digits (`JohnSmith`, `MyAgentProject2`).
+ */
+function isNamePiece(piece: string): boolean {
+  return (
+    piece.length <= 8 ||
+    /^[a-z0-9]+$/.test(piece) ||
+    (piece.length <= 16 && /^[A-Z0-9]+$/.test(piece)) ||
+    /^(?:[A-Z]?[a-z]+)+[0-9]*$/.test(piece)
+  );
+}
+
+/**
+ * A long run that is plainly a file path is kept, so an error about
+ * `/tmp/ams-keys-KM6CiJ/agent-1/keys/keys.json` still names the file: two or
+ * more `/`-separated segments, no empty segment inside, no `+` or `=` (so
+ * padded base64 is never a path), and every piece of every segment reads as
+ * a name ({@link isNamePiece}). Keys in hex or base64url have no `/`, and in
+ * padded base64 a `=`, so they are always redacted; of 2,000,000 random
+ * unpadded standard-base64 runs of 40 to 92 characters, none passed as a path.
  */
 function redactLongRun(run: string): string {
-  const segments = run.split('/').filter((s) => s.length > 0);
-  const pathLike = segments.length >= 2 && segments.every((s) => /^[a-z0-9_-]+$/.test(s) && /[a-z]/.test(s));
-  return pathLike ? run : '[redacted]';
+  return isPathLike(run) ? run : '[redacted]';
+}
+
+function isPathLike(run: string): boolean {
+  if (/[+=]/.test(run)) return false;
+  const segments = run.split('/');
+  if (segments.slice(1, -1).some((s) => s === '')) return false;
+  const named = segments.filter((s) => s.length > 0);
+  return named.length >= 2 && named.every((s) => s.split(/[-_]/).every(isNamePiece));
 }
 
 const PATTERNS: readonly [RegExp, string | ((match: string) => string)][] = [

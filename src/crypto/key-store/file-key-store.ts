@@ -8,6 +8,12 @@
  * left by a crash is never read and is removed by the next save or wipe.
  * The directory is created with mode 0700.
  *
+ * Before the key file is replaced, the generation it held (if it is intact)
+ * is written the same way to `<file>.prev`, which a verified load also brings
+ * up to date. When the key file is corrupt, `load` falls back to
+ * `<file>.prev` with a warning and restores the key file from it; when both
+ * are corrupt it throws `KEY_STORE_CORRUPT`.
+ *
  * One process per directory: concurrent writers are not coordinated.
  *
  * @module
@@ -15,10 +21,12 @@
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { CryptoError } from '../../core/errors/crypto-error.js';
+import { isCryptoError } from '../../core/errors/guards.js';
+import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
 import { nodeFileSystem, type FileKeyStoreFs } from './file-system.js';
-import { decodeKeyRing, encodeKeyRing } from './key-ring-codec.js';
+import { decodeKeyRingFile, encodeKeyRing, type DecodedKeyRing } from './key-ring-codec.js';
 import type { KeyRing } from './key-ring.js';
-import { pruneOnLoad, type KeyStore, type KeyStoreOptions } from './key-store.js';
+import type { KeyStore, KeyStoreOptions } from './key-store.js';
 
 /** Options of {@link FileKeyStore}. */
 export interface FileKeyStoreOptions extends KeyStoreOptions {
@@ -34,7 +42,16 @@ export interface FileKeyStoreOptions extends KeyStoreOptions {
    * @defaultValue {@link nodeFileSystem}
    */
   fs?: FileKeyStoreFs;
+  /**
+   * Where the store warns: falling back to the previous generation, migrating
+   * a version 1 file. Lines are redacted and never carry a key.
+   * @defaultValue `silentLogger`
+   */
+  logger?: Logger;
 }
+
+/** Suffix of the file holding the previous generation, beside the key file. */
+export const PREVIOUS_KEY_FILE_SUFFIX = '.prev';
 
 /** Permission bits of the key file. */
 export const KEY_FILE_MODE = 0o600;
@@ -53,6 +70,9 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
 function ioError(action: string, file: string, cause: unknown): CryptoError {
   const code = errorCode(cause);
   return new CryptoError({
@@ -64,78 +84,204 @@ function ioError(action: string, file: string, cause: unknown): CryptoError {
 }
 
 /**
- * Stores the key ring in `<directory>/<fileName>`.
+ * Stores the key ring in `<directory>/<fileName>`, and a previous generation
+ * in `<directory>/<fileName>.prev`: the ring the key file held before the
+ * last save, or, once the key file has been read back intact, that ring.
  *
  * @example
  * ```ts
- * const store = new FileKeyStore({ directory: '/var/lib/my-agent/keys' });
+ * const store = new FileKeyStore({ directory: '/var/lib/my-agent/keys', logger: console });
  * const { ring, created } = await loadOrCreateKeys(store);
  * ```
  */
 export class FileKeyStore implements KeyStore {
   /** Full path of the key file. */
   readonly file: string;
+  /** Full path of the previous generation's file (`file` + `.prev`). */
+  readonly previousFile: string;
   readonly #directory: string;
   readonly #fileName: string;
   readonly #clock: Clock;
   readonly #fs: FileKeyStoreFs;
+  readonly #log: Logger;
 
   constructor(options: FileKeyStoreOptions) {
     this.#directory = options.directory;
     this.#fileName = options.fileName ?? 'keys.json';
     this.file = join(this.#directory, this.#fileName);
+    this.previousFile = `${this.file}${PREVIOUS_KEY_FILE_SUFFIX}`;
     this.#clock = options.clock ?? systemClock;
     this.#fs = options.fs ?? nodeFileSystem;
+    this.#log = redactingLogger(options.logger ?? silentLogger);
   }
 
-  /** {@inheritDoc KeyStore.load} */
+  /**
+   * {@inheritDoc KeyStore.load}
+   *
+   * A corrupt key file is replaced by the previous generation (a `warn` log
+   * line; the key file is rewritten from it). A version 1 file (no checksum)
+   * is rewritten as version 2 without erasing anything, since its times were
+   * not verified. After a verified read, `<file>.prev` is brought up to the
+   * file just read, so it holds the newest generation known to read back intact.
+   */
   async load(): Promise<KeyRing | undefined> {
-    let data: Uint8Array;
+    const data = await this.#read(this.file);
+    if (data === undefined) return undefined;
     try {
-      data = await this.#fs.readFile(this.file);
-    } catch (err) {
-      if (errorCode(err) === 'ENOENT') return undefined;
-      throw ioError('read', this.file, err);
-    }
-    try {
-      return await pruneOnLoad(decodeKeyRing(data, this.file), this.#clock, (r) => this.save(r));
+      let decoded: DecodedKeyRing;
+      try {
+        decoded = decodeKeyRingFile(data, this.file);
+      } catch (err) {
+        if (!isCryptoError(err, 'KEY_STORE_CORRUPT')) throw err;
+        return await this.#restoreFromPrevious(err);
+      }
+      if (decoded.legacy) {
+        this.#log.warn('key store file has no checksum (version 1): rewriting it as version 2', {
+          file: this.file,
+        });
+        await this.save(decoded.ring);
+        return decoded.ring;
+      }
+      const pruned = decoded.ring.prune(this.#clock.now());
+      if (pruned !== decoded.ring) {
+        await this.save(pruned); // erased keys leave the disk; both files get the pruned ring
+        return pruned;
+      }
+      await this.#keepAsPrevious(data);
+      return decoded.ring;
     } finally {
       data.fill(0);
     }
   }
 
-  /** {@inheritDoc KeyStore.save} */
+  /**
+   * {@inheritDoc KeyStore.save}
+   *
+   * Steps: the generation in the key file (if intact; else `ring` itself)
+   * goes atomically to `<file>.prev`, then `ring` atomically to the key file.
+   */
   async save(ring: KeyRing): Promise<void> {
-    const data = encodeKeyRing(ring);
-    const temp = join(this.#directory, `${this.#fileName}.tmp-${randomSuffix()}`);
+    let previous: Uint8Array | undefined;
+    let data: Uint8Array | undefined;
     try {
       if (await this.#fs.mkdir(this.#directory, KEY_DIRECTORY_MODE)) {
         await this.#fs.chmod(this.#directory, KEY_DIRECTORY_MODE); // the umask may have narrowed it
       }
       await this.#removeStaleTemps();
-      await this.#fs.writeNewFile(temp, data, KEY_FILE_MODE);
-      await this.#fs.rename(temp, this.file);
-      await this.#fs.syncDirectory(this.#directory);
+      previous = encodeKeyRing((await this.#intactGeneration()) ?? ring);
+      await this.#replace(this.previousFile, previous);
+      data = encodeKeyRing(ring);
+      await this.#replace(this.file, data);
     } catch (err) {
-      await this.#fs.unlink(temp).catch(() => undefined);
+      if (isCryptoError(err, 'KEY_STORE_IO')) throw err;
       throw ioError('write', this.file, err);
     } finally {
-      data.fill(0);
+      previous?.fill(0);
+      data?.fill(0);
     }
   }
 
   /** {@inheritDoc KeyStore.wipe} */
   async wipe(): Promise<void> {
-    try {
-      await this.#fs.unlink(this.file);
-    } catch (err) {
-      if (errorCode(err) !== 'ENOENT') throw ioError('wipe', this.file, err);
+    for (const file of [this.file, this.previousFile]) {
+      try {
+        await this.#fs.unlink(file);
+      } catch (err) {
+        if (errorCode(err) !== 'ENOENT') throw ioError('wipe', file, err);
+      }
     }
     try {
       await this.#removeStaleTemps();
       await this.#fs.syncDirectory(this.#directory);
     } catch (err) {
       if (errorCode(err) !== 'ENOENT') throw ioError('wipe', this.file, err);
+    }
+  }
+
+  /** The whole file, or `undefined` when it does not exist. */
+  async #read(file: string): Promise<Uint8Array | undefined> {
+    try {
+      return await this.#fs.readFile(file);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return undefined;
+      throw ioError('read', file, err);
+    }
+  }
+
+  /** Best effort: make `<file>.prev` hold `data` (a key file just verified); a failure is only logged. */
+  async #keepAsPrevious(data: Uint8Array): Promise<void> {
+    const previous = await this.#fs.readFile(this.previousFile).catch(() => undefined);
+    try {
+      if (previous !== undefined && sameBytes(previous, data)) return;
+      await this.#replace(this.previousFile, data);
+    } catch (err) {
+      this.#log.warn('cannot update the previous generation of the key store', {
+        file: this.previousFile,
+        code: errorCode(err),
+      });
+    } finally {
+      previous?.fill(0);
+    }
+  }
+
+  /** The key file is corrupt: load the previous generation, warn, and rewrite the key file from it. */
+  async #restoreFromPrevious(corrupt: CryptoError): Promise<KeyRing> {
+    const data = await this.#read(this.previousFile).catch(() => undefined);
+    if (data === undefined) throw corrupt;
+    let decoded: DecodedKeyRing;
+    try {
+      decoded = decodeKeyRingFile(data, this.previousFile);
+    } catch (err) {
+      throw new CryptoError({
+        code: 'KEY_STORE_CORRUPT',
+        message: `${corrupt.message}; the previous generation ${this.previousFile} is corrupt too`,
+        file: this.file,
+        cause: err,
+      });
+    } finally {
+      data.fill(0);
+    }
+    this.#log.warn('key store file is corrupt: loaded the previous generation and restored the file', {
+      file: this.file,
+      previousFile: this.previousFile,
+      reason: corrupt.message,
+    });
+    const ring = decoded.legacy ? decoded.ring : decoded.ring.prune(this.#clock.now());
+    await this.save(ring);
+    return ring;
+  }
+
+  /**
+   * The ring in the key file when it is intact (expired generations pruned
+   * unless it is a legacy file), else `undefined`.
+   */
+  async #intactGeneration(): Promise<KeyRing | undefined> {
+    const data = await this.#fs.readFile(this.file).catch((err: unknown) => {
+      if (errorCode(err) === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (data === undefined) return undefined;
+    try {
+      const { ring, legacy } = decodeKeyRingFile(data, this.file);
+      return legacy ? ring : ring.prune(this.#clock.now());
+    } catch (err) {
+      if (isCryptoError(err, 'KEY_STORE_CORRUPT')) return undefined;
+      throw err;
+    } finally {
+      data.fill(0);
+    }
+  }
+
+  /** Atomic, durable replace of `file` by `data` (temp file, fsync, rename, fsync directory). */
+  async #replace(file: string, data: Uint8Array): Promise<void> {
+    const temp = join(this.#directory, `${this.#fileName}.tmp-${randomSuffix()}`);
+    try {
+      await this.#fs.writeNewFile(temp, data, KEY_FILE_MODE);
+      await this.#fs.rename(temp, file);
+      await this.#fs.syncDirectory(this.#directory);
+    } catch (err) {
+      await this.#fs.unlink(temp).catch(() => undefined);
+      throw err;
     }
   }
 

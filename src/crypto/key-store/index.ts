@@ -11,10 +11,15 @@ export { KeyRing, type CurrentKeyGeneration, type RetiredKeyGeneration } from '.
 export {
   KEY_RING_FORMAT,
   KEY_RING_MAX_BYTES,
+  KEY_RING_VERSION,
   KeyRingFileSchema,
+  LegacyKeyRingFileSchema,
   decodeKeyRing,
+  decodeKeyRingFile,
   encodeKeyRing,
+  type DecodedKeyRing,
   type KeyRingFile,
+  type LegacyKeyRingFile,
 } from './key-ring-codec.js';
 export type { KeyStore, KeyStoreOptions } from './key-store.js';
 export { MemoryKeyStore } from './memory-key-store.js';
@@ -22,6 +27,7 @@ export {
   FileKeyStore,
   KEY_DIRECTORY_MODE,
   KEY_FILE_MODE,
+  PREVIOUS_KEY_FILE_SUFFIX,
   type FileKeyStoreOptions,
 } from './file-key-store.js';
 export { nodeFileSystem, type FileKeyStoreFs } from './file-system.js';

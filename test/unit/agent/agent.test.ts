@@ -1,7 +1,10 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../../src/agent/index.js';
-import { isConfigurationError } from '../../../src/core/errors/index.js';
-import { MemoryKeyStore } from '../../../src/crypto/index.js';
+import { isConfigurationError, isCryptoError } from '../../../src/core/errors/index.js';
+import { FileKeyStore, MemoryKeyStore } from '../../../src/crypto/index.js';
 import { recordingLogger } from '../../helpers/agent-world.js';
 
 const TOKEN = `hsk_${'Q9w8'.repeat(10)}`;
@@ -105,5 +108,35 @@ describe('Agent facade (no network)', () => {
     expect(closed).toHaveLength(1);
     expect(a.state).toBe('closed');
     await expect(a.connect()).rejects.toMatchObject({ code: 'CONFIGURATION_ERROR' });
+  });
+});
+
+describe('Agent.connect with a corrupt key store', () => {
+  it('fails with KEY_STORE_CORRUPT naming the key file under a temp directory, before any request', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ams-agent-keys-')); // random suffix, often with capitals
+    try {
+      const directory = join(root, 'agents', 'agent-1');
+      await mkdir(directory, { recursive: true });
+      const store = new FileKeyStore({ directory });
+      await writeFile(store.file, '{"format":');
+      await writeFile(store.previousFile, '{"format":');
+      const logger = recordingLogger();
+      const a = new Agent({
+        baseUrl: 'http://127.0.0.1:9',
+        agentId: 'agent-1',
+        token: TOKEN,
+        keyStore: store,
+        mode: 'webhook',
+        logger,
+      });
+      const err: unknown = await a.connect().catch((e: unknown) => e);
+      expect(isCryptoError(err, 'KEY_STORE_CORRUPT')).toBe(true);
+      expect((err as Error).message).toBe(
+        `Key store ${store.file} is corrupt: not JSON; the previous generation ${store.previousFile} is corrupt too`,
+      );
+      expect((err as { file?: string }).file).toBe(store.file);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -258,7 +258,8 @@ describe('the receiver validator agrees with the zod schema', () => {
       fc.property(fc.oneof({ weight: 9, arbitrary: body }, { weight: 1, arbitrary: fc.jsonValue() }), (b) => {
         if (expectAgreement(b)) accepted++;
       }),
-      { numRuns: 1500 },
+      // Fixed seed: the count below is a property of the sample, not of every input.
+      { seed: 0x61677265, numRuns: 1500 },
     );
     expect(accepted).toBeGreaterThan(50);
   });

@@ -48,10 +48,27 @@ describe('ams keygen', () => {
     expect(forced.err).toMatch(/warning: replaced the previous keys/);
   });
 
-  it('treats an unreadable store as existing', async () => {
+  it('restores a corrupt key file from the previous generation and reports the store as existing', async () => {
+    const dir = fresh();
+    const first = captureIo();
+    expect(await runCli(['keygen', '--dir', dir, '--json'], first)).toBe(0);
+    const created = JSON.parse(first.out) as { key_id: string };
+    const good = readFileSync(join(dir, 'keys.json'));
+    writeFileSync(join(dir, 'keys.json'), '{ not json');
+    const io = captureIo();
+    expect(await runCli(['keygen', '--dir', dir], io)).toBe(1);
+    expect(io.err).toBe(
+      `ams keygen: warning: key store file is corrupt: loaded the previous generation and restored the file\n` +
+        `ams keygen: key store ${join(dir, 'keys.json')} already exists (key_id ${created.key_id}); pass --force to replace it.\n`,
+    );
+    expect(readFileSync(join(dir, 'keys.json'))).toEqual(good);
+  });
+
+  it('treats an unreadable store (key file and previous generation corrupt) as existing', async () => {
     const dir = fresh();
     expect(await runCli(['keygen', '--dir', dir], captureIo())).toBe(0);
     writeFileSync(join(dir, 'keys.json'), '{ not json');
+    writeFileSync(join(dir, 'keys.json.prev'), '{ not json');
     const io = captureIo();
     expect(await runCli(['keygen', '--dir', dir], io)).toBe(1);
     expect(io.err).toContain('exists but cannot be read (KEY_STORE_CORRUPT)');

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -122,5 +123,60 @@ describe('redactSecrets keeps file paths readable', () => {
   it('still redacts base64 that happens to contain slashes', () => {
     const key = 'Ab3/Zx9+Qw7/Er5Ty1Ui2Op3As4Df5Gh6Jk7Lz8Xc9Vb0Nm1Q==';
     expect(redactSecrets(key)).toBe('[redacted]');
+  });
+});
+
+describe('redactSecrets keeps temp-directory paths (KEY_STORE_CORRUPT named "[redacted].json")', () => {
+  const TOKEN = `hsk_${'Zq9'.repeat(13)}x`; // hsk_ + 40 base62
+  const KEY = Buffer.from(Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 11) & 0xff)).toString('base64');
+
+  it.each([
+    '/tmp/ams-agent-keys-KM6CiJ/agent-0190f0a8/keys/keys.json', // mkdtemp suffix with capitals
+    '/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/ams-keys-Ab12Cd/agent/keys.json', // macOS $TMPDIR
+    '/Users/JohnSmith/Projects/MyAgentProject/agent-keys/keys.json',
+  ])('keeps %s in a KEY_STORE_CORRUPT message and still removes a token and a key', (path) => {
+    const message = new CryptoError({
+      code: 'KEY_STORE_CORRUPT',
+      message: `Key store ${path} is corrupt: checksum mismatch (token ${TOKEN}, key ${KEY})`,
+      file: path,
+    }).message;
+    expect(message).toBe(
+      `Key store ${path} is corrupt: checksum mismatch (token hsk_[redacted], key [redacted])`,
+    );
+  });
+
+  it('random temp-dir-like paths survive while tokens and keys beside them are removed (fixed seed)', () => {
+    const lower = fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/);
+    const base62 = (n: number): fc.Arbitrary<string> => fc.stringMatching(new RegExp(`^[A-Za-z0-9]{${n}}$`));
+    const root = fc.oneof(
+      fc.constantFrom('/tmp', '/var/tmp', '/run/user/1000'),
+      fc
+        .tuple(fc.stringMatching(/^[a-z0-9_]{2}$/), fc.stringMatching(/^[a-z0-9_]{28}$/))
+        .map(([a, b]) => `/var/folders/${a}/${b}/T`),
+      fc
+        .array(fc.stringMatching(/^[A-Z][a-z]{1,8}$/), { minLength: 1, maxLength: 3 })
+        .map((words) => `/Users/${words.join('')}`),
+      lower.map((user) => `/home/${user}`),
+    );
+    const tempDir = fc
+      .tuple(fc.array(lower, { minLength: 1, maxLength: 3 }), base62(6))
+      .map(([prefix, suffix]) => `${prefix.join('-')}-${suffix}`);
+    const path = fc
+      .tuple(root, tempDir, fc.array(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,15}$/), { maxLength: 3 }))
+      .map(([r, t, rest]) => [r, t, ...rest, 'keys.json'].join('/'));
+    const secret = fc.oneof(
+      base62(40).map((s) => `hsk_${s}`),
+      fc.uint8Array({ minLength: 32, maxLength: 64 }).map((b) => Buffer.from(b).toString('base64')),
+      fc.uint8Array({ minLength: 32, maxLength: 64 }).map((b) => Buffer.from(b).toString('base64url')),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
+    );
+    fc.assert(
+      fc.property(path, secret, (p, s) => {
+        const out = redactSecrets(`Key store ${p} is corrupt (${s})`);
+        expect(out).toContain(`Key store ${p} is corrupt (`);
+        expect(out).not.toContain(s);
+      }),
+      { seed: 0x7265646163, numRuns: 500 },
+    );
   });
 });

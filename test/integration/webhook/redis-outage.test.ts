@@ -81,6 +81,7 @@ describe.skipIf(skip).each(Object.keys(CLIENTS))('receiver on Redis while Redis 
   const prefix = uniquePrefix('outage');
 
   beforeAll(async () => {
+    if (!installed) throw new Error('CI needs redis-server: .ci/services.sh installs it.');
     redis = await startRedisServer();
     client = CLIENTS[name]!(redis.url);
     await waitFor('the client to be ready', 10_000, () => Promise.resolve(client.status === 'ready'));

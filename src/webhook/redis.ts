@@ -15,4 +15,9 @@
  *
  * @module
  */
-export { createRedisDedupStore, type RedisClientLike, type RedisDedupStoreOptions } from './dedup/redis.js';
+export {
+  createRedisDedupStore,
+  DEFAULT_REDIS_OPERATION_TIMEOUT_MS,
+  type RedisClientLike,
+  type RedisDedupStoreOptions,
+} from './dedup/redis.js';

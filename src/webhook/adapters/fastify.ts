@@ -98,7 +98,8 @@ export function createFastifyHandler(receiver: WebhookReceiver): FastifyWebhookH
 
 /**
  * Creates a Fastify plugin that registers `POST <path>` with a raw-body
- * parser (one pass, 1 MB cap → 413) in the plugin's own scope.
+ * parser (one pass, 1 MB cap → 413, the rest of a larger body read and discarded
+ * up to 16 MB first) in the plugin's own scope.
  *
  * @example
  * ```ts

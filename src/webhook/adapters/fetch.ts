@@ -6,9 +6,9 @@
  */
 import type { WebhookReceiver } from '../receiver.js';
 import type { WebhookResponse } from '../responses.js';
-import { discard, readLimited } from '../refs/http.js';
-import type { RawBodyResult } from './node-body.js';
-import { declaredTooLarge } from './node-body.js';
+import { concatBytes } from '../../core/encoding.js';
+import { discard } from '../refs/http.js';
+import { declaredTooLarge, DISCARD_MAX_BYTES, type RawBodyResult } from './node-body.js';
 import { handleRawBody, MAX_BODY_BYTES } from './shared.js';
 
 /** The members of a fetch `Request` the adapter reads. */
@@ -21,15 +21,40 @@ export interface FetchRequestLike {
 /** A fetch-style handler. */
 export type FetchWebhookHandler = (request: FetchRequestLike) => Promise<Response>;
 
+/**
+ * Reads the body, keeping at most `maxBytes`. A larger body is read on and
+ * discarded up to `DISCARD_MAX_BYTES` before it is answered 413, so the
+ * sender finishes writing and can read the answer; beyond that it is cancelled.
+ */
+async function readBody(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<RawBodyResult> {
+  if (body === null) return { kind: 'ok', body: new Uint8Array() };
+  const reader = body.getReader();
+  let chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > DISCARD_MAX_BYTES) {
+      // Not awaited: some stream sources never settle a cancel.
+      reader.cancel().catch(() => undefined);
+      return { kind: 'too_large' };
+    }
+    if (total > maxBytes) chunks = [];
+    else chunks.push(value);
+  }
+  if (total > maxBytes) return { kind: 'too_large' };
+  return { kind: 'ok', body: chunks.length === 1 ? chunks[0]! : concatBytes(...chunks) };
+}
+
 async function readFetchBody(request: FetchRequestLike): Promise<RawBodyResult> {
   if (request.bodyUsed) return { kind: 'consumed' };
-  if (declaredTooLarge(request.headers, MAX_BODY_BYTES)) {
+  if (declaredTooLarge(request.headers, DISCARD_MAX_BYTES)) {
     discard(request.body);
     return { kind: 'too_large' };
   }
   try {
-    const body = await readLimited(request.body, MAX_BODY_BYTES);
-    return body === undefined ? { kind: 'too_large' } : { kind: 'ok', body };
+    return await readBody(request.body, MAX_BODY_BYTES);
   } catch (error) {
     return { kind: 'error', error };
   }

@@ -2,7 +2,8 @@
  * Getting the raw body of a Node-style request exactly once: an already
  * captured buffer or string when a framework kept one (`req.rawBody`,
  * `express.raw()`, `express.text()`), otherwise the stream itself, read in one
- * pass and capped at 1 MB. A body that a JSON parser already consumed is
+ * pass and capped at 1 MB (a larger body is read on and discarded, up to 16 MB,
+ * before it is answered 413, so the sender can read the answer). A body that a JSON parser already consumed is
  * reported as such, so the adapter can say what to change instead of failing
  * with a misleading signature mismatch.
  *
@@ -10,6 +11,12 @@
  */
 import { concatBytes, utf8 } from '../../core/encoding.js';
 import { getHeader, type WebhookHeaderSource } from '../headers.js';
+
+/**
+ * How much of an oversized body is read and thrown away before the 413 is
+ * written, so that the sender finishes writing and can read the answer: 16 MB.
+ */
+export const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The members of a Node `IncomingMessage` (or Express/Fastify request) the adapters use. */
 export interface NodeRequestLike {
@@ -60,17 +67,28 @@ export function declaredTooLarge(headers: WebhookHeaderSource, maxBytes: number)
 }
 
 /**
- * Reads the request stream in one pass. Stops keeping bytes (and discards the
- * rest) as soon as more than `maxBytes` arrive.
+ * Reads the request stream in one pass, keeping at most `maxBytes`.
+ *
+ * A body over `maxBytes` is still read to its end and thrown away, up to
+ * `discardBytes` in all, before `too_large` is reported: answering while the
+ * sender is still writing and then closing the connection makes the sender
+ * see EPIPE / ECONNRESET instead of the 413 (issue #11). A body declared or
+ * found to be larger than `discardBytes` is reported at once; the adapter
+ * answers and the connection is closed.
  */
-export function readNodeStream(req: NodeRequestLike, maxBytes: number): Promise<RawBodyResult> {
-  if (declaredTooLarge(req.headers, maxBytes)) {
+export function readNodeStream(
+  req: NodeRequestLike,
+  maxBytes: number,
+  discardBytes: number = DISCARD_MAX_BYTES,
+): Promise<RawBodyResult> {
+  if (declaredTooLarge(req.headers, discardBytes)) {
     req.resume?.();
     return Promise.resolve({ kind: 'too_large' });
   }
   return new Promise((resolve) => {
-    const chunks: Uint8Array[] = [];
+    let chunks: Uint8Array[] = [];
     let total = 0;
+    let tooLarge = declaredTooLarge(req.headers, maxBytes);
     const finish = (result: RawBodyResult): void => {
       req.removeListener('data', onData);
       req.removeListener('end', onEnd);
@@ -81,15 +99,22 @@ export function readNodeStream(req: NodeRequestLike, maxBytes: number): Promise<
     const onData = (chunk: Uint8Array | string): void => {
       const bytes = typeof chunk === 'string' ? utf8(chunk) : chunk;
       total += bytes.length;
-      if (total > maxBytes) {
+      if (total > discardBytes) {
         finish({ kind: 'too_large' });
-        req.resume?.(); // drain and discard the rest
+        req.resume?.(); // keeps flowing until the connection closes after the answer
+      } else if (total > maxBytes || tooLarge) {
+        tooLarge = true;
+        chunks = []; // read on and discard, so the sender finishes writing
       } else {
         chunks.push(bytes);
       }
     };
     const onEnd = (): void =>
-      finish({ kind: 'ok', body: chunks.length === 1 ? chunks[0]! : concatBytes(...chunks) });
+      finish(
+        tooLarge
+          ? { kind: 'too_large' }
+          : { kind: 'ok', body: chunks.length === 1 ? chunks[0]! : concatBytes(...chunks) },
+      );
     const onError = (error: Error): void => finish({ kind: 'error', error });
     const onClose = (): void =>
       finish({ kind: 'error', error: new Error('The request closed before its body ended.') });

@@ -37,7 +37,8 @@ export function createNodeStyleHandler(receiver: WebhookReceiver, adapter: Adapt
 
 /**
  * Creates a `(req, res)` handler for `http.createServer`. It reads the raw
- * body itself (1 MB cap → 413) and answers every request it is given, so
+ * body itself (1 MB cap → 413, written once the sender has finished sending,
+ * up to 16 MB) and answers every request it is given, so
  * route to it only the webhook path.
  *
  * @example

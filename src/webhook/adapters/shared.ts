@@ -72,7 +72,10 @@ export interface NodeResponseLike {
   end(body?: string): unknown;
 }
 
-/** Writes an answer; a 413 also closes the connection, since the rest of the body is not read. */
+/**
+ * Writes an answer. A 413 also closes the connection: the body was read and
+ * discarded up to 16 MB, and the rest of a larger one is never read.
+ */
 export function writeNodeResponse(res: NodeResponseLike, response: WebhookResponse): void {
   if (res.headersSent === true) return;
   res.statusCode = response.status;

@@ -45,28 +45,47 @@ async function waitForPing(url: string, child: ChildProcess): Promise<void> {
   throw new Error('redis-server did not answer PING');
 }
 
-/** The configured Redis, a freshly started local one, or undefined. */
-export async function testRedis(): Promise<TestRedis | undefined> {
-  const configured = process.env['AMS_TEST_REDIS_URL'];
-  if (configured) return { url: configured, stop: () => Promise.resolve() };
-  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return undefined;
-  const port = await freePort();
+/** True when the `redis-server` binary can be run. */
+export function redisServerInstalled(): boolean {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** A `redis-server` this module started. */
+export interface SpawnedRedis extends TestRedis {
+  readonly port: number;
+}
+
+/**
+ * Starts a private `redis-server` (no persistence) on `port`, or on a free
+ * loopback port, and waits until it answers PING.
+ */
+export async function startRedisServer(port?: number): Promise<SpawnedRedis> {
+  const chosen = port ?? (await freePort());
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', '/tmp'],
+    ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', '/tmp'],
     { stdio: 'ignore' },
   );
-  const url = `redis://127.0.0.1:${port}`;
+  const url = `redis://127.0.0.1:${chosen}`;
   await waitForPing(url, child);
   return {
     url,
+    port: chosen,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The configured Redis, a freshly started local one, or undefined. */
+export async function testRedis(): Promise<TestRedis | undefined> {
+  const configured = process.env['AMS_TEST_REDIS_URL'];
+  if (configured) return { url: configured, stop: () => Promise.resolve() };
+  if (!redisServerInstalled()) return undefined;
+  return startRedisServer();
 }
 
 /** A key prefix unique to this test run, so parallel runs never share keys. */

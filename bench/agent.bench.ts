@@ -16,6 +16,10 @@
  * 4. Reconnect time after a server restart (`server.restart()`): restart done
  *    → `connected`, with the default back-off and a 50 ms base; baseline: a
  *    bare `ws` client connecting and authenticating right after the restart.
+ * 5. Redelivery after a dead connection (acknowledged delivery): 200 messages
+ *    written into a partition (a TCP proxy drops the server's bytes), then the
+ *    connection is reset; time from the reset to `connected`, and from
+ *    `connected` to the last redelivered message handled.
  */
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +29,7 @@ import { systemClock } from '../src/core/clock.js';
 import { fromBase64, toBase64 } from '../src/core/encoding.js';
 import { generateKeys, MemoryKeyStore, open, openAsync, seal, type AgentKeys } from '../src/crypto/index.js';
 import { startReferenceServer, type ReferenceServer } from '../src/testing/index.js';
+import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { fmt, printTable } from './lib/harness.js';
 
 const N = Number(process.env['BENCH_AGENT_MESSAGES'] ?? 3000);
@@ -322,6 +327,51 @@ async function viaServer(w: World, withAgent: boolean, count: number, acks = tru
   return rate;
 }
 
+/** Reset → connected, and connected → all of `count` redelivered messages handled, ms. */
+async function redelivery(w: World, count: number): Promise<{ reconnect: number; redeliver: number }> {
+  const acc = await newAccount(w);
+  const proxy = await startFaultProxy({
+    target: { host: '127.0.0.1', port: Number(new URL(w.server.url).port) },
+  });
+  const agent = agentFor(w, acc, {
+    webSocketUrl: `ws://127.0.0.1:${proxy.port}/ws`,
+    reconnect: { baseMs: 50, capMs: 50, stableAfterMs: 60_000 },
+  });
+  let handled = 0;
+  let connectedAt = 0;
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  agent.on('message.new', () => {
+    handled += 1;
+    if (handled === count) done();
+  });
+  agent.on('connected', () => void (connectedAt = performance.now()));
+  await agent.connect();
+  const conv = String((await api(w, 'POST', '/conversations', { agent_id: acc.agentId }))['conversation_id']);
+  const agentKey = fromBase64(String((await api(w, 'GET', `/keys/${acc.agentId}`))['public_key']))!;
+  void proxy.partition('downstream', Infinity);
+  for (let i = 0; i < count; i++) {
+    const wire = seal(
+      { type: 'text', text: String(i) },
+      {
+        sender: { id: w.userId, signing: w.userKeys.signing },
+        recipients: [{ id: acc.agentId, publicKey: agentKey }],
+        conversationId: conv,
+      },
+    );
+    await api(w, 'POST', `/conversations/${conv}/messages`, { wire_envelope: wire });
+  }
+  while (Number((await w.server.control.agent(acc.agentId))?.pending_count) < count) await sleep(5);
+  const resetAt = performance.now();
+  proxy.heal();
+  proxy.reset();
+  await all;
+  const end = performance.now();
+  await agent.close();
+  await proxy.close();
+  return { reconnect: connectedAt - resetAt, redeliver: end - connectedAt };
+}
+
 async function reconnects(w: World, baseMs: number, times: number): Promise<number[]> {
   const acc = await newAccount(w);
   // stableAfterMs is shortened so each restart starts from the first back-off step, as an isolated
@@ -456,11 +506,7 @@ export default async function (): Promise<void> {
     `Through the reference server (${fmt(viaCount)} user POSTs, 8 at a time)`,
     ['What', 'messages/s', 'Baseline in the same run'],
     [
-      [
-        'user POST → Agent handler (acks on)',
-        fmt(served),
-        `POSTs with no agent connected: ${fmt(ingest)}/s`,
-      ],
+      ['user POST → Agent handler (acks on)', fmt(served), `POSTs with no agent connected: ${fmt(ingest)}/s`],
       ['user POST → Agent handler (acks off)', fmt(servedNoAcks), '—'],
     ],
   );
@@ -480,6 +526,26 @@ export default async function (): Promise<void> {
         fmt(percentile(bareR, 50), 1),
       ],
       ['Agent, back-off base 50 ms', fmt(percentile(fast, 50), 1), fmt(fast.at(-1) ?? 0, 1), '—'],
+    ],
+  );
+  const redeliveries: { reconnect: number; redeliver: number }[] = [];
+  for (let i = 0; i < 5; i++) redeliveries.push(await redelivery(w, 200));
+  printTable(
+    'Redelivery after a dead connection (200 messages written into a partition, then a reset; 5 runs, back-off base 50 ms)',
+    ['What', 'median ms', 'max ms', 'Baseline in the same run'],
+    [
+      [
+        'reset → connected',
+        fmt(median(redeliveries.map((r) => r.reconnect)), 1),
+        fmt(Math.max(...redeliveries.map((r) => r.reconnect)), 1),
+        `bare ws connect + auth: ${fmt(percentile(bareR, 50), 1)} ms`,
+      ],
+      [
+        'connected → 200th redelivered message handled',
+        fmt(median(redeliveries.map((r) => r.redeliver)), 1),
+        fmt(Math.max(...redeliveries.map((r) => r.redeliver)), 1),
+        `200 at the sync-open rate alone: ${fmt((200 / sync) * 1000, 1)} ms`,
+      ],
     ],
   );
   await b.close();

@@ -87,7 +87,7 @@ export interface AgentOptions {
   webSocketUrl?: string | URL;
   /** Reconnect back-off of the WebSocket. @defaultValue `{ baseMs: 1000, capMs: 30000, stableAfterMs: 30000 }` */
   reconnect?: Omit<BackoffOptions, 'random'>;
-  /** WebSocket pings and dead-connection timeout. @defaultValue `{ intervalMs: 25000, timeoutMs: 60000 }` */
+  /** WebSocket pings and dead-connection timeout. @defaultValue `{ intervalMs: 10000, timeoutMs: 25000 }` */
   heartbeat?: HeartbeatOptions;
   /**
    * WebSocket deadlines, ms: the upgrade, the answer to the `auth` frame, the close handshake.

@@ -13,16 +13,16 @@ import { ConfigurationError } from '../../core/errors/configuration-error.js';
 
 /** Options of {@link createHeartbeat}. */
 export interface HeartbeatOptions {
-  /** Ping period, ms; 0 disables pings (the dead check still runs). @defaultValue `25000` */
+  /** Ping period, ms; 0 disables pings (the dead check still runs). @defaultValue `10000` */
   intervalMs?: number;
-  /** Silence after which the connection is dead, ms; 0 disables the check. @defaultValue `60000` */
+  /** Silence after which the connection is dead, ms; 0 disables the check. @defaultValue `25000` */
   timeoutMs?: number;
 }
 
 /** Defaults of {@link HeartbeatOptions}. */
 export const DEFAULT_HEARTBEAT = {
-  intervalMs: 25_000,
-  timeoutMs: 60_000,
+  intervalMs: 10_000,
+  timeoutMs: 25_000,
 } as const satisfies Required<HeartbeatOptions>;
 
 /** A running heartbeat. */

@@ -32,7 +32,7 @@ export interface WsDispatcherOptions {
   logger?: Logger;
   /** Reconnect back-off. @defaultValue `{ baseMs: 1000, capMs: 30000, stableAfterMs: 30000 }` */
   backoff?: Omit<BackoffOptions, 'random'>;
-  /** Client pings and the dead-connection check. @defaultValue `{ intervalMs: 25000, timeoutMs: 60000 }` */
+  /** Client pings and the dead-connection check. @defaultValue `{ intervalMs: 10000, timeoutMs: 25000 }` */
   heartbeat?: HeartbeatOptions;
   /** From `new WebSocket()` to the upgrade, ms. @defaultValue `10000` */
   connectTimeoutMs?: number;

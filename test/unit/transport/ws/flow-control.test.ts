@@ -3,6 +3,7 @@
  * socket that has `pause()` / `resume()` like `ws`, and the heartbeat's
  * suspension while paused.
  */
+import { DEFAULT_HEARTBEAT } from '../../../../src/transport/ws/heartbeat.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/core/clock.js';
 import {
@@ -95,7 +96,7 @@ describe('read pausing on the connection', () => {
     expect(sock.terminated).toBe(false);
     expect(s.d.state).toBe('open');
     s.d.setReadPaused(false);
-    s.clock.advance(59_999);
+    s.clock.advance(DEFAULT_HEARTBEAT.timeoutMs - 1);
     await flush();
     expect(sock.terminated).toBe(false);
     s.clock.advance(1);

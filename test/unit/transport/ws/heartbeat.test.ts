@@ -64,7 +64,7 @@ describe('heartbeat', () => {
 
   it('0 disables pings or the dead check; bad figures are refused', () => {
     expect(resolveHeartbeat({ intervalMs: 0, timeoutMs: 0 })).toEqual({ intervalMs: 0, timeoutMs: 0 });
-    expect(resolveHeartbeat()).toEqual({ intervalMs: 25_000, timeoutMs: 60_000 });
+    expect(resolveHeartbeat()).toEqual({ intervalMs: 10_000, timeoutMs: 25_000 });
     expect(() => resolveHeartbeat({ timeoutMs: -5 })).toThrow(/heartbeat.timeoutMs/);
   });
 });

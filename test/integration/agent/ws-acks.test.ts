@@ -165,3 +165,35 @@ describe('an Agent and a service without acks', () => {
     }
   });
 });
+
+describe('a handler that never finishes', () => {
+  it('holds only its conversation: the others are handled and acknowledged, and its stuck events leave the window after maxAttempts', async () => {
+    const small = await startWorld({ wsAck: { window: 2, timeoutMs: 200, maxAttempts: 2 } });
+    try {
+      const account = await createAccount(small);
+      const agent = newAgent(small, account);
+      const stuck = gate();
+      const handled: string[] = [];
+      agent.on('message.new', async (m) => {
+        handled.push(m.text ?? '');
+        if ((m.text ?? '').startsWith('A')) await stuck.promise;
+      });
+      await agent.connect();
+      const a = new UserSide(small, account.owner, account.agentId);
+      await a.addAgent();
+      const b = new UserSide(small, await createTestUser(small), account.agentId);
+      await b.addAgent();
+      await a.send({ type: 'text', text: 'A1' });
+      await a.send({ type: 'text', text: 'A2' });
+      for (const text of ['B1', 'B2', 'B3']) await b.send({ type: 'text', text });
+      await waitFor(() => handled.filter((t) => t.startsWith('B')).length === 3, 'conversation B', 15_000);
+      expect(handled.filter((t) => t.startsWith('B'))).toEqual(['B1', 'B2', 'B3']);
+      expect(handled.filter((t) => t.startsWith('A'))).toEqual(['A1']);
+      stuck.open();
+      await waitFor(() => handled.includes('A2'), 'A2 once A1 finished');
+      await agent.close();
+    } finally {
+      await small.close();
+    }
+  });
+});

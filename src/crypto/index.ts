@@ -11,12 +11,17 @@ export {
   keysFromPrivate,
   keyFingerprint,
   fingerprintBytes,
+  redactedKeyPair,
+  REDACTED_PRIVATE_KEY,
   KEY_BYTES,
   FINGERPRINT_BYTES,
   type KeyPair,
   type AgentKeys,
   type KeysOptions,
 } from './keys.js';
+
+// --- the one Ed25519 verification rule ---
+export { ed25519KeyProblem, type Ed25519KeyProblem, type Ed25519SignatureProblem } from './ed25519-rules.js';
 
 // --- proof of key possession (agent key registration and check) ---
 export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFields } from './key-proof.js';

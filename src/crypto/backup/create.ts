@@ -53,6 +53,9 @@ function invalid(path: string, message: string): ValidationError {
 }
 
 function checkPair(pair: KeyPair, path: string): void {
+  // A spread copy of an SDK key pair has no privateKey (it is non-enumerable): a typed error, not a TypeError.
+  if (!(pair.privateKey instanceof Uint8Array) || !(pair.publicKey instanceof Uint8Array))
+    throw invalid(path, 'must hold 32-byte keys');
   if (pair.privateKey.length !== 32 || pair.publicKey.length !== 32)
     throw invalid(path, 'must hold 32-byte keys');
 }

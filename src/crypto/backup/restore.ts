@@ -125,7 +125,10 @@ export async function restoreKeyBackup(
   }
   if (!full) {
     const { encryption } = keysFromPrivate(encPrivate, new Uint8Array(32));
-    if (!equalBytes(encryption.publicKey, publicKey)) throw invalid('backup_a does not match public_key');
+    if (!equalBytes(encryption.publicKey, publicKey)) {
+      encPrivate.fill(0);
+      throw invalid('backup_a does not match public_key');
+    }
     return { form: 'minimal', encryption, deviceId: record.device_id, params };
   }
   const signingPublic = decoded(record.signing_public_key);
@@ -135,10 +138,21 @@ export async function restoreKeyBackup(
     decoded(record.backup_b),
     signingPublic,
   );
-  if (sigPrivate === undefined) throw invalid('backup_b does not open with the key that opened backup_a');
+  if (sigPrivate === undefined) {
+    encPrivate.fill(0);
+    throw invalid('backup_b does not open with the key that opened backup_a');
+  }
   const keys = keysFromPrivate(encPrivate, sigPrivate);
-  if (!equalBytes(keys.encryption.publicKey, publicKey)) throw invalid('backup_a does not match public_key');
-  if (!equalBytes(keys.signing.publicKey, signingPublic))
-    throw invalid('backup_b does not match signing_public_key');
+  const mismatch = !equalBytes(keys.encryption.publicKey, publicKey)
+    ? 'backup_a does not match public_key'
+    : !equalBytes(keys.signing.publicKey, signingPublic)
+      ? 'backup_b does not match signing_public_key'
+      : undefined;
+  if (mismatch !== undefined) {
+    // Transient secrets that will not be returned: zero them (best effort, see docs/security.md).
+    encPrivate.fill(0);
+    sigPrivate.fill(0);
+    throw invalid(mismatch);
+  }
   return { form: 'full', keys, deviceId: record.device_id, params: { ...params } };
 }

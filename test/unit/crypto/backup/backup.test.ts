@@ -194,7 +194,7 @@ describe('createKeyBackup / restoreKeyBackup', () => {
     expect(await codeOf(createKeyBackup(keys, PASSWORD, badParams))).toBe('VALIDATION_ERROR');
     const mismatched = {
       encryption: keys.encryption,
-      signing: { ...keys.signing, publicKey: keys.encryption.publicKey },
+      signing: { privateKey: keys.signing.privateKey, publicKey: keys.encryption.publicKey },
     };
     expect(await codeOf(createKeyBackup(mismatched, PASSWORD, { deviceId: 'd', ...cheap }))).toBe(
       'VALIDATION_ERROR',

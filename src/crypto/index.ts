@@ -28,7 +28,7 @@ export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFiel
 
 // --- envelope v1 ---
 export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
-export { open, openAsync } from './open.js';
+export { open, openAsync, OPEN_VERIFY_FIRST_BYTES } from './open.js';
 export type { SealOptions, SealAsyncOptions, EnvelopeRecipient, EnvelopeSender } from './seal-options.js';
 export type {
   OpenOptions,

@@ -30,6 +30,18 @@ describe('one Ed25519 rule on every backend', () => {
     expect(v).toEqual(Array.from({ length: backends.length + 2 }, () => c.valid));
   });
 
+  it('the WebCrypto probe vector (portable.ts) is accepted by a cofactored verifier only', () => {
+    const c = CONSTRUCTED_CASES.find((x) => x.name.startsWith('key owner: mixed-order R'))!;
+    expect([c.message, c.pub_key, c.signature.slice(0, 16)]).toEqual([
+      '616e79206d65737361676520617420616c6c',
+      'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+      'c2ecc2af9bfefd06',
+    ]);
+    const args = [unhex(c.signature), unhex(c.message), unhex(c.pub_key)] as const;
+    expect(ed25519.verify(...args, { zip215: false })).toBe(true); // @noble: cofactored
+    expect(ed25519VerifyStrict(unhex(c.pub_key), unhex(c.message), unhex(c.signature))).toBe(false);
+  });
+
   it('refuses all 12 speccheck cases and accepts only the honest controls', () => {
     expect(SPECCHECK_CASES).toHaveLength(12);
     expect(EDGE_CASES.filter((c) => c.valid).map((c) => c.name)).toEqual([

@@ -13,6 +13,8 @@ import type { SealOptions } from '../src/crypto/seal-options.js';
 import { ENVELOPE_REF_MAX_BYTES } from '../src/crypto/envelope-wire.js';
 import { portableBackend } from '../src/crypto/backend/portable.js';
 import { nodeBackend } from '../src/crypto/backend/node.js';
+import { ed25519VerifyStrict } from '../src/crypto/ed25519-rules.js';
+import { ed25519 as noble } from '@noble/curves/ed25519.js';
 import type { CryptoBackend, RawKeyPair } from '../src/crypto/backend/types.js';
 import { fmt, measure, printTable } from './lib/harness.js';
 
@@ -298,6 +300,18 @@ async function choicesTable(): Promise<void> {
       () => c.verify(null, small, edPub, sigSmall),
       'WebCrypto (await)',
       () => subtle.verify({ name: 'Ed25519' }, subtleEd, sigSmall, small),
+    ],
+    [
+      'Ed25519 verify: SDK rule + node:crypto (backend, key cached)',
+      () => nodeBackend()!.sync.ed25519Verify(k.signing.publicKey, small, sigSmall),
+      'node:crypto alone',
+      () => c.verify(null, small, edPub, sigSmall),
+    ],
+    [
+      'Ed25519 verify: SDK rule in JS (cofactorless, key cached)',
+      () => ed25519VerifyStrict(k.signing.publicKey, small, sigSmall),
+      '@noble verify, zip215: false',
+      () => noble.verify(sigSmall, small, k.signing.publicKey, { zip215: false }),
     ],
   ];
   const rows: string[][] = [];

@@ -16,6 +16,8 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { fromBase64 } from '../core/encoding.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
+import { ValidationError } from '../core/errors/validation-error.js';
+import { ed25519KeyProblem } from '../crypto/ed25519-rules.js';
 import type { ConversationDetail } from '../client/wire/conversations.js';
 import type { PrincipalKeys } from '../client/wire/keys.js';
 
@@ -96,15 +98,36 @@ interface Entry<T> {
 
 const decoded = (b64: string): Uint8Array => fromBase64(b64)!; // schemas guarantee 32-byte base64
 
-/** Decodes a wire {@link PrincipalKeys}, dropping retired generations whose grace ended by `nowMs`. */
+/**
+ * Decodes a signing key, refusing one the SDK's Ed25519 rule refuses
+ * (non-canonical, small-order or mixed-order; `src/crypto/ed25519-rules.ts`):
+ * the service must not hand out a key that verifies forgeries.
+ */
+function signingKey(b64: string | null | undefined, path: string): Uint8Array | undefined {
+  if (b64 == null) return undefined;
+  const key = decoded(b64);
+  const problem = ed25519KeyProblem(key);
+  if (problem === undefined) return key;
+  throw new ValidationError({
+    message: `The service returned an unacceptable Ed25519 signing key (${problem}) at ${path}`,
+    issues: [{ path: path.split('.'), message: `unacceptable Ed25519 key (${problem})` }],
+  });
+}
+
+/**
+ * Decodes a wire {@link PrincipalKeys}, dropping retired generations whose grace ended by `nowMs`.
+ *
+ * @throws {@link ValidationError} when a signing key is not an acceptable Ed25519 key
+ *   (non-canonical, small order or mixed order).
+ */
 export function toPeerKeys(k: PrincipalKeys, nowMs: number): PeerKeys {
   const retired: RetiredPeerKey[] = [];
-  for (const r of k.retired ?? []) {
+  for (const [i, r] of (k.retired ?? []).entries()) {
     const until = r.valid_until == null ? undefined : Date.parse(r.valid_until);
     if (until !== undefined && until <= nowMs) continue;
     retired.push({
       encryption: decoded(r.public_key),
-      signing: r.signing_public_key == null ? undefined : decoded(r.signing_public_key),
+      signing: signingKey(r.signing_public_key, `retired.${i}.signing_public_key`),
       validUntilMs: until,
     });
   }
@@ -112,7 +135,7 @@ export function toPeerKeys(k: PrincipalKeys, nowMs: number): PeerKeys {
     id: k.id,
     kind: k.kind,
     encryption: decoded(k.public_key),
-    signing: k.signing_public_key == null ? undefined : decoded(k.signing_public_key),
+    signing: signingKey(k.signing_public_key, 'signing_public_key'),
     retired,
   };
 }

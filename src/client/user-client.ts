@@ -240,10 +240,24 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   /**
    * Restores the key pairs from the service's backup (`GET /keys/backup`).
    *
-   * @throws {@link CryptoError} `KEY_BACKUP_PASSWORD_INVALID` for a wrong protection password.
+   * @param options.expectedSigningPublicKey - the user's Ed25519 public key when
+   *   known (from the key directory or an earlier session): a minimal-form backup
+   *   (no signing key) or one with another signing key is then refused as a
+   *   possible downgrade by the service.
+   * @throws {@link CryptoError} `KEY_BACKUP_PASSWORD_INVALID` for a wrong protection password;
+   *   `KEY_BACKUP_INVALID` for a full backup stripped to the minimal form, or one that does not fit
+   *   `expectedSigningPublicKey`.
    */
-  async unlockKeys(protectionPassword: string): Promise<string> {
-    this.#keys = await restoreKeys(this.#api, protectionPassword, this.#o.keyBackup);
+  async unlockKeys(
+    protectionPassword: string,
+    options: { readonly expectedSigningPublicKey?: Uint8Array } = {},
+  ): Promise<string> {
+    this.#keys = await restoreKeys(
+      this.#api,
+      protectionPassword,
+      this.#o.keyBackup,
+      options.expectedSigningPublicKey,
+    );
     return userKeyFingerprint(this.#keys);
   }
 

@@ -50,6 +50,8 @@ export async function backUpKeys(
 
 /**
  * Downloads the backup and decrypts it with the protection password.
+ * With `expectedSigningPublicKey` (the user's known Ed25519 key), a
+ * minimal-form backup or another signing key is refused (a possible downgrade).
  *
  * @throws {@link ServiceError} `KEY_BACKUP_NOT_FOUND` when the account has none.
  * @throws {@link CryptoError} `KEY_BACKUP_PASSWORD_INVALID`, `KEY_BACKUP_INVALID`, `KEY_BACKUP_PARAMS_TOO_WEAK`.
@@ -58,13 +60,13 @@ export async function restoreKeys(
   api: UserApi,
   protectionPassword: string,
   cost: KeyBackupCostOptions,
+  expectedSigningPublicKey?: Uint8Array,
 ): Promise<UserKeySet> {
   const record = await api.keyBackup();
-  const restored = await restoreKeyBackup(
-    record,
-    protectionPassword,
-    cost.minParams === undefined ? {} : { minParams: cost.minParams },
-  );
+  const restored = await restoreKeyBackup(record, protectionPassword, {
+    ...(cost.minParams === undefined ? {} : { minParams: cost.minParams }),
+    ...(expectedSigningPublicKey === undefined ? {} : { expectedSigningPublicKey }),
+  });
   return restored.form === 'full'
     ? { encryption: restored.keys.encryption, signing: restored.keys.signing }
     : { encryption: restored.encryption, signing: undefined };

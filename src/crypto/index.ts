@@ -11,6 +11,8 @@ export {
   keysFromPrivate,
   keyFingerprint,
   fingerprintBytes,
+  redactedKeyPair,
+  REDACTED_PRIVATE_KEY,
   KEY_BYTES,
   FINGERPRINT_BYTES,
   type KeyPair,
@@ -18,12 +20,15 @@ export {
   type KeysOptions,
 } from './keys.js';
 
+// --- the one Ed25519 verification rule ---
+export { ed25519KeyProblem, type Ed25519KeyProblem, type Ed25519SignatureProblem } from './ed25519-rules.js';
+
 // --- proof of key possession (agent key registration and check) ---
 export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFields } from './key-proof.js';
 
 // --- envelope v1 ---
 export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
-export { open, openAsync } from './open.js';
+export { open, openAsync, OPEN_VERIFY_FIRST_BYTES } from './open.js';
 export type { SealOptions, SealAsyncOptions, EnvelopeRecipient, EnvelopeSender } from './seal-options.js';
 export type {
   OpenOptions,
@@ -66,7 +71,10 @@ export {
   DEFAULT_ARGON2_PARAMS,
   MINIMAL_FORM_ARGON2_PARAMS,
   BACKUP_BLOB_BYTES,
+  BACKUP_BLOB_V1_BYTES,
   BACKUP_BLOB_VERSION,
+  BACKUP_BLOB_VERSION_V1,
+  BACKUP_FORM,
   BACKUP_KEY_ID,
   checkKeyBackupRecord,
   PROTECTION_PASSWORD_MIN_CHARS,

@@ -5,11 +5,17 @@
  *
  * @module
  */
+import { toBase64 } from '../core/encoding.js';
 import { ValidationError } from '../core/errors/index.js';
 import { defaultBackend } from './backend/node-default.js';
 import type { CryptoBackend } from './backend/types.js';
 
-/** A key pair of raw 32-byte keys. */
+/**
+ * A key pair of raw 32-byte keys. Pairs made by this SDK ({@link generateKeys},
+ * {@link keysFromPrivate}, `restoreKeyBackup`, the key store) keep `privateKey`
+ * non-enumerable and redact it from `JSON.stringify` and `util.inspect`
+ * (`console.log`), see {@link redactedKeyPair}.
+ */
 export interface KeyPair {
   /** Raw 32-byte public key. */
   readonly publicKey: Uint8Array;
@@ -64,7 +70,8 @@ export function generateKeys(options: KeysOptions = {}): AgentKeys {
 
 /**
  * Rebuilds an agent's key set from its two raw private keys, deriving the
- * public keys.
+ * public keys. The arrays are kept (not copied); the pairs redact them from
+ * `JSON.stringify` and `util.inspect` ({@link redactedKeyPair}).
  *
  * @throws {@link index!ValidationError | ValidationError} when a key is not 32 bytes.
  * @example
@@ -80,15 +87,41 @@ export function keysFromPrivate(
   checkKey(encryptionPrivate, 'encryptionPrivate');
   checkKey(signingPrivate, 'signingPrivate');
   const backend = options.backend ?? defaultBackend();
-  const encryption = Object.freeze({
-    publicKey: backend.x25519PublicKey(encryptionPrivate),
-    privateKey: encryptionPrivate,
-  });
-  const signing = Object.freeze({
-    publicKey: backend.ed25519PublicKey(signingPrivate),
-    privateKey: signingPrivate,
-  });
+  const encryption = redactedKeyPair(backend.x25519PublicKey(encryptionPrivate), encryptionPrivate);
+  const signing = redactedKeyPair(backend.ed25519PublicKey(signingPrivate), signingPrivate);
   return Object.freeze({ encryption, signing });
+}
+
+/** What `JSON.stringify` and `util.inspect` show instead of a private key. */
+export const REDACTED_PRIVATE_KEY = '[redacted]';
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * A frozen key pair whose private key stays out of logs: `privateKey` is
+ * non-enumerable (so spreads, `Object.keys`, `structuredClone` and test
+ * snapshots leave it out), and `toJSON` / `util.inspect` show the public key
+ * (base64) with `privateKey: '[redacted]'`. Reading `pair.privateKey` works as usual.
+ * `Symbol.for('nodejs.util.inspect.custom')` is used so that no `node:util`
+ * import is needed and the pair stays portable.
+ *
+ * @example
+ * ```ts
+ * JSON.stringify(redactedKeyPair(pub, priv)); // {"publicKey":"…","privateKey":"[redacted]"}
+ * ```
+ */
+export function redactedKeyPair(publicKey: Uint8Array, privateKey: Uint8Array): KeyPair {
+  const summary = (): { publicKey: string; privateKey: string } => ({
+    publicKey: toBase64(publicKey),
+    privateKey: REDACTED_PRIVATE_KEY,
+  });
+  const pair = { publicKey } as { publicKey: Uint8Array; privateKey: Uint8Array };
+  Object.defineProperties(pair, {
+    privateKey: { value: privateKey, enumerable: false },
+    toJSON: { value: summary, enumerable: false },
+    [INSPECT]: { value: summary, enumerable: false },
+  });
+  return Object.freeze(pair);
 }
 
 const fingerprints = new WeakMap<Uint8Array, Uint8Array>();

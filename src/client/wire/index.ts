@@ -43,6 +43,7 @@ export {
   KeyIdSchema,
   PrincipalKeysSchema,
   PublicKeyB64Schema,
+  SigningPublicKeyB64Schema,
   RetiredPublicKeySchema,
   type AgentKeyView,
   type KeyChallengeAnswer,

@@ -10,10 +10,23 @@
  * @module
  */
 import { z } from 'zod';
+import { fromBase64 } from '../../core/encoding.js';
 import { base64Schema, IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
+import { ed25519KeyProblem } from '../../crypto/ed25519-rules.js';
 
 /** A raw 32-byte key, canonical padded base64. */
 export const PublicKeyB64Schema = base64Schema({ bytes: 32, maxChars: 64 });
+
+/**
+ * An Ed25519 public key the SDK's verification rule accepts
+ * (`src/crypto/ed25519-rules.ts`): canonical padded base64 of a canonical
+ * encoding of a point in the prime-order subgroup, so small-order (identity),
+ * mixed-order and non-canonical keys are refused when the answer is parsed.
+ */
+export const SigningPublicKeyB64Schema = PublicKeyB64Schema.refine(
+  (text) => ed25519KeyProblem(fromBase64(text) ?? new Uint8Array(0)) === undefined,
+  { message: 'Not an acceptable Ed25519 key (non-canonical, small order or mixed order)' },
+);
 
 /** 16 lowercase hex characters: the first 8 bytes of SHA-256 of a public key (`keyFingerprint`). */
 export const KeyIdSchema = z
@@ -23,7 +36,7 @@ export const KeyIdSchema = z
 /** A key generation still in its grace period, as listed in `retired`. */
 export const RetiredPublicKeySchema = z.looseObject({
   public_key: PublicKeyB64Schema,
-  signing_public_key: PublicKeyB64Schema.nullable().optional(),
+  signing_public_key: SigningPublicKeyB64Schema.nullable().optional(),
   key_id: KeyIdSchema.nullable().optional(),
   valid_until: TimestampWithZoneSchema.nullable().optional(),
 });
@@ -39,7 +52,7 @@ export const PrincipalKeysSchema = z.looseObject({
   id: IdentifierSchema,
   kind: z.string().min(1).max(32),
   public_key: PublicKeyB64Schema,
-  signing_public_key: PublicKeyB64Schema.nullable().optional(),
+  signing_public_key: SigningPublicKeyB64Schema.nullable().optional(),
   key_id: KeyIdSchema.nullable().optional(),
   signing_key_id: KeyIdSchema.nullable().optional(),
   retired: z.array(RetiredPublicKeySchema).max(64).optional(),
@@ -59,7 +72,7 @@ export type KeyChallengeAnswer = z.infer<typeof KeyChallengeAnswerSchema>;
 /** One registered key generation (`keys` of the agent view, answer of `PUT /agents/:id/keys`). */
 export const AgentKeyViewSchema = z.looseObject({
   public_key: PublicKeyB64Schema,
-  signing_public_key: PublicKeyB64Schema,
+  signing_public_key: SigningPublicKeyB64Schema,
   key_id: KeyIdSchema,
   signing_key_id: KeyIdSchema.optional(),
   registered_at: TimestampWithZoneSchema.optional(),

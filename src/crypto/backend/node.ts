@@ -6,7 +6,10 @@
  *   also by content, since sender keys often arrive as fresh arrays);
  * - HKDF is built by the caller from two HMAC calls;
  * - the async Ed25519 sign/verify run on the libuv thread pool, so many opens in
- *   flight use every core.
+ *   flight use every core;
+ * - Ed25519 verification applies the SDK's one rule (`../ed25519-rules.ts`) before
+ *   OpenSSL's cofactorless check, which alone accepts small-order and
+ *   non-canonical keys.
  *
  * node:crypto is reached through `process.getBuiltinModule` so that merely
  * importing this module never fails on runtimes without it.
@@ -15,6 +18,7 @@
  */
 import type * as NodeCrypto from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
+import { ed25519SignatureProblem } from '../ed25519-rules.js';
 import type { AsyncPrimitives, SyncCryptoBackend, SyncPrimitives } from './types.js';
 
 type NodeCryptoModule = typeof NodeCrypto;
@@ -139,7 +143,8 @@ function syncPrimitives(c: NodeCryptoModule, keys: Importer): SyncPrimitives {
     ed25519Sign: (kp, message) =>
       toBytes(c.sign(null, message, keys.privateKey('Ed25519', kp.privateKey, kp.publicKey))),
     ed25519Verify(pub, message, signature) {
-      if (pub.length !== 32 || signature.length !== 64) return false;
+      // The SDK's rule (ed25519-rules.ts) first; OpenSSL then checks the cofactorless equation.
+      if (ed25519SignatureProblem(pub, signature) !== undefined) return false;
       try {
         return c.verify(null, message, keys.publicKey('Ed25519', pub), signature);
       } catch {
@@ -162,7 +167,7 @@ function asyncPrimitives(c: NodeCryptoModule, keys: Importer, sync: SyncPrimitiv
         c.sign(null, message, key, (err, sig) => (err ? reject(err) : resolve(toBytes(sig))));
       }),
     ed25519Verify(pub, message, signature) {
-      if (pub.length !== 32 || signature.length !== 64) return Promise.resolve(false);
+      if (ed25519SignatureProblem(pub, signature) !== undefined) return Promise.resolve(false);
       let key: KeyObject;
       try {
         key = keys.publicKey('Ed25519', pub);

@@ -14,6 +14,7 @@ import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64 } from '../../core/encoding.js';
+import { ed25519SignatureProblem, ed25519VerifyStrict } from '../ed25519-rules.js';
 import type { AsyncPrimitives, CryptoBackend, RawKeyPair } from './types.js';
 
 type Subtle = SubtleCrypto;
@@ -89,6 +90,40 @@ function importPublic(curve: Curve, pub: Uint8Array): Promise<CryptoKey> {
 
 type CurveCheck = (curve: Curve) => Promise<boolean>;
 
+/**
+ * A signature that only a cofactored equation accepts: RFC 8032 test 1's key,
+ * `R = [r]B + T` with `T` of order 8, `S = r + k·a` (built in
+ * test/fixtures/ed25519/edge-cases.ts). The SDK's pre-checks pass it, so the
+ * equation alone decides: a WebCrypto that accepts it checks another equation
+ * than the SDK's rule, and @noble is used instead.
+ */
+const COFACTORED_ONLY = {
+  message: hexBytes('616e79206d65737361676520617420616c6c'),
+  signature: hexBytes(
+    'c2ecc2af9bfefd06ee0f9cbb9adf4abda71f6a01db3f1a78458754856f6bd5c4' +
+      '0cb6bc5443c3492aebbb73bc9383cdc373e0dd41a63f246e96888201a8d47308',
+  ),
+};
+let cofactorless: Promise<boolean> | undefined;
+
+/** Whether this runtime's WebCrypto Ed25519 checks the cofactorless equation; probed once. */
+function webCryptoCofactorless(): Promise<boolean> {
+  cofactorless ??= importPublic('Ed25519', PROBE_KEYS.Ed25519)
+    .then((key) =>
+      subtle().verify(
+        { name: 'Ed25519' },
+        key,
+        view(COFACTORED_ONLY.signature),
+        view(COFACTORED_ONLY.message),
+      ),
+    )
+    .then(
+      (accepted) => !accepted,
+      () => false,
+    );
+  return cofactorless;
+}
+
 async function x25519Shared(
   useWebCrypto: CurveCheck,
   kp: RawKeyPair,
@@ -117,9 +152,12 @@ async function edVerify(
   message: Uint8Array,
   signature: Uint8Array,
 ): Promise<boolean> {
-  if (pub.length !== 32 || signature.length !== 64) return false;
+  // The SDK's rule (ed25519-rules.ts) first; then WebCrypto only where it checks the same equation.
+  if (ed25519SignatureProblem(pub, signature) !== undefined) return false;
   try {
-    if (!(await useWebCrypto('Ed25519'))) return ed25519.verify(signature, message, pub, { zip215: false });
+    if (!(await useWebCrypto('Ed25519')) || !(await webCryptoCofactorless())) {
+      return ed25519VerifyStrict(pub, message, signature);
+    }
     const key = await importPublic('Ed25519', pub);
     return await subtle().verify({ name: 'Ed25519' }, key, view(signature), view(message));
   } catch {

@@ -13,7 +13,10 @@
  *    becomes `CryptoError` `KEY_BACKUP_INVALID` naming the paths only;
  * 3. crypto-only rules: `backup_a`/`backup_b` must be sealed keys of the
  *    layout in `layout.ts` with the key id of their slot, and
- *    `argon2_params` must stay within `ARGON2_PARAMS_MAX`.
+ *    `argon2_params` must stay within `ARGON2_PARAMS_MAX`;
+ * 4. the form: both blobs of a full record have the same layout version, a
+ *    version-2 blob must have been made for the record's form, so a full
+ *    backup stripped to the minimal form is refused here, before any derivation.
  *
  * @module
  */
@@ -26,7 +29,7 @@ import {
   parseKeyBackupRecord,
   type KeyBackupRecord,
 } from '../../core/protocol/key-backup.js';
-import { BACKUP_KEY_ID, hasBackupHeader, type BackupKeyId } from './layout.js';
+import { BACKUP_KEY_ID, blobForm, blobVersion, hasBackupHeader, type BackupKeyId } from './layout.js';
 import { argon2ParamsAboveCeiling } from './params.js';
 
 /** The record's fields, from the wire model (the full form has them all). */
@@ -83,6 +86,26 @@ function cryptoOnlyIssues(record: KeyBackupRecord): string[] {
   return paths;
 }
 
+/** Why the blobs do not fit the record's form (layout version 2 binds it), or `undefined`. */
+function formIssue(record: KeyBackupRecord): string | undefined {
+  const a = fromBase64(record.backup_a)!;
+  if (!isFullKeyBackup(record)) {
+    if (blobForm(a) !== 'full') return undefined;
+    return (
+      'Key backup record is invalid: backup_a belongs to a full-form backup whose backup_b, ' +
+      'argon2_params and signing_public_key were removed (a downgrade to the minimal form)'
+    );
+  }
+  const b = fromBase64(record.backup_b)!;
+  if (blobVersion(a) !== blobVersion(b)) {
+    return 'Key backup record is invalid: backup_a and backup_b have different layout versions';
+  }
+  if (blobVersion(a) === 2 && (blobForm(a) !== 'full' || blobForm(b) !== 'full')) {
+    return 'Key backup record is invalid: a sealed key of this full-form record was made for the minimal form';
+  }
+  return undefined;
+}
+
 /**
  * Checks an untrusted key backup record (as fetched from the service) and
  * returns it as the core {@link KeyBackupRecord}, with unknown fields
@@ -94,7 +117,8 @@ function cryptoOnlyIssues(record: KeyBackupRecord): string[] {
  * @param input - the record, in either form.
  * @throws {@link index!CryptoError | CryptoError} `KEY_BACKUP_INVALID`, naming the bad fields (never their values):
  *   malformed per the wire model, a sealed key that is not of this SDK's layout
- *   or sits in the wrong slot, or `argon2_params` above `ARGON2_PARAMS_MAX`.
+ *   or sits in the wrong slot, or `argon2_params` above `ARGON2_PARAMS_MAX`; or
+ *   blobs that do not fit the record's form (a stripped full backup).
  * @example
  * ```ts
  * const record = checkKeyBackupRecord((await rest.get('/keys/backup')).data);
@@ -105,5 +129,7 @@ export function checkKeyBackupRecord(input: unknown): KeyBackupRecord {
   const record = parseWire(input);
   const paths = cryptoOnlyIssues(record);
   if (paths.length > 0) throw invalid(paths);
+  const form = formIssue(record);
+  if (form !== undefined) throw new CryptoError({ code: 'KEY_BACKUP_INVALID', message: form });
   return record;
 }

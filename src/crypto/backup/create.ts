@@ -53,6 +53,9 @@ function invalid(path: string, message: string): ValidationError {
 }
 
 function checkPair(pair: KeyPair, path: string): void {
+  // A spread copy of an SDK key pair has no privateKey (it is non-enumerable): a typed error, not a TypeError.
+  if (!(pair.privateKey instanceof Uint8Array) || !(pair.publicKey instanceof Uint8Array))
+    throw invalid(path, 'must hold 32-byte keys');
   if (pair.privateKey.length !== 32 || pair.publicKey.length !== 32)
     throw invalid(path, 'must hold 32-byte keys');
 }
@@ -111,13 +114,14 @@ export async function createKeyBackup(
   const salt = globalThis.crypto.getRandomValues(new Uint8Array(ARGON2_SALT_BYTES));
   const key = await deriveBackupKey(password, salt, params);
   const { encryption, signing } = keys;
-  const backupA = await sealPrivateKey(
-    key,
-    BACKUP_KEY_ID.x25519,
-    encryption.privateKey,
-    encryption.publicKey,
-  );
-  const backupB = await sealPrivateKey(key, BACKUP_KEY_ID.ed25519, signing.privateKey, signing.publicKey);
+  // Both blobs are bound to the full form and both public keys (layout.ts, version 2).
+  const binding = {
+    form: 'full',
+    publicKey: encryption.publicKey,
+    signingPublicKey: signing.publicKey,
+  } as const;
+  const backupA = await sealPrivateKey(key, BACKUP_KEY_ID.x25519, encryption.privateKey, binding);
+  const backupB = await sealPrivateKey(key, BACKUP_KEY_ID.ed25519, signing.privateKey, binding);
   return {
     backup_a: toBase64(backupA),
     backup_b: toBase64(backupB),
@@ -159,12 +163,8 @@ export async function createMinimalKeyBackup(
   }
   const salt = globalThis.crypto.getRandomValues(new Uint8Array(ARGON2_SALT_BYTES));
   const key = await deriveBackupKey(password, salt, params);
-  const backupA = await sealPrivateKey(
-    key,
-    BACKUP_KEY_ID.x25519,
-    encryption.privateKey,
-    encryption.publicKey,
-  );
+  const binding = { form: 'minimal', publicKey: encryption.publicKey, signingPublicKey: undefined } as const;
+  const backupA = await sealPrivateKey(key, BACKUP_KEY_ID.x25519, encryption.privateKey, binding);
   return {
     backup_a: toBase64(backupA),
     argon2_salt: toBase64(salt),

@@ -16,7 +16,16 @@ export {
   DEFAULT_ARGON2_PARAMS,
   MINIMAL_FORM_ARGON2_PARAMS,
 } from './params.js';
-export { BACKUP_BLOB_BYTES, BACKUP_BLOB_VERSION, BACKUP_KEY_ID, type BackupKeyId } from './layout.js';
+export {
+  BACKUP_BLOB_BYTES,
+  BACKUP_BLOB_V1_BYTES,
+  BACKUP_BLOB_VERSION,
+  BACKUP_BLOB_VERSION_V1,
+  BACKUP_FORM,
+  BACKUP_KEY_ID,
+  type BackupForm,
+  type BackupKeyId,
+} from './layout.js';
 export { checkKeyBackupRecord } from './check.js';
 export {
   PROTECTION_PASSWORD_MIN_CHARS,

@@ -24,6 +24,7 @@ import { fail, invalidField, type ServerFailure } from '../http/failure.js';
 import type { AgentPrincipal } from '../http/types.js';
 import type { AgentKeyGeneration, AgentRecord } from '../store/agent-types.js';
 import { type KeyProofFields, verifyKeyProof } from './key-proof.js';
+import { refuseUnacceptableSigningKey } from '../keys/signing-key.js';
 import { currentKey, isLive, liveKeys } from './records.js';
 
 /** Decoded, verified proof fields. */
@@ -41,7 +42,8 @@ function decode(field: string, text: string, bytes: number): Uint8Array {
 /**
  * Checks the proof fields against the agent's challenge.
  *
- * @throws {@link ServerFailure} VALIDATION_ERROR (bad encoding; `challenge` unknown, used or
+ * @throws {@link ServerFailure} VALIDATION_ERROR (bad encoding; an unacceptable signing
+ * key, see `refuseUnacceptableSigningKey`; `challenge` unknown, used or
  * expired) or INVALID_SIGNATURE (`reason: signature | key_proof`).
  */
 export function proveKeys(ctx: ServerContext, agentId: string, body: KeyProofFields): ProvenKeys {
@@ -51,6 +53,7 @@ export function proveKeys(ctx: ServerContext, agentId: string, body: KeyProofFie
     signature: decode('signature', body.signature, 64),
     keyProof: decode('key_proof', body.key_proof, 32),
   };
+  refuseUnacceptableSigningKey(fields.signingPublicKey);
   const issued = ctx.keyChallenges.take(agentId, body.challenge);
   if (issued === undefined) {
     throw invalidField('challenge', 'unknown_or_expired', {}, 'The challenge is unknown, used or expired.');

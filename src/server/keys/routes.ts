@@ -3,7 +3,8 @@
  * back on a new device; KEY_BACKUP_NOT_FOUND when none was uploaded).
  *
  * The upload is checked structurally (canonical base64, a 32-byte salt,
- * 32-byte public keys, Argon2id parameters within bounds); whether the
+ * 32-byte public keys, Argon2id parameters within bounds, a signing key the
+ * SDK's Ed25519 rule accepts); whether the
  * parameters are strong enough is the client's decision
  * (KEY_BACKUP_PARAMS_TOO_WEAK is a client-side code). `device_id` must be the
  * device of the access token. A new upload replaces the old one.
@@ -11,6 +12,7 @@
  * @module
  */
 import { z } from 'zod';
+import { fromBase64 } from '../../core/encoding.js';
 import { hasAnyOwn } from '../../core/protocol/parse.js';
 import { ARGON2_PARAMS_MAX } from '../../crypto/backup/params.js';
 import {
@@ -23,6 +25,7 @@ import { fail, invalidField } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validation.js';
+import { refuseUnacceptableSigningKey } from './signing-key.js';
 
 /**
  * Upper bounds the server accepts for Argon2id parameters (m in KiB): the
@@ -42,6 +45,8 @@ function parseUpload(input: unknown): KeyBackupRecord {
         throw invalidField(`argon2_params.${k}`, 'too_big', { max: SERVER_ARGON2_MAX[k] });
       }
     }
+    // The schema guarantees 32-byte base64; the key becomes the user's published signing key.
+    refuseUnacceptableSigningKey(fromBase64(record.signing_public_key)!);
   }
   return record;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { generateKeys } from '../../../src/crypto/keys.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceServer } from '../../../src/testing/index.js';
 import {
@@ -245,7 +246,7 @@ describe('POST /keys/backup and GET /keys/backup', () => {
     ...minimal(deviceId),
     backup_b: b64(60),
     argon2_params: { m: 65_536, t: 3, p: 4 },
-    signing_public_key: b64(32),
+    signing_public_key: Buffer.from(generateKeys().signing.publicKey).toString('base64'),
   });
 
   it('KEY_BACKUP_NOT_FOUND before an upload; the backup reads back after one (both forms)', async () => {
@@ -279,6 +280,11 @@ describe('POST /keys/backup and GET /keys/backup', () => {
     ['argon2_params.p', { argon2_params: { m: 65_536, t: 3, p: 1.5 } }],
     ['backup_b', { backup_b: undefined }],
     ['extra', { extra: true }],
+    // The identity point: a small-order Ed25519 key that verifies R = identity, S = 0 for any message.
+    [
+      'signing_public_key',
+      { signing_public_key: Buffer.from([1, ...new Uint8Array(31)]).toString('base64') },
+    ],
   ])('VALIDATION_ERROR for a bad %s', async (field, patch) => {
     const session = await registerUser(server);
     const body = { ...full(session.deviceId), ...patch };

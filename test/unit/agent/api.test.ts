@@ -26,12 +26,14 @@ import {
 import { parseWith } from '../../../src/core/protocol/parse.js';
 import { hasControlChar } from '../../../src/core/protocol/primitives.js';
 import { toBase64 } from '../../../src/core/encoding.js';
-import { buildKeyProof, generateKeys } from '../../../src/crypto/index.js';
+import { buildKeyProof, generateKeys, keysFromPrivate } from '../../../src/crypto/index.js';
 import { createRestClient } from '../../../src/transport/rest/index.js';
 import { errorBody, JSON_HEADERS, mockService, ORIGIN, TOKEN } from '../../helpers/transport-rest.js';
 
 const AGENT = 'agent-1';
 const KEY = toBase64(new Uint8Array(32).fill(1));
+/** A real Ed25519 public key: signing keys must pass the SDK's Ed25519 rule. */
+const SIGNING_KEY = toBase64(generateKeys().signing.publicKey);
 const KEY_ID = '0123456789abcdef';
 
 function setup() {
@@ -81,7 +83,7 @@ describe('createAgentApi: requests and results', () => {
     closeAfter = () => agent.close();
     const keys = {
       public_key: KEY,
-      signing_public_key: KEY,
+      signing_public_key: SIGNING_KEY,
       key_id: KEY_ID,
       valid_until: '2026-03-08T12:00:00.000Z',
     };
@@ -109,7 +111,7 @@ describe('createAgentApi: requests and results', () => {
     expect(self).toMatchObject({ agentId: AGENT, connectionStatus: 'ready', keyRotationPending: true });
     expect(self.keys).toEqual({
       publicKey: KEY,
-      signingPublicKey: KEY,
+      signingPublicKey: SIGNING_KEY,
       keyId: KEY_ID,
       validUntilMs: Date.parse(keys.valid_until),
     });
@@ -117,7 +119,7 @@ describe('createAgentApi: requests and results', () => {
     expect(await api.governance()).toMatchObject({ level: 'L1', reason: 'spam' });
     const proof = {
       public_key: KEY,
-      signing_public_key: KEY,
+      signing_public_key: SIGNING_KEY,
       challenge: KEY,
       signature: 'x',
       key_proof: 'y',
@@ -171,7 +173,7 @@ describe('createAgentApi: requests and results', () => {
       auth = (opts.headers as Record<string, string>)['authorization'];
       return {
         statusCode: 200,
-        data: { data: { id: 'system', kind: 'system', public_key: KEY, signing_public_key: KEY } },
+        data: { data: { id: 'system', kind: 'system', public_key: KEY, signing_public_key: SIGNING_KEY } },
         responseOptions: { headers: JSON_HEADERS },
       };
     });
@@ -262,6 +264,9 @@ describe('wire parsers (property tests)', () => {
 
   it('accept every well-formed principal key record and keep unknown fields', () => {
     const b64key = fc.uint8Array({ minLength: 32, maxLength: 32 }).map(toBase64);
+    const signingKey = fc
+      .uint8Array({ minLength: 32, maxLength: 32 })
+      .map((seed) => toBase64(keysFromPrivate(new Uint8Array(32), seed).signing.publicKey));
     const keyId = fc.stringMatching(/^[0-9a-f]{16}$/);
     fc.assert(
       fc.property(
@@ -269,7 +274,7 @@ describe('wire parsers (property tests)', () => {
           id: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !hasControlChar(s)),
           kind: fc.constantFrom('user', 'agent', 'system'),
           public_key: b64key,
-          signing_public_key: fc.option(b64key, { nil: null }),
+          signing_public_key: fc.option(signingKey, { nil: null }),
           key_id: keyId,
           retired: fc.array(
             fc.record({

@@ -9,17 +9,21 @@ import { createKeyDirectory, toPeerKeys, type KeySource } from '../../../src/age
 import type { ConversationDetail, PrincipalKeys } from '../../../src/client/index.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { fromBase64, toBase64 } from '../../../src/core/encoding.js';
-import { isConfigurationError, ServiceError } from '../../../src/core/errors/index.js';
+import { isConfigurationError, isValidationError, ServiceError } from '../../../src/core/errors/index.js';
+import { keysFromPrivate } from '../../../src/crypto/keys.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const key = (n: number): string => toBase64(new Uint8Array(32).fill(n));
+/** A real Ed25519 public key (the directory refuses small-order and other unacceptable keys). */
+const sigKey = (n: number): string =>
+  toBase64(keysFromPrivate(new Uint8Array(32), new Uint8Array(32).fill(n)).signing.publicKey);
 
 function keysOf(id: string, n: number, extra: Partial<PrincipalKeys> = {}): PrincipalKeys {
   return {
     id,
     kind: 'agent',
     public_key: key(n),
-    signing_public_key: key(n + 100),
+    signing_public_key: sigKey(n + 100),
     key_id: null,
     retired: [],
     ...extra,
@@ -104,7 +108,7 @@ describe('createKeyDirectory', () => {
   it('serves the system sender from GET /system/keys', async () => {
     const { source, calls } = fakeSource({});
     const dir = createKeyDirectory({ api: source, clock: new ManualClock(T0) });
-    expect(await dir.signingKey('system')).toEqual(fromBase64(key(150)));
+    expect(await dir.signingKey('system')).toEqual(fromBase64(sigKey(150)));
     expect(calls).toEqual(['GET /system/keys']);
   });
 
@@ -113,22 +117,22 @@ describe('createKeyDirectory', () => {
     const retired = [
       {
         public_key: key(3),
-        signing_public_key: key(103),
+        signing_public_key: sigKey(103),
         key_id: null,
         valid_until: new Date(T0 + 1000).toISOString(),
       },
       {
         public_key: key(4),
-        signing_public_key: key(104),
+        signing_public_key: sigKey(104),
         key_id: null,
         valid_until: new Date(T0 - 1).toISOString(),
       },
     ];
     const { source } = fakeSource({ a1: keysOf('a1', 1, { retired }) });
     const dir = createKeyDirectory({ api: source, clock, ttlMs: 0 });
-    expect(await dir.signingKeys('a1')).toEqual([fromBase64(key(101)), fromBase64(key(103))]);
+    expect(await dir.signingKeys('a1')).toEqual([fromBase64(sigKey(101)), fromBase64(sigKey(103))]);
     clock.advance(1000);
-    expect(await dir.signingKeys('a1')).toEqual([fromBase64(key(101))]);
+    expect(await dir.signingKeys('a1')).toEqual([fromBase64(sigKey(101))]);
   });
 
   it('lists conversation members and seeds their keys from the same answer', async () => {
@@ -166,5 +170,35 @@ describe('createKeyDirectory', () => {
         expect(peer.retired.map((r) => r.validUntilMs! - T0)).toEqual(offsets.filter((o) => o > 0));
       }),
     );
+  });
+});
+
+describe('unacceptable signing keys', () => {
+  it('refuses a small-order, mixed-order or non-canonical signing key with a ValidationError', () => {
+    const bad = {
+      small_order: toBase64(Uint8Array.of(1, ...new Uint8Array(31))), // the identity point
+      mixed_order: toBase64(
+        fromBase64('97rexbir6vaZWDmSIZt7Ij8d8/u+qRmETj98VUpD3UM=')!, // speccheck's mixed-order key
+      ),
+      non_canonical: toBase64(Uint8Array.of(0xee, ...new Uint8Array(30).fill(0xff), 0x7f)),
+    };
+    for (const [problem, signing] of Object.entries(bad)) {
+      for (const record of [
+        keysOf('a1', 1, { signing_public_key: signing }),
+        keysOf('a1', 1, {
+          retired: [{ public_key: key(2), signing_public_key: signing, valid_until: null }],
+        }),
+      ]) {
+        let caught: unknown;
+        try {
+          toPeerKeys(record, T0);
+        } catch (err) {
+          caught = err;
+        }
+        expect(isValidationError(caught)).toBe(true);
+        expect((caught as Error).message).toContain(`(${problem})`);
+        expect((caught as Error).message).not.toContain(signing);
+      }
+    }
   });
 });

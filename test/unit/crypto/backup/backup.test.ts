@@ -129,8 +129,11 @@ describe('createKeyBackup / restoreKeyBackup', () => {
     const other = await createKeyBackup(generateKeys(), PASSWORD, { deviceId: 'x', ...cheap });
     const mixed = { ...full, backup_b: other.backup_b };
     expect(await codeOf(restoreKeyBackup(mixed, PASSWORD, cheapRestore))).toBe('KEY_BACKUP_INVALID');
+    // Layout 2 binds both public keys into backup_a too, so the first blob already fails its tag.
     const otherSigning = { ...full, signing_public_key: other.signing_public_key };
-    expect(await codeOf(restoreKeyBackup(otherSigning, PASSWORD, cheapRestore))).toBe('KEY_BACKUP_INVALID');
+    expect(await codeOf(restoreKeyBackup(otherSigning, PASSWORD, cheapRestore))).toBe(
+      'KEY_BACKUP_PASSWORD_INVALID',
+    );
   });
 
   it('detects a change to any byte of backup_a, backup_b or the salt', async () => {
@@ -138,7 +141,8 @@ describe('createKeyBackup / restoreKeyBackup', () => {
       const a = await codeOf(
         restoreKeyBackup({ ...full, backup_a: flipByte(full.backup_a, i) }, PASSWORD, cheapRestore),
       );
-      expect(a).toBe(i < 2 ? 'KEY_BACKUP_INVALID' : 'KEY_BACKUP_PASSWORD_INVALID');
+      // Bytes 0–2 (version, key id, form) are checked before any derivation.
+      expect(a).toBe(i < 3 ? 'KEY_BACKUP_INVALID' : 'KEY_BACKUP_PASSWORD_INVALID');
       const b = await codeOf(
         restoreKeyBackup({ ...full, backup_b: flipByte(full.backup_b, i) }, PASSWORD, cheapRestore),
       );
@@ -194,7 +198,7 @@ describe('createKeyBackup / restoreKeyBackup', () => {
     expect(await codeOf(createKeyBackup(keys, PASSWORD, badParams))).toBe('VALIDATION_ERROR');
     const mismatched = {
       encryption: keys.encryption,
-      signing: { ...keys.signing, publicKey: keys.encryption.publicKey },
+      signing: { privateKey: keys.signing.privateKey, publicKey: keys.encryption.publicKey },
     };
     expect(await codeOf(createKeyBackup(mismatched, PASSWORD, { deviceId: 'd', ...cheap }))).toBe(
       'VALIDATION_ERROR',

@@ -14,12 +14,16 @@ describe('deriveBackupKey', () => {
     expect(k1.algorithm).toMatchObject({ name: 'AES-GCM', length: 256 });
     const priv = new Uint8Array(32).fill(1);
     const pub = new Uint8Array(32).fill(2);
-    const blob = await sealPrivateKey(k1, BACKUP_KEY_ID.x25519, priv, pub);
-    expect(await openPrivateKey(k2, BACKUP_KEY_ID.x25519, blob, pub)).toEqual(priv);
+    const bound = { form: 'minimal', publicKey: pub, signingPublicKey: undefined } as const;
+    const blob = await sealPrivateKey(k1, BACKUP_KEY_ID.x25519, priv, bound);
+    expect(await openPrivateKey(k2, BACKUP_KEY_ID.x25519, blob, bound)).toEqual(priv);
     const k3 = await deriveBackupKey('password-2', salt, CHEAP);
-    expect(await openPrivateKey(k3, BACKUP_KEY_ID.x25519, blob, pub)).toBeUndefined();
-    expect(await openPrivateKey(k2, BACKUP_KEY_ID.ed25519, blob, pub)).toBeUndefined();
-    expect(await openPrivateKey(k2, BACKUP_KEY_ID.x25519, blob, new Uint8Array(32))).toBeUndefined();
+    expect(await openPrivateKey(k3, BACKUP_KEY_ID.x25519, blob, bound)).toBeUndefined();
+    expect(await openPrivateKey(k2, BACKUP_KEY_ID.ed25519, blob, bound)).toBeUndefined();
+    const otherKey = { ...bound, publicKey: new Uint8Array(32) };
+    expect(await openPrivateKey(k2, BACKUP_KEY_ID.x25519, blob, otherKey)).toBeUndefined();
+    const otherForm = { form: 'full', publicKey: pub, signingPublicKey: new Uint8Array(32) } as const;
+    expect(await openPrivateKey(k2, BACKUP_KEY_ID.x25519, blob, otherForm)).toBeUndefined();
   });
 
   it('turns an Argon2id failure into a typed error', async () => {

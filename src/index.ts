@@ -328,6 +328,7 @@ export {
   type AgentWebhook,
   type AgentStats,
   type AgentTransport,
+  type ExpiredEvents,
   type AgentEventBase,
   type AgentEventMap,
   type AgentEventType,

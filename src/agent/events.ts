@@ -23,6 +23,14 @@ import type { RateLimitedInfo } from '../transport/rest/events.js';
 import type { KeyLifecycleEvent } from './key-lifecycle.js';
 import type { FatalInfo } from '../transport/ws/events.js';
 
+/** Events that expired in the pending queue, from the newest delivery-log entries. */
+export interface ExpiredEvents {
+  /** How many. */
+  readonly count: number;
+  /** How many of each event type. */
+  readonly byType: Readonly<Record<string, number>>;
+}
+
 /** How an event reached the agent. */
 export type AgentTransport = 'websocket' | 'webhook';
 
@@ -193,8 +201,13 @@ export interface AgentNotificationMap {
   disconnected: [info: { readonly code: number; readonly reason: string }];
   /** The next WebSocket attempt comes after `delayMs`. */
   reconnecting: [info: { readonly attempt: number; readonly delayMs: number }];
-  /** Auto-recover found the agent `unreachable` and recovered it. */
-  recovered: [info: { readonly pendingCount: number }];
+  /**
+   * Auto-recover found the agent `unreachable` and recovered it. `expired`
+   * counts the events that waited 24 h and were dropped meanwhile (from the
+   * delivery log): their senders got notices, but system events such as
+   * `relation.established` had nobody to tell, so reconcile what depends on them.
+   */
+  recovered: [info: { readonly pendingCount: number; readonly expired: ExpiredEvents }];
   /** The service answered 429 despite the client-side limits (the request is retried). */
   rateLimited: [info: RateLimitedInfo];
   /** A duplicate was skipped. */

@@ -23,6 +23,7 @@ export {
   RelationPayloadSchema,
   GovernancePayloadSchema,
   type AgentTransport,
+  type ExpiredEvents,
   type AgentEventBase,
   type AgentEventMap,
   type AgentEventType,

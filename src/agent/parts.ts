@@ -8,6 +8,7 @@
  */
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
+import type { ExpiredEvents } from './events.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import type { KeyRing } from '../crypto/key-store/key-ring.js';
 import { createRestClient } from '../transport/rest/client.js';
@@ -105,13 +106,41 @@ export function loadKeys(o: ResolvedAgentOptions, parts: AgentParts): Promise<Ke
  * Recovers the agent when the service has it `unreachable`. Terminal errors
  * are thrown; any other failure is reported on `error` and start-up goes on.
  */
+/** Reads the delivery logs for `pending_expired` entries (never throws: empty on failure). */
+async function expiredWhileAway(parts: AgentParts): Promise<ExpiredEvents> {
+  const byType: Record<string, number> = {};
+  let count = 0;
+  try {
+    for (const entry of await parts.api.deliveryLogs(500)) {
+      if (entry.final_status !== 'failed' || entry.error_class !== 'pending_expired') continue;
+      byType[entry.event_type] = (byType[entry.event_type] ?? 0) + 1;
+      count += 1;
+    }
+  } catch {
+    // The recovery itself succeeded; the report is best effort.
+  }
+  return { count, byType };
+}
+
 export async function autoRecover(o: ResolvedAgentOptions, parts: AgentParts): Promise<void> {
   try {
     const self = await parts.api.getSelf();
     if (self.connectionStatus !== 'unreachable') return;
     const { pendingCount } = await parts.api.recoverConnection();
+    const expired = await expiredWhileAway(parts);
     o.logger.info('recovered an unreachable agent', { pendingCount });
-    parts.emitter.emit('recovered', { pendingCount });
+    if (expired.count > 0) {
+      o.logger.warn(
+        'events expired in the pending queue before this agent recovered; their senders were told, system events (relation.*) were not: reconcile your state',
+        {
+          count: expired.count,
+          types: Object.entries(expired.byType)
+            .map(([t, n]) => `${t}×${n}`)
+            .join(', '),
+        },
+      );
+    }
+    parts.emitter.emit('recovered', { pendingCount, expired });
   } catch (error) {
     if (isAmsError(error) && isTerminalCode(error.code)) throw error;
     o.logger.warn('auto-recover failed; continuing', { error: (error as Error)?.name });

@@ -24,8 +24,11 @@ const common = {
   event_type: z.string().min(1).max(100),
   created_at: TimestampWithZoneSchema,
   completed_at: TimestampWithZoneSchema,
-  /** Attempts made (1 to 8 under the V1 retry schedule; not capped here). */
-  attempt_count: z.int().min(1),
+  /**
+   * Attempts made (1 to 8 under the V1 retry schedule; not capped here); 0
+   * only for an event that expired in the pending queue before its first attempt.
+   */
+  attempt_count: z.int().min(0),
 };
 
 const DeliveredEntrySchema = z.looseObject({

@@ -46,7 +46,8 @@ function toEntry({ input, completedAtMs }: StoredEntry): DeliveryLogEntry {
     event_type: input.eventType,
     created_at: new Date(input.createdAtMs).toISOString(),
     completed_at: new Date(completed).toISOString(),
-    attempt_count: Math.max(1, input.attempts),
+    // 0 only for an event that expired in the queue before its first attempt.
+    attempt_count: input.status === 'failed' ? input.attempts : Math.max(1, input.attempts),
   };
   if (input.status === 'delivered') {
     return { ...base, final_status: 'delivered', latency_ms: completed - input.createdAtMs };

@@ -243,8 +243,9 @@ export class AgentPump {
     if (dropped.length === 0) return;
     this.clearRetry(state);
     for (const head of dropped) {
-      if (head.attempts > 0 && !head.loggedUnreachable)
-        this.#record(state, head, 'failed', 'pending_expired');
+      // Every dropped event is logged (an `unreachable` entry is replaced), attempted or not:
+      // for a system event (no sender to notify) the log is the agent's only way to learn it.
+      this.#record(state, head, 'failed', 'pending_expired');
       if (head.ref !== undefined) this.#objects.release(head.ref.object_key);
     }
     this.armExpiry(state);

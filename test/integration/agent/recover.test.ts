@@ -5,12 +5,12 @@
  * `unreachable`, recovers, and handles the queue in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyAgentEvent } from '../../../src/agent/index.js';
+import type { AnyAgentEvent, ExpiredEvents } from '../../../src/agent/index.js';
 import { KeyRing, MemoryKeyStore } from '../../../src/crypto/index.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';
 import { answer, startScriptedReceiver, type ScriptedReceiver } from '../../helpers/server-receiver.js';
 import { createTestAgent, createTestUser } from '../../helpers/server-agents.js';
-import { newAgent, startWorld, UserSide, waitFor } from '../../helpers/agent-world.js';
+import { newAgent, recordingLogger, startWorld, UserSide, waitFor } from '../../helpers/agent-world.js';
 
 let server: ReferenceServer;
 let receiver: ScriptedReceiver;
@@ -46,13 +46,18 @@ describe('auto-recover', () => {
     const agent = newAgent(server, registered, { keyStore: store });
     const order: string[] = [];
     const recovered: number[] = [];
-    agent.on('recovered', ({ pendingCount }) => void recovered.push(pendingCount));
+    const expiredSeen: ExpiredEvents[] = [];
+    agent.on('recovered', ({ pendingCount, expired }) => {
+      recovered.push(pendingCount);
+      expiredSeen.push(expired);
+    });
     agent.on('event', (e: AnyAgentEvent) => {
       order.push(e.type === 'message.new' ? String((e.payload as { text?: unknown }).text) : e.type);
     });
     await agent.connect();
     await waitFor(() => order.length === 5, 'the pending queue');
     expect(recovered).toEqual([5]);
+    expect(expiredSeen).toEqual([{ count: 0, byType: {} }]);
     expect(order).toEqual(['relation.established', 'one', 'two', 'three', 'four']);
     expect((await server.control.agent(registered.agentId))?.connection_status).toBe('ready');
     await agent.close();
@@ -77,6 +82,34 @@ describe('auto-recover', () => {
     await server.control.deliveryIdle();
     expect((await server.control.agent(registered.agentId))?.connection_status).toBe('unreachable');
     expect(agent.stats().received).toBe(0);
+    await agent.close();
+  });
+
+  it('events that expired while unreachable are in the delivery log (system events too) and reported on recovery', async () => {
+    const owner = await createTestUser(server);
+    const registered = await createTestAgent(server, owner);
+    const store = new MemoryKeyStore();
+    await store.save(KeyRing.create(registered.keys, server.clock.now()));
+    await server.control.setWebhook(registered.agentId, { url: receiver.url });
+    const side = new UserSide(server, owner, registered.agentId);
+    await side.addAgent();
+    await server.control.deliveryIdle();
+    for (const gap of [30, 120, 480, 1920, 7200, 21600]) {
+      server.advanceTime(gap * 1000);
+      await server.control.deliveryIdle();
+    }
+    await side.refreshAccess();
+    await side.send({ type: 'text', text: 'never attempted' });
+    server.advanceTime(25 * 3600 * 1000);
+    await server.control.deliveryIdle();
+    await server.control.removeWebhook(registered.agentId);
+    const logger = recordingLogger();
+    const agent = newAgent(server, registered, { keyStore: store, logger });
+    const expiredSeen: ExpiredEvents[] = [];
+    agent.on('recovered', ({ expired }) => void expiredSeen.push(expired));
+    await agent.connect();
+    expect(expiredSeen).toEqual([{ count: 2, byType: { 'relation.established': 1, 'message.new': 1 } }]);
+    expect(logger.lines.filter((l) => l.includes('expired in the pending queue'))).toHaveLength(1);
     await agent.close();
   });
 });

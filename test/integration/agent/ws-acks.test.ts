@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceServer } from '../../../src/testing/index.js';
+import { createMemoryDedupStore } from '../../../src/webhook/dedup/memory.js';
+import type { DedupStore } from '../../../src/webhook/dedup/types.js';
 import {
   createAccount,
   newAgent,
@@ -195,5 +197,33 @@ describe('a handler that never finishes', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('a de-duplication store that cannot answer', () => {
+  it('never lets a handler run unclaimed: the event is not acknowledged, comes again, and is handled once', async () => {
+    const account = await createAccount(server);
+    const inner = createMemoryDedupStore();
+    let down = true;
+    const flaky: DedupStore = {
+      claim: (key, leaseMs) => (down ? Promise.reject(new Error('store down')) : inner.claim(key, leaseMs)),
+      complete: (key, token) => inner.complete(key, token),
+      release: (key, token) => inner.release(key, token),
+    };
+    const agent = newAgent(server, account, { dedupStore: flaky });
+    const texts: string[] = [];
+    agent.on('message.new', (m) => void texts.push(m.text ?? ''));
+    await agent.connect();
+    const side = new UserSide(server, account.owner, account.agentId);
+    await side.addAgent();
+    await side.send({ type: 'text', text: 'while the store is down' });
+    await waitFor(() => agent.stats().deferred >= 2, 'the events to be deferred');
+    expect(texts).toEqual([]);
+    expect(await pending(account.agentId)).toBe(2);
+    down = false;
+    await waitFor(() => texts.length === 1, 'the redelivery after the ack timeout');
+    await until(async () => (await pending(account.agentId)) === 0, 'the acks');
+    expect(texts).toEqual(['while the store is down']);
+    await agent.close();
   });
 });

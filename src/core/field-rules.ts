@@ -43,12 +43,16 @@ export function isIdentifier(value: unknown): value is string {
 /**
  * True when an object key is safe to append to `/r2/`: 1 to 1024 characters,
  * no control characters or whitespace, no `?`, `#` or `\`, no leading `/`,
- * no empty, `.` or `..` path segments.
+ * no empty, `.` or `..` path segments (also when written with `%2e`).
  */
 export function isSafeObjectKey(value: unknown): value is string {
   if (typeof value !== 'string' || value.length === 0 || value.length > OBJECT_KEY_MAX_CHARS) return false;
   if (hasControlChar(value) || UNSAFE_KEY_CHAR.test(value)) return false;
-  return value.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+  return value.split('/').every((seg) => {
+    // URL parsing treats `%2e` as a dot in dot segments (`.%2e` resolves like `..`).
+    const dots = seg.replace(/%2e/gi, '.');
+    return seg !== '' && dots !== '.' && dots !== '..';
+  });
 }
 
 /** A media type, `type/subtype` with optional parameters, at most 255 characters. */

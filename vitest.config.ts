@@ -27,6 +27,7 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup/fast-check.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -24,11 +24,8 @@ const common = {
   event_type: z.string().min(1).max(100),
   created_at: TimestampWithZoneSchema,
   completed_at: TimestampWithZoneSchema,
-  /**
-   * Attempts made (1 to 8 under the V1 retry schedule; not capped here); 0
-   * only for an event that expired in the pending queue before its first attempt.
-   */
-  attempt_count: z.int().min(0),
+  /** Attempts made (1 to 8 under the V1 retry schedule; not capped here). */
+  attempt_count: z.int().min(1),
 };
 
 const DeliveredEntrySchema = z.looseObject({
@@ -41,6 +38,8 @@ const DeliveredEntrySchema = z.looseObject({
 const FailedEntrySchema = z.looseObject({
   ...common,
   final_status: z.literal('failed'),
+  /** 0 only for an event that expired in the pending queue before its first attempt. */
+  attempt_count: z.int().min(0),
   error_class: z.string().min(1).max(200),
   latency_ms: z.int().min(0).optional(),
 });

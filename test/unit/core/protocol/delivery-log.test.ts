@@ -63,6 +63,17 @@ describe('parseDeliveryLogEntry', () => {
     expect(pathsOf({ ...deliveredEntry(), ...patch })).toContain(path);
   });
 
+  it('accepts zero attempts only on a failed entry (expired before its first attempt)', () => {
+    const failed = {
+      ...deliveredEntry(),
+      final_status: 'failed',
+      error_class: 'pending_expired',
+      attempt_count: 0,
+    };
+    delete (failed as { latency_ms?: number }).latency_ms;
+    expect(pathsOf(failed)).toEqual([]);
+  });
+
   it('keeps unknown fields', () => {
     const e = parseDeliveryLogEntry({ ...deliveredEntry(), http_status: 200 });
     expect((e as Record<string, unknown>)['http_status']).toBe(200);

@@ -252,7 +252,15 @@ export {
 } from './core/protocol/index.js';
 
 // Logging
-export { silentLogger, redactingLogger, type Logger, type LogFields } from './core/logger.js';
+export {
+  silentLogger,
+  redactingLogger,
+  consoleLogger,
+  type Logger,
+  type LogFields,
+  type LogLevel,
+  type ConsoleLoggerOptions,
+} from './core/logger.js';
 
 // Clients: REST client core and WebSocket dispatcher
 export {

@@ -41,6 +41,8 @@ import type { FlowControl } from './pipeline/flow-control.js';
 import type { AgentStats } from './pipeline/types.js';
 import { createAgentWebhook, type AgentWebhook } from './webhook.js';
 import { createWebSocketSide } from './websocket.js';
+import { defaultShutdownHost, registerShutdown, type ShutdownHost } from './shutdown.js';
+import { reportFatal } from './fatal-report.js';
 import type { SendOptions } from './sender.js';
 
 /** Where the agent is in its life. */
@@ -90,6 +92,8 @@ export class Agent {
   #ws: WsDispatcher | undefined;
   #flow: FlowControl | undefined;
   #webhook: AgentWebhook | undefined;
+  #unregisterShutdown: (() => void) | undefined;
+  readonly #host: ShutdownHost | undefined;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: AgentOptions) {
@@ -107,6 +111,7 @@ export class Agent {
     this.api = this.#parts.api;
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
+    this.#host = defaultShutdownHost();
   }
 
   /** Where the agent is in its life. */
@@ -152,6 +157,7 @@ export class Agent {
     if (this.#state === 'closing' || this.#state === 'closed') {
       return Promise.reject(new ConfigurationError({ option: 'state', message: 'The agent was closed.' }));
     }
+    this.#watchSignals();
     this.#connecting ??= this.#start().catch((error: unknown) => {
       this.#connecting = undefined;
       if (isAmsError(error) && isTerminalCode(error.code)) this.#fatal(error, undefined);
@@ -319,8 +325,26 @@ export class Agent {
   #fatal(error: AmsError, info: FatalInfo | undefined): void {
     if (this.#state === 'fatal' || this.#state === 'closed') return;
     this.#state = 'fatal';
-    this.#o.logger.error('the agent stopped for good', { code: error.code });
+    this.#unwatchSignals();
+    const listened = this.#emitter.listenerCount('fatal') > 0;
+    reportFatal({ error, info, logger: this.#o.logger, listened, host: this.#host });
     this.#emitter.emit('fatal', error, info);
+  }
+
+  #watchSignals(): void {
+    const s = this.#o.shutdownSignals;
+    if (s === false || this.#host === undefined || this.#unregisterShutdown !== undefined) return;
+    this.#unregisterShutdown = registerShutdown(this.#host, {
+      close: () => this.close({ timeoutMs: s.timeoutMs }),
+      exit: s.exit,
+      timeoutMs: s.timeoutMs,
+      signals: s.signals,
+      logger: this.#o.logger,
+    });
+  }
+
+  #unwatchSignals(): void {
+    this.#unregisterShutdown?.();
   }
 
   async #close(timeoutMs: number): Promise<CloseResult> {
@@ -334,6 +358,7 @@ export class Agent {
     if (keepOpen) await this.#ws?.close();
     if (result.drained) await this.#webhook?.idle();
     this.#state = 'closed';
+    this.#unwatchSignals();
     this.#o.logger.info('agent closed', { drained: result.drained, abandoned: result.abandoned });
     this.#emitter.emit('closed', result);
     return result;

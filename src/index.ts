@@ -361,6 +361,18 @@ export {
   type AgentSelf,
   type KeyCheckResult,
   type SendOptions,
+  type ShutdownSignalsOptions,
+  Composer,
+  isMessage,
+  type Middleware,
+  type MiddlewareLike,
+  type NextFunction,
+  type HearsTrigger,
+  type Context,
+  type MessageContext,
+  type CommandContext,
+  type HearsContext,
+  type CommandMatch,
 } from './agent/index.js';
 
 // Owner client: the human side (sign-up with key backup, login, devices, agents, messages)

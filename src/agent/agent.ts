@@ -43,6 +43,8 @@ import { createAgentWebhook, type AgentWebhook } from './webhook.js';
 import { createWebSocketSide } from './websocket.js';
 import { defaultShutdownHost, registerShutdown, type ShutdownHost } from './shutdown.js';
 import { reportFatal } from './fatal-report.js';
+import { Composer, runComposer, type HearsTrigger, type MiddlewareLike } from './composer.js';
+import { createContext, type CommandContext, type Context, type HearsContext } from './context.js';
 import type { SendOptions } from './sender.js';
 
 /** Where the agent is in its life. */
@@ -93,6 +95,7 @@ export class Agent {
   #flow: FlowControl | undefined;
   #webhook: AgentWebhook | undefined;
   #unregisterShutdown: (() => void) | undefined;
+  #composer: Composer | undefined;
   readonly #host: ShutdownHost | undefined;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
@@ -141,6 +144,41 @@ export class Agent {
   /** Removes a listener. */
   off<E extends AgentListenerEvent>(event: E, listener: AgentListener<E>): this {
     this.#emitter.off(event, listener);
+    return this;
+  }
+
+  /**
+   * Appends middleware `(ctx, next) => …` (or a {@link Composer}) to the
+   * agent's chain, which runs for every event after its `agent.on(type)`
+   * handlers; call `await next()` to pass the event on. Errors go to `error`
+   * as `HANDLER_FAILED`. See docs/agent.md, "Middleware".
+   */
+  use(...middleware: MiddlewareLike[]): this {
+    this.#chain().use(...middleware);
+    return this;
+  }
+
+  /** Runs `middleware` for a text message `/name args` (`ctx.command` holds name and args). */
+  command(name: string | readonly string[], ...middleware: MiddlewareLike<CommandContext>[]): this {
+    this.#chain().command(name, ...middleware);
+    return this;
+  }
+
+  /** Runs `middleware` for a text message matching a RegExp or equal to a string (`ctx.match`). */
+  hears(
+    trigger: HearsTrigger | readonly HearsTrigger[],
+    ...middleware: MiddlewareLike<HearsContext>[]
+  ): this {
+    this.#chain().hears(trigger, ...middleware);
+    return this;
+  }
+
+  /** Runs `middleware` when `predicate` holds; a type guard (e.g. `isMessage`) narrows `ctx`. */
+  filter<D extends Context>(predicate: (ctx: Context) => ctx is D, ...middleware: MiddlewareLike<D>[]): this;
+  /** Runs `middleware` when `predicate` holds. */
+  filter(predicate: (ctx: Context) => boolean | Promise<boolean>, ...middleware: MiddlewareLike[]): this;
+  filter(predicate: (ctx: Context) => boolean | Promise<boolean>, ...middleware: MiddlewareLike[]): this {
+    this.#chain().filter(predicate, ...middleware);
     return this;
   }
 
@@ -329,6 +367,20 @@ export class Agent {
     const listened = this.#emitter.listenerCount('fatal') > 0;
     reportFatal({ error, info, logger: this.#o.logger, listened, host: this.#host });
     this.#emitter.emit('fatal', error, info);
+  }
+
+  /** The agent's composer, attached to `event` on first use. */
+  #chain(): Composer {
+    if (this.#composer !== undefined) return this.#composer;
+    const composer = new Composer();
+    this.#composer = composer;
+    const deps = {
+      agentId: this.agentId,
+      send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
+        this.send(conversationId, payload, options),
+    };
+    this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
+    return composer;
   }
 
   #watchSignals(): void {

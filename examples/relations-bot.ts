@@ -24,7 +24,7 @@
  *          "payload":{"status":"denied","reason":"user_rejected"}}'
  */
 import { Agent } from 'agent-messaging-sdk';
-import { agentEnv, closeOnSignal } from './env.js';
+import { agentEnv } from './env.js';
 
 type RelationState = 'active' | 'suspended';
 const relations = new Map<string, RelationState>(); // conversation id → state
@@ -60,12 +60,12 @@ agent.on('message.new', async (msg) => {
   if (relations.get(msg.conversationId) === 'suspended') return;
   await msg.reply(`I track ${relations.size} relation(s). You said: ${msg.text ?? '(not text)'}`);
 });
-agent.on('error', (err) => console.error('error:', err.code, err.message));
+agent.on('error', (err) => console.error('error:', err)); // err.cause: the handler's own error
 agent.on('fatal', (err) => {
-  console.error('stopped for good:', err.code);
+  console.error('stopped for good:', err.message);
   process.exit(1);
 });
 
 await agent.connect();
 console.log(`relations-bot: connected as ${agent.agentId}`);
-closeOnSignal(() => agent.close({ timeoutMs: 5_000 }));
+// Ctrl-C / SIGTERM: running handlers finish and are acknowledged, then the process exits (shutdownSignals).

@@ -10,6 +10,7 @@ import { Agent } from 'agent-messaging-sdk';
 import { agentEnv, closeOnSignal, requireEnv, requirePort } from './env.js';
 
 const agent = new Agent({
+  shutdownSignals: false, // this process's HTTP server owns the signals: closeOnSignal below
   ...agentEnv(),
   mode: 'webhook',
   webhook: { secret: requireEnv('AMS_WEBHOOK_SECRET') },
@@ -17,7 +18,7 @@ const agent = new Agent({
 agent.on('message.new', async (msg) => {
   await msg.reply(`echo: ${msg.text ?? JSON.stringify(msg.payload)}`);
 });
-agent.on('error', (err) => console.error('error:', err.code, err.message));
+agent.on('error', (err) => console.error('error:', err)); // a wrong secret shows here too
 
 const app = Fastify();
 await app.register(agent.webhook().fastifyPlugin({ path: '/webhook' }));

@@ -252,7 +252,15 @@ export {
 } from './core/protocol/index.js';
 
 // Logging
-export { silentLogger, redactingLogger, type Logger, type LogFields } from './core/logger.js';
+export {
+  silentLogger,
+  redactingLogger,
+  consoleLogger,
+  type Logger,
+  type LogFields,
+  type LogLevel,
+  type ConsoleLoggerOptions,
+} from './core/logger.js';
 
 // Clients: REST client core and WebSocket dispatcher
 export {
@@ -354,6 +362,18 @@ export {
   type AgentSelf,
   type KeyCheckResult,
   type SendOptions,
+  type ShutdownSignalsOptions,
+  Composer,
+  isMessage,
+  type Middleware,
+  type MiddlewareLike,
+  type NextFunction,
+  type HearsTrigger,
+  type Context,
+  type MessageContext,
+  type CommandContext,
+  type HearsContext,
+  type CommandMatch,
 } from './agent/index.js';
 
 // Owner client: the human side (sign-up with key backup, login, devices, agents, messages)

@@ -41,6 +41,10 @@ import type { FlowControl } from './pipeline/flow-control.js';
 import type { AgentStats } from './pipeline/types.js';
 import { createAgentWebhook, type AgentWebhook } from './webhook.js';
 import { createWebSocketSide } from './websocket.js';
+import { defaultShutdownHost, registerShutdown, type ShutdownHost } from './shutdown.js';
+import { reportFatal } from './fatal-report.js';
+import { Composer, runComposer, type HearsTrigger, type MiddlewareLike } from './composer.js';
+import { createContext, type CommandContext, type Context, type HearsContext } from './context.js';
 import type { SendOptions } from './sender.js';
 
 /** Where the agent is in its life. */
@@ -90,6 +94,9 @@ export class Agent {
   #ws: WsDispatcher | undefined;
   #flow: FlowControl | undefined;
   #webhook: AgentWebhook | undefined;
+  #unregisterShutdown: (() => void) | undefined;
+  #composer: Composer | undefined;
+  readonly #host: ShutdownHost | undefined;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: AgentOptions) {
@@ -107,6 +114,7 @@ export class Agent {
     this.api = this.#parts.api;
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
+    this.#host = defaultShutdownHost();
   }
 
   /** Where the agent is in its life. */
@@ -140,6 +148,41 @@ export class Agent {
   }
 
   /**
+   * Appends middleware `(ctx, next) => …` (or a {@link Composer}) to the
+   * agent's chain, which runs for every event after its `agent.on(type)`
+   * handlers; call `await next()` to pass the event on. Errors go to `error`
+   * as `HANDLER_FAILED`. See docs/agent.md, "Middleware".
+   */
+  use(...middleware: MiddlewareLike[]): this {
+    this.#chain().use(...middleware);
+    return this;
+  }
+
+  /** Runs `middleware` for a text message `/name args` (`ctx.command` holds name and args). */
+  command(name: string | readonly string[], ...middleware: MiddlewareLike<CommandContext>[]): this {
+    this.#chain().command(name, ...middleware);
+    return this;
+  }
+
+  /** Runs `middleware` for a text message matching a RegExp or equal to a string (`ctx.match`). */
+  hears(
+    trigger: HearsTrigger | readonly HearsTrigger[],
+    ...middleware: MiddlewareLike<HearsContext>[]
+  ): this {
+    this.#chain().hears(trigger, ...middleware);
+    return this;
+  }
+
+  /** Runs `middleware` when `predicate` holds; a type guard (e.g. `isMessage`) narrows `ctx`. */
+  filter<D extends Context>(predicate: (ctx: Context) => ctx is D, ...middleware: MiddlewareLike<D>[]): this;
+  /** Runs `middleware` when `predicate` holds. */
+  filter(predicate: (ctx: Context) => boolean | Promise<boolean>, ...middleware: MiddlewareLike[]): this;
+  filter(predicate: (ctx: Context) => boolean | Promise<boolean>, ...middleware: MiddlewareLike[]): this {
+    this.#chain().filter(predicate, ...middleware);
+    return this;
+  }
+
+  /**
    * Starts the agent: loads or creates its keys and registers them
    * (`AGENT_KEYS_MISMATCH` heals itself), recovers an `unreachable` agent
    * (`autoRecover`), and in WebSocket mode connects. In webhook mode call it
@@ -152,6 +195,7 @@ export class Agent {
     if (this.#state === 'closing' || this.#state === 'closed') {
       return Promise.reject(new ConfigurationError({ option: 'state', message: 'The agent was closed.' }));
     }
+    this.#watchSignals();
     this.#connecting ??= this.#start().catch((error: unknown) => {
       this.#connecting = undefined;
       if (isAmsError(error) && isTerminalCode(error.code)) this.#fatal(error, undefined);
@@ -319,8 +363,40 @@ export class Agent {
   #fatal(error: AmsError, info: FatalInfo | undefined): void {
     if (this.#state === 'fatal' || this.#state === 'closed') return;
     this.#state = 'fatal';
-    this.#o.logger.error('the agent stopped for good', { code: error.code });
+    this.#unwatchSignals();
+    const listened = this.#emitter.listenerCount('fatal') > 0;
+    reportFatal({ error, info, logger: this.#o.logger, listened, host: this.#host });
     this.#emitter.emit('fatal', error, info);
+  }
+
+  /** The agent's composer, attached to `event` on first use. */
+  #chain(): Composer {
+    if (this.#composer !== undefined) return this.#composer;
+    const composer = new Composer();
+    this.#composer = composer;
+    const deps = {
+      agentId: this.agentId,
+      send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
+        this.send(conversationId, payload, options),
+    };
+    this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
+    return composer;
+  }
+
+  #watchSignals(): void {
+    const s = this.#o.shutdownSignals;
+    if (s === false || this.#host === undefined || this.#unregisterShutdown !== undefined) return;
+    this.#unregisterShutdown = registerShutdown(this.#host, {
+      close: () => this.close({ timeoutMs: s.timeoutMs }),
+      exit: s.exit,
+      timeoutMs: s.timeoutMs,
+      signals: s.signals,
+      logger: this.#o.logger,
+    });
+  }
+
+  #unwatchSignals(): void {
+    this.#unregisterShutdown?.();
   }
 
   async #close(timeoutMs: number): Promise<CloseResult> {
@@ -334,6 +410,7 @@ export class Agent {
     if (keepOpen) await this.#ws?.close();
     if (result.drained) await this.#webhook?.idle();
     this.#state = 'closed';
+    this.#unwatchSignals();
     this.#o.logger.info('agent closed', { drained: result.drained, abandoned: result.abandoned });
     this.#emitter.emit('closed', result);
     return result;

@@ -16,6 +16,26 @@ export {
   type AgentWebhookOptions,
 } from './options.js';
 export type { AgentWebhook } from './webhook.js';
+export { type ShutdownSignalsOptions } from './options.js';
+
+// Middleware (grammY / Bolt style) over the typed events
+export {
+  Composer,
+  parseCommand,
+  type Middleware,
+  type MiddlewareLike,
+  type NextFunction,
+  type HearsTrigger,
+} from './composer.js';
+export {
+  createContext,
+  isMessage,
+  type Context,
+  type MessageContext,
+  type CommandContext,
+  type HearsContext,
+  type CommandMatch,
+} from './context.js';
 export type { AgentStats } from './pipeline/types.js';
 
 // Typed events

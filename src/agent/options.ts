@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../core/clock.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
-import { redactingLogger, silentLogger, type Logger } from '../core/logger.js';
+import { consoleLogger, redactingLogger, silentLogger, type Logger } from '../core/logger.js';
 import { isAgentToken } from '../core/protocol/agent-token.js';
 import { IdentifierSchema } from '../core/protocol/primitives.js';
 import { agentWebSocketUrl } from '../core/protocol/ws-close.js';
@@ -51,6 +51,16 @@ export interface AgentWebhookOptions {
   inFlightRetryAfterSeconds?: number;
 }
 
+/** Options of the built-in signal handling ({@link AgentOptions.shutdownSignals}). */
+export interface ShutdownSignalsOptions {
+  /** The signals handled. @defaultValue `['SIGINT', 'SIGTERM']` */
+  signals?: readonly NodeJS.Signals[];
+  /** How long to wait for running handlers, ms. @defaultValue the `closeTimeoutMs` option */
+  timeoutMs?: number;
+  /** Exit the process once closed (`false`: only close; your code exits). @defaultValue `true` */
+  exit?: boolean;
+}
+
 /** Options of `new Agent()`. */
 export interface AgentOptions {
   /** The service's base URL, e.g. `https://api.example.com`. */
@@ -67,8 +77,11 @@ export interface AgentOptions {
    * otherwise this option is required (keys must survive a restart)
    */
   keyStore?: KeyStore;
-  /** Where log lines go (redacted: no tokens, keys or plaintext). @defaultValue silent */
-  logger?: Logger;
+  /**
+   * Where log lines go (redacted: no tokens or keys). `false` turns logging off.
+   * @defaultValue warnings and errors to the console ({@link consoleLogger}), so a failure is never silent
+   */
+  logger?: Logger | false;
   /** Source of time and timers. @defaultValue `systemClock` */
   clock?: Clock;
   /**
@@ -112,6 +125,15 @@ export interface AgentOptions {
   claimLeaseMs?: number;
   /** Webhook receiver options (webhook mode); may also be given to `agent.webhook()`. */
   webhook?: AgentWebhookOptions;
+  /**
+   * Once `connect()` is called, SIGINT and SIGTERM close the agent (handlers
+   * finish, acks are sent), then the process exits: 0 when drained, 1 when
+   * events were abandoned; a second signal exits at once with 130 (SIGINT) or
+   * 143 (SIGTERM). Removed again by `close()` and on `fatal`. Pass `false` in
+   * a library, or when your own code handles signals.
+   * @defaultValue `true` (Node only)
+   */
+  shutdownSignals?: boolean | ShutdownSignalsOptions;
   /** Random source in [0, 1) for back-off jitter. @defaultValue `Math.random` */
   random?: () => number;
   /** Crypto backend for opening and sealing. @defaultValue node:crypto */
@@ -133,6 +155,7 @@ export const DEFAULT_AGENT_OPTIONS = {
   closeTimeoutMs: 10_000,
   claimLeaseMs: DEFAULT_WEBHOOK_OPTIONS.claimLeaseMs,
   keyDirEnv: 'AMS_KEY_DIR',
+  shutdownSignals: ['SIGINT', 'SIGTERM'],
 } as const satisfies {
   mode: AgentMode;
   concurrency: number;
@@ -140,6 +163,7 @@ export const DEFAULT_AGENT_OPTIONS = {
   closeTimeoutMs: number;
   claimLeaseMs: number;
   keyDirEnv: string;
+  shutdownSignals: readonly NodeJS.Signals[];
 };
 
 /** Options after defaults and checks. */
@@ -158,6 +182,8 @@ export interface ResolvedAgentOptions {
   readonly closeTimeoutMs: number;
   readonly claimLeaseMs: number;
   readonly flowControl: Required<FlowControlOptions> | false;
+  /** The resolved signal handling, or false. */
+  readonly shutdownSignals: Required<ShutdownSignalsOptions> | false;
   readonly source: AgentOptions;
 }
 
@@ -185,11 +211,33 @@ function keyStoreOf(o: AgentOptions, clock: Clock): KeyStore {
   }
   const dir = globalThis.process?.env?.[DEFAULT_AGENT_OPTIONS.keyDirEnv];
   if (typeof dir === 'string' && dir !== '')
-    return new FileKeyStore({ directory: join(dir, o.agentId), clock, logger: o.logger ?? silentLogger });
+    return new FileKeyStore({ directory: join(dir, o.agentId), clock, logger: loggerOf(o) });
   throw bad(
     'keyStore',
     `is required unless ${DEFAULT_AGENT_OPTIONS.keyDirEnv} is set: pass new FileKeyStore({ directory }) so keys survive a restart (MemoryKeyStore only for ephemeral agents)`,
   );
+}
+
+function loggerOf(o: AgentOptions): Logger {
+  if (o.logger === false) return silentLogger;
+  if (o.logger === undefined) return redactingLogger(consoleLogger());
+  return redactingLogger(o.logger);
+}
+
+function shutdownOf(o: AgentOptions, closeTimeoutMs: number): Required<ShutdownSignalsOptions> | false {
+  const s = o.shutdownSignals ?? true;
+  if (s === false) return false;
+  const given = s === true ? {} : s;
+  if (typeof given !== 'object' || given === null)
+    throw bad('shutdownSignals', 'must be a boolean or { signals, timeoutMs, exit }');
+  const timeoutMs = given.timeoutMs ?? closeTimeoutMs;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs >= 0))
+    throw bad('shutdownSignals.timeoutMs', 'must be a number of ms ≥ 0');
+  return {
+    signals: given.signals ?? DEFAULT_AGENT_OPTIONS.shutdownSignals,
+    timeoutMs,
+    exit: given.exit ?? true,
+  };
 }
 
 /**
@@ -217,7 +265,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     token: o.token,
     mode,
     keyStore: keyStoreOf(o, clock),
-    logger: redactingLogger(o.logger ?? silentLogger),
+    logger: loggerOf(o),
     clock,
     dedupStore: o.dedupStore ?? createMemoryDedupStore({ clock }),
     concurrency: positiveInt(o.concurrency, DEFAULT_AGENT_OPTIONS.concurrency, 'concurrency'),
@@ -226,6 +274,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     closeTimeoutMs,
     claimLeaseMs: positiveInt(o.claimLeaseMs, DEFAULT_AGENT_OPTIONS.claimLeaseMs, 'claimLeaseMs'),
     flowControl: resolveFlowControl(o.flowControl),
+    shutdownSignals: shutdownOf(o, closeTimeoutMs),
     source: o,
   };
 }

@@ -71,3 +71,49 @@ export function redactingLogger(logger: Logger): Logger {
     };
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
 }
+
+/** The levels of a {@link Logger}, least severe first. */
+export type LogLevel = keyof Logger;
+
+const LEVEL_RANK: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** Options of {@link consoleLogger}. */
+export interface ConsoleLoggerOptions {
+  /** Lines below this level are dropped. @defaultValue `'warn'` */
+  readonly level?: LogLevel;
+  /** Put before every line. @defaultValue `'[agent-messaging-sdk]'` */
+  readonly prefix?: string;
+  /** Where lines go. @defaultValue the global `console` (stderr for `warn` and `error` in Node) */
+  readonly console?: Pick<Console, 'debug' | 'info' | 'warn' | 'error'>;
+}
+
+function formatFields(fields: LogFields | undefined): string {
+  if (fields === undefined) return '';
+  const { stack, ...rest } = fields as Record<string, unknown>;
+  const keys = Object.keys(rest);
+  const head = keys.length === 0 ? '' : ` ${JSON.stringify(rest)}`;
+  return typeof stack === 'string' && stack !== '' ? `${head}\n${stack}` : head;
+}
+
+/**
+ * A logger writing to the console, one line per entry (a `stack` field goes
+ * on the lines below): the Agent's default, at `warn`, so a failure is never
+ * silent. Wrap it in {@link redactingLogger} (the Agent does) before use.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ ...options, logger: consoleLogger({ level: 'info' }) });
+ * ```
+ */
+export function consoleLogger(options: ConsoleLoggerOptions = {}): Logger {
+  const min = LEVEL_RANK[options.level ?? 'warn'];
+  const prefix = options.prefix ?? '[agent-messaging-sdk]';
+  const out = options.console ?? globalThis.console;
+  const line =
+    (level: LogLevel) =>
+    (message: string, fields?: LogFields): void => {
+      if (LEVEL_RANK[level] < min) return;
+      out[level](`${prefix} ${level}: ${message}${formatFields(fields)}`);
+    };
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+}

@@ -77,16 +77,26 @@ export class Outcomes {
       this.#emitter.emit('error', error);
       return;
     }
-    this.#logger.error('agent error (add an "error" listener to handle it)', {
+    this.#logger.error(`agent error: ${error.message} (add an "error" listener to handle it)`, {
       name: error.name,
       code: error.code,
+      ...stackFields(error),
     });
+  }
+
+  /** Gives `error` to the `error` listeners only (the caller logs it its own way). */
+  notify(error: AmsError): boolean {
+    if (this.#emitter.listenerCount('error') === 0) return false;
+    this.#emitter.emit('error', error);
+    return true;
   }
 
   /** A handler threw: reported with the event attached. */
   handlerFailed(event: unknown, type: string, cause: unknown): void {
     this.count('handlerErrors');
-    this.error(new HandlerError({ message: `A ${type} handler threw.`, event, cause }));
+    this.error(
+      new HandlerError({ message: `A ${type} handler threw: ${describeCause(cause)}`, event, cause }),
+    );
   }
 
   /** A copy was skipped. */
@@ -147,6 +157,22 @@ export class Outcomes {
     this.error(asAmsError(error));
     return 'release';
   }
+}
+
+/** `name: message` of what a handler threw (anything may be thrown). */
+export function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  try {
+    return typeof cause === 'string' ? cause : String(JSON.stringify(cause) ?? cause);
+  } catch {
+    return Object.prototype.toString.call(cause);
+  }
+}
+
+/** The stack of an error's cause (else its own), for the log; nothing when there is none. */
+function stackFields(error: AmsError): { stack?: string } {
+  const source = error.cause instanceof Error ? error.cause : error;
+  return typeof source.stack === 'string' ? { stack: source.stack } : {};
 }
 
 /** An SDK error for anything thrown. */

@@ -8,6 +8,9 @@
  * - a handler error is reported on the agent's `error` channel and the
  *   delivery is acknowledged (200): a retry would hold every later delivery
  *   of the agent behind it (the service delivers one at a time per agent);
+ * - a refused request (signature, skew, body) is logged at error level with a
+ *   hint (first of each code, then a count per minute) and given to the
+ *   `error` listeners: a wrong secret must never be silent;
  * - while the agent closes, new deliveries get 503 with `Retry-After`, and
  *   deliveries abandoned by the close timeout get 500, so the service
  *   delivers them again later.
@@ -28,6 +31,7 @@ import type { WebhookSecretInput } from '../../webhook/secrets.js';
 import { asAmsError } from './outcomes.js';
 import type { EventPipeline } from './pipeline.js';
 import type { InboundEvent } from './types.js';
+import { RejectionReport } from './rejection-report.js';
 
 /** Options of {@link createPipelineReceiver}. */
 export interface PipelineReceiverOptions {
@@ -85,12 +89,17 @@ export function inboundOf(delivery: WebhookDelivery, deliveryId: string): Inboun
   };
 }
 
-function report(pipeline: EventPipeline, logger: Logger, event: WebhookReceiverEvent): void {
+function report(
+  pipeline: EventPipeline,
+  logger: Logger,
+  rejections: RejectionReport,
+  event: WebhookReceiverEvent,
+): void {
   const o = pipeline.outcomes;
   switch (event.type) {
     case 'rejected':
       o.count('rejected');
-      logger.warn('a webhook request was rejected', { code: event.error.code });
+      rejections.rejected(event.error);
       return;
     case 'configuration_error':
       o.error(event.error);
@@ -144,6 +153,7 @@ function report(pipeline: EventPipeline, logger: Logger, event: WebhookReceiverE
  */
 export function createPipelineReceiver(options: PipelineReceiverOptions): PipelineReceiver {
   const { pipeline, logger } = options;
+  const rejections = new RejectionReport(options.clock, logger, (error) => pipeline.outcomes.notify(error));
   const inner = createWebhookReceiver<OpenedEnvelope>({
     secret: options.secret,
     dedup: options.dedup,
@@ -162,7 +172,7 @@ export function createPipelineReceiver(options: PipelineReceiverOptions): Pipeli
       const outcome = await pipeline.handleOpened(inbound, event.deliveryId, event.payload);
       if (outcome === 'dropped') throw closingError();
     },
-    onEvent: (event) => report(pipeline, logger, event),
+    onEvent: (event) => report(pipeline, logger, rejections, event),
   });
   let active = 0;
   const waiters: (() => void)[] = [];

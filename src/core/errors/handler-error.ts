@@ -11,18 +11,21 @@ export interface HandlerErrorOptions {
 
 /**
  * A user handler threw or rejected. Carries the event it was handling; the
- * original is in `cause`. Routed to one error channel; never crashes the process.
+ * original (with its stack) is in `cause`, and its message is part of this
+ * one. Routed to one error channel; never crashes the process.
+ * `console.error(err)` prints both stacks; `event` is not enumerable, so the
+ * (decrypted) event is not printed with it.
  */
 export class HandlerError extends AmsError {
   override readonly name: string = 'HandlerError';
   readonly kind = 'handler' as const;
   protected static override readonly kinds: readonly ErrorKind[] = ['handler'];
   declare readonly code: 'HANDLER_FAILED';
-  /** The event being handled. */
-  readonly event: unknown;
+  /** The event being handled (not enumerable: kept out of printed errors). */
+  declare readonly event: unknown;
 
   constructor(options: HandlerErrorOptions) {
     super({ code: 'HANDLER_FAILED', message: options.message, cause: options.cause });
-    this.event = options.event;
+    Object.defineProperty(this, 'event', { value: options.event, enumerable: false, writable: false });
   }
 }

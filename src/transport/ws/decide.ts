@@ -14,6 +14,7 @@ import {
   catalogueCodeForWsFailure,
   isTerminalAuthError,
   isTerminalClose,
+  WS_CLOSE_CODES,
 } from '../../core/protocol/ws-close.js';
 import type { ConnectionEnd } from './connection.js';
 import type { FatalInfo } from './events.js';
@@ -27,6 +28,8 @@ export type EndDecision =
 function describe(info: FatalInfo): string {
   if (info.sessionInvalidated) return 'the device session was revoked';
   if (info.authError !== undefined) return `the service refused authentication (${info.authError})`;
+  if (info.closeCode === WS_CLOSE_CODES.REPLACED)
+    return 'another process connected as this agent (close 4012 "replaced")';
   return `the service closed the connection with code ${info.closeCode}`;
 }
 

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type {
   AnyAgentEvent,
@@ -24,6 +25,7 @@ import {
   wireOf,
   type Harness,
 } from '../../../helpers/agent-pipeline.js';
+import { recordingLogger } from '../../../helpers/agent-world.js';
 
 function collect(h: Harness) {
   const messages: IncomingMessage[] = [];
@@ -306,6 +308,35 @@ describe('event pipeline: handlers and ordering', () => {
     expect((err as { event?: IncomingMessage }).event?.text).toBe('bad');
     expect(err.message).not.toContain('bad');
     expect(h.pipeline.stats()).toMatchObject({ handled: 2, handlerErrors: 1 });
+  });
+
+  it("HANDLER_FAILED carries the handler's own error: message, cause and stack; the event is not printed", async () => {
+    const h = createHarness();
+    const seen = collect(h);
+    h.emitter.on('message.new', () => {
+      throw new TypeError('cannot read x of undefined');
+    });
+    await h.pipeline.ingest(h.sealed('message.new', h.sealFrom({ type: 'text', text: 'secret plaintext' })));
+    const err = seen.errors[0]!;
+    expect(err.message).toBe('A message.new handler threw: TypeError: cannot read x of undefined');
+    expect((err.cause as Error).stack).toContain('pipeline.test.ts');
+    const printed = inspect(err);
+    expect(printed).toContain('cannot read x of undefined');
+    expect(printed).toContain('[cause]');
+    expect(printed).not.toContain('secret plaintext');
+  });
+
+  it('without an error listener, a handler error is logged at error level with its stack', async () => {
+    const log = recordingLogger();
+    const h = createHarness({ logger: log });
+    h.emitter.on('message.new', () => {
+      throw new RangeError('off by one');
+    });
+    await h.pipeline.ingest(h.sealed('message.new', h.sealFrom({ type: 'text', text: 'hi' })));
+    const line = log.lines.find((l) => l.startsWith('error '));
+    expect(line).toContain('A message.new handler threw: RangeError: off by one');
+    expect(line).toContain('HANDLER_FAILED');
+    expect(line).toContain('pipeline.test.ts');
   });
 
   it('a stuck handler in one conversation does not stall another', async () => {

@@ -6,6 +6,7 @@ import { silentLogger } from '../../../../src/core/logger.js';
 import { generateKeys } from '../../../../src/crypto/index.js';
 import { createWebhookSigner } from '../../../../src/webhook/index.js';
 import { createHarness, deliveryId, type Harness } from '../../../helpers/agent-pipeline.js';
+import { recordingLogger } from '../../../helpers/agent-world.js';
 
 const SECRET = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==';
 const signer = createWebhookSigner({ secret: SECRET });
@@ -148,5 +149,64 @@ describe('webhook bridge', () => {
     await bridge.idle();
     expect((await deliver(waitingWire, waitingId)).status).toBe(200);
     expect(texts).toEqual(['slow', 'waiting']);
+  });
+});
+
+describe('webhook bridge: refused requests are loud', () => {
+  const OTHER = 'b3RoZXItb3RoZXItb3RoZXItb3RoZXItb3RoZXItb3RoZXI=';
+
+  it('a wrong secret: error listeners get every refusal; the log says what to check once, then a count per minute', async () => {
+    const h = createHarness();
+    const log = recordingLogger();
+    const bridge = createPipelineReceiver({
+      pipeline: h.pipeline,
+      secret: SECRET,
+      dedup: h.store,
+      clock: h.clock,
+      logger: log,
+      claimLeaseMs: 60_000,
+      closing: () => false,
+    });
+    const errors: AmsError[] = [];
+    h.emitter.on('error', (e) => void errors.push(e));
+    const wrong = createWebhookSigner({ secret: OTHER });
+    const post = async () => {
+      const body = JSON.stringify({ type: 'message.new', version: 'v1', wire_envelope: 'AA', metadata: {} });
+      const { headers } = await wrong.sign({
+        timestamp: Math.floor(h.clock.now() / 1000),
+        deliveryId: deliveryId(),
+        body,
+      });
+      return bridge.receiver.handle({ body, headers });
+    };
+    expect((await post()).status).toBe(401);
+    for (let i = 0; i < 5; i++) await post();
+    expect(errors.map((e) => e.code)).toEqual(Array(6).fill('WEBHOOK_SIGNATURE_INVALID'));
+    const errorLines = () => log.lines.filter((l) => l.startsWith('error '));
+    expect(errorLines()).toHaveLength(1);
+    expect(errorLines()[0]).toContain('check AMS_WEBHOOK_SECRET: the service signed with another secret');
+    h.clock.advance(60_000);
+    await post();
+    expect(errorLines()).toHaveLength(2);
+    expect(errorLines()[1]).toContain('6 webhook deliveries refused (WEBHOOK_SIGNATURE_INVALID)');
+    expect(h.pipeline.stats().rejected).toBe(7);
+    expect(log.lines.join('\n')).not.toContain(SECRET);
+  });
+
+  it('without an error listener the refusal is still logged at error level (never silent)', async () => {
+    const h = createHarness();
+    const log = recordingLogger();
+    const bridge = createPipelineReceiver({
+      pipeline: h.pipeline,
+      secret: SECRET,
+      dedup: h.store,
+      clock: h.clock,
+      logger: log,
+      claimLeaseMs: 60_000,
+      closing: () => false,
+    });
+    const res = await bridge.receiver.handle({ body: '{}', headers: {} });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(log.lines.filter((l) => l.startsWith('error '))).toHaveLength(1);
   });
 });

@@ -1,0 +1,90 @@
+/**
+ * The context a composer middleware receives (see `composer.ts`): the typed
+ * event, a `reply` into its conversation, and what `command` and `hears`
+ * matched. One context per event, shared by the middleware chain.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../core/errors/configuration-error.js';
+import type { MessagePayload } from '../core/protocol/payloads.js';
+import type { AnyAgentEvent, IncomingMessage, SendResult } from './events.js';
+import type { SendOptions } from './sender.js';
+
+/** A `/command args` found in a message text. */
+export interface CommandMatch {
+  /** The command without its slash, e.g. `start`. */
+  readonly name: string;
+  /** What follows the command, trimmed (`''` when nothing). */
+  readonly args: string;
+}
+
+/** What a middleware receives for an event `Ev`. */
+export interface Context<Ev extends AnyAgentEvent = AnyAgentEvent> {
+  /** The typed event, exactly as an `agent.on()` listener receives it. */
+  readonly event: Ev;
+  /** `event.type`. */
+  readonly type: Ev['type'];
+  /** The agent's id. */
+  readonly agentId: string;
+  /** The text of a `message.new` text payload; undefined otherwise. */
+  readonly text: string | undefined;
+  /** Set by `hears` for the middleware it runs. */
+  match: RegExpMatchArray | undefined;
+  /** Set by `command` for the middleware it runs. */
+  command: CommandMatch | undefined;
+  /** Room for middleware to pass values down the chain. */
+  readonly state: Record<string, unknown>;
+  /**
+   * Sends into the event's conversation (`message.reply` for a message).
+   *
+   * @throws {@link ConfigurationError} for an event outside any conversation (`system`);
+   * otherwise what `agent.send()` throws.
+   */
+  reply(payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+}
+
+/** The context of a `message.new`. */
+export type MessageContext = Context<IncomingMessage>;
+
+/** The context of a `command` middleware: `command` is set. */
+export type CommandContext = MessageContext & { readonly command: CommandMatch };
+
+/** The context of a `hears` middleware: `match` is set. */
+export type HearsContext = MessageContext & { readonly match: RegExpMatchArray };
+
+/** What a context needs from the agent. */
+export interface ContextDeps {
+  readonly agentId: string;
+  send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+}
+
+/** The context of one event. */
+export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: ContextDeps): Context<Ev> {
+  const message = event.type === 'message.new' ? (event as IncomingMessage) : undefined;
+  return {
+    event,
+    type: event.type,
+    agentId: deps.agentId,
+    text: message?.text,
+    match: undefined,
+    command: undefined,
+    state: {},
+    reply(payload, options) {
+      if (message !== undefined) return message.reply(payload, options);
+      if (event.conversationId === 'system') {
+        return Promise.reject(
+          new ConfigurationError({
+            option: 'reply',
+            message: `A ${event.type} event belongs to no conversation: use agent.send(conversationId, …).`,
+          }),
+        );
+      }
+      return deps.send(event.conversationId, payload, options);
+    },
+  };
+}
+
+/** True for the context of a `message.new` (a type guard for `filter`). */
+export function isMessage(ctx: Context): ctx is MessageContext {
+  return ctx.type === 'message.new';
+}

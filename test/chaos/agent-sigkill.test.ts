@@ -14,13 +14,17 @@
  *   The service sends that delivery again to the next process, which must
  *   skip it as a duplicate.
  * - `in-handler`: the handler is killed before its side effect; the message
- *   must come again and be handled once.
+ *   must come again and be handled once. The killed process leaves claims
+ *   in Redis (that event's, and those of events prepared ahead), so the new
+ *   process connects only once they lapsed (`claimLeaseMs` after the kill):
+ *   see the last test for what happens when it connects sooner.
  *
  * `claimLeaseMs` is 2.5 s (default 10 min) so that a claim left by a killed
- * process (the event in the killed handler, events prepared ahead) lapses
- * well within the test instead of holding its message for minutes; it is
- * still far longer than any handler here takes (< 10 ms), so no live claim
- * lapses under a running handler.
+ * process lapses within the test instead of holding its message for
+ * minutes; it is still far longer than any handler here takes (< 10 ms), so
+ * no live claim lapses under a running handler. A new process is kept
+ * loaded on standby (agent-child.ts), so restarts take milliseconds, not the
+ * seconds tsx needs to load the SDK.
  *
  * A second test shows the docs' table both ways: killed after handling and
  * before acking, a process restarted with the in-memory store handles that
@@ -65,11 +69,19 @@ afterEach(async () => {
   rmSync(r.dir, { recursive: true, force: true });
 });
 
+/** What the agent process recorded besides handled messages. */
+interface Seen {
+  /** Duplicates it skipped (`duplicate` notifications). */
+  duplicates: number;
+  /** Claims it found held by someone else (a killed process). */
+  inFlight: number;
+}
+
 interface Setup {
   readonly world: ChaosWorld;
   readonly child: AgentChild;
-  /** Reads the record file into the world's recorder; returns the duplicates skipped so far. */
-  readonly pump: () => number;
+  /** Reads the record file into the world's recorder; returns what else was seen so far. */
+  readonly pump: () => Seen;
 }
 
 /**
@@ -81,6 +93,7 @@ async function setup(options: {
   messages: number;
   redis: boolean;
   armFirst?: KillPoint;
+  claimLeaseMs?: number;
 }): Promise<Setup> {
   const r: Run = { dir: mkdtempSync(join(tmpdir(), 'ams-sigkill-')) };
   run = r;
@@ -91,7 +104,7 @@ async function setup(options: {
     redis = { url: requireRedisUrl(), prefix: r.prefix };
   }
   const reader = new RecordReader(join(r.dir, 'record.log'));
-  let duplicates = 0;
+  const seen: Seen = { duplicates: 0, inFlight: 0 };
   const world = await startChaos({
     transport: 'websocket',
     conversations: options.conversations,
@@ -103,7 +116,7 @@ async function setup(options: {
         token: w.account.token,
         keyDir: join(r.dir, 'keys'),
         recordFile: reader.file,
-        claimLeaseMs: CLAIM_LEASE_MS,
+        claimLeaseMs: options.claimLeaseMs ?? CLAIM_LEASE_MS,
         ...(redis === undefined ? {} : { redis }),
       });
       await r.child.start();
@@ -111,24 +124,29 @@ async function setup(options: {
     },
   });
   r.world = world;
-  const pump = (): number => {
+  const pump = (): Seen => {
     for (const line of reader.read()) {
       if (line.startsWith('handled ')) world.recorder.handled(line.slice('handled '.length));
-      else if (line.startsWith('duplicate ')) duplicates++;
+      else if (line.startsWith('duplicate ')) seen.duplicates++;
+      else if (line.startsWith('in_flight ')) seen.inFlight++;
     }
-    return duplicates;
+    return { ...seen };
   };
   r.poller = setInterval(pump, 5);
   return { world, child: r.child!, pump };
 }
 
-/** Kills the agent process at `point` once `at` messages were sent, and starts it again. */
+/**
+ * Kills the agent process at `point` once `at` messages were sent, and
+ * starts it again: at once after `after-complete` (it left no claim), once
+ * its claims lapsed after `in-handler`.
+ */
 function sigkillFault(child: AgentChild, at: number, point: KillPoint): Fault {
   return {
     at,
     name: `agent SIGKILL ${point} at ${at}`,
     async run() {
-      const exit = await child.killAndRestart(point);
+      const exit = await child.killAndRestart(point, point === 'in-handler' ? CLAIM_LEASE_MS + 50 : 0);
       expect(exit, `the agent process killed ${point} at ${at}`).toEqual({ code: null, signal: 'SIGKILL' });
     },
   };
@@ -140,24 +158,26 @@ describe.skipIf(skipRedis)('chaos: agent process SIGKILL (Redis de-duplication, 
     const { world, child, pump } = await setup({ conversations: 4, messages: 600, redis: true });
     const points: KillPoint[] = [
       'after-complete',
+      'in-handler',
       'after-complete',
-      'after-complete',
-      'after-complete',
+      'in-handler',
       'after-complete',
     ];
     const faults = points.map((point, i) => sigkillFault(child, (i + 1) * 100, point));
     await world.run(faults);
-    const duplicates = pump();
+    const seen = pump();
     const report = world.recorder.report();
     console.info(
       `agent SIGKILL chaos: ${report.summary}; ${child.starts} processes, ` +
-        `${duplicates} redelivered duplicates skipped, ${Date.now() - started} ms`,
+        `${seen.duplicates} redelivered duplicates skipped, ${Date.now() - started} ms`,
     );
     expectClean(report, 600);
-    expect(child.exits).toHaveLength(5);
+    expect(child.exits.map((e) => e.signal)).toEqual(points.map(() => 'SIGKILL'));
     expect(child.starts).toBe(6);
     // Each after-complete kill left at least one handled delivery unacknowledged, skipped when it came again.
-    expect(duplicates).toBeGreaterThanOrEqual(points.filter((p) => p === 'after-complete').length);
+    expect(seen.duplicates).toBeGreaterThanOrEqual(points.filter((p) => p === 'after-complete').length);
+    // No process found a claim of a killed one still held (they lapsed before it connected).
+    expect(seen.inFlight).toBe(0);
   }, 60_000);
 });
 
@@ -178,6 +198,7 @@ describe('agent process killed after handling, before acking', () => {
     await send(0);
     // The process handles c0#0000, records its completion and kills itself before the ack leaves.
     expect(await child.exited()).toEqual({ code: null, signal: 'SIGKILL' });
+    pump();
     expect(world.recorder.distinctHandled).toBe(1);
     await child.start();
     for (let seq = 1; seq < 4; seq++) await send(seq);
@@ -186,7 +207,7 @@ describe('agent process killed after handling, before acking', () => {
       const view = await world.server.control.agent(world.agentId);
       return world.recorder.distinctHandled === 4 && view?.pending_count === 0;
     }, 'the 4 messages handled and acknowledged');
-    const skipped = pump();
+    const skipped = pump().duplicates;
     const report = world.recorder.report();
     expect(report.counts.lost).toBe(0);
     expect(report.counts.outOfOrder).toBe(0);
@@ -207,4 +228,50 @@ describe('agent process killed after handling, before acking', () => {
       expect(skipped).toBe(1);
     },
   );
+});
+
+/**
+ * Known gap (pinned as it behaves today, so a fix shows up as this test
+ * failing: then assert the fixed behaviour): a process killed inside a
+ * handler leaves its claims in Redis until `claimLeaseMs` (default 10 min)
+ * — that event's, and those of events prepared ahead. A new process that
+ * connects before they lapse gets the redelivered event, finds its delivery
+ * id `in_flight` and counts it `busy`: not handled, not acknowledged, and
+ * its conversation's next events are handled past it. The service sends it
+ * again only after the ack timeout (30 s), and gives it up (`ack_timeout`)
+ * after 10 sends (~5 min), before a default lease lapses: out of order at
+ * best, lost with the defaults. The chaos test above therefore restarts
+ * after an in-handler kill only once the lease lapsed.
+ */
+describe.skipIf(skipRedis)('agent process killed inside a handler, restarted before its claim lapses', () => {
+  it('known gap: the message is skipped as busy and the later ones of its conversation are handled past it', async () => {
+    const { world, child, pump } = await setup({
+      conversations: 1,
+      messages: 4,
+      redis: true,
+      armFirst: 'in-handler',
+      claimLeaseMs: 60_000,
+    });
+    const side = world.sides[0]!;
+    const send = async (seq: number): Promise<void> => {
+      const res = await side.postWire(await side.seal({ type: 'text', text: messageText(0, seq) }));
+      expect(res.status, res.text).toBeLessThan(300);
+      world.recorder.sent(0, seq);
+    };
+    await send(0);
+    expect(await child.exited()).toEqual({ code: null, signal: 'SIGKILL' });
+    pump();
+    expect(world.recorder.distinctHandled).toBe(0);
+    await child.start();
+    for (let seq = 1; seq < 4; seq++) await send(seq);
+    await world.until(() => (pump(), world.recorder.distinctHandled >= 3), 'three messages handled');
+    expect(pump().inFlight, "the killed handler's claims were found in flight").toBeGreaterThan(0);
+    expect(world.recorder.report().lost, 'not handled (yet)').toEqual(['c0#0000']);
+    // The later ones are acknowledged; the service still holds c0#0000 (it comes again after 30 s).
+    await world.until(
+      async () => (await world.server.control.agent(world.agentId))?.pending_count === 1,
+      'one delivery left unacknowledged',
+    );
+    expect(world.recorder.report().lost).toEqual(['c0#0000']);
+  }, 30_000);
 });

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ArmMessage, KillPoint } from './agent-process.js';
+import type { KillPoint, ParentMessage } from './agent-process.js';
 
 const SCRIPT = fileURLToPath(new URL('./agent-process.ts', import.meta.url));
 
@@ -36,26 +36,79 @@ export interface ProcessExit {
   readonly signal: NodeJS.Signals | null;
 }
 
-/** The agent process, across its restarts. */
+/** One process: loaded, then told to connect. */
+interface Life {
+  readonly proc: ChildProcess;
+  readonly exited: Promise<ProcessExit>;
+  readonly connected: Promise<void>;
+}
+
+/**
+ * The agent process, across its restarts. One more process is kept loaded
+ * on standby (it connects only when told), so a restart takes milliseconds
+ * rather than the seconds tsx needs to load the SDK.
+ */
 export class AgentChild {
-  /** Processes started so far. */
+  /** Processes told to connect so far. */
   starts = 0;
   /** `connected` notifications over all lives. */
   connects = 0;
-  /** How each finished life ended, oldest first. */
+  /** How each finished life ended, oldest first (the standby excluded). */
   readonly exits: ProcessExit[] = [];
-  #child: ChildProcess | undefined;
-  #exited: Promise<ProcessExit> = Promise.resolve({ code: null, signal: null });
+  #life: Life | undefined;
+  #standby: Life | undefined;
   readonly #timeoutMs: number;
 
   constructor(readonly options: AgentChildOptions) {
     this.#timeoutMs = options.timeoutMs ?? 15_000;
   }
 
-  /** Starts a process and resolves once its agent connected. */
-  async start(): Promise<void> {
+  /**
+   * Starts a process (the standby when there is one) and resolves once its
+   * agent connected; it connects no earlier than `notBefore` (epoch ms).
+   */
+  async start(notBefore = 0): Promise<void> {
+    const life = this.#standby ?? this.#spawn();
+    this.#standby = this.#spawn();
+    this.#life = life;
+    this.starts++;
+    void life.exited.then((exit) => this.exits.push(exit));
+    this.#send(life, { type: 'go', notBefore });
+    await this.#within(life.connected, 'the agent process to connect');
+  }
+
+  /** Arms the current process's kill at `point`. */
+  arm(kill: KillPoint): void {
+    if (this.#life !== undefined) this.#send(this.#life, { type: 'arm', kill });
+  }
+
+  /** Resolves with how the current process ended. */
+  exited(): Promise<ProcessExit> {
+    if (this.#life === undefined) throw new Error('no agent process was started');
+    return this.#within(this.#life.exited, 'the agent process to exit');
+  }
+
+  /**
+   * Arms the kill at `point`, waits for the SIGKILL, and starts the process
+   * again, connecting no earlier than `restartDelayMs` after the death.
+   */
+  async killAndRestart(point: KillPoint, restartDelayMs = 0): Promise<ProcessExit> {
+    this.arm(point);
+    const exit = await this.exited();
+    await this.start(Date.now() + restartDelayMs);
+    return exit;
+  }
+
+  /** Stops the current process and the standby (SIGTERM: the agent closes). */
+  async stop(): Promise<void> {
+    await Promise.all(
+      [this.#life, this.#standby].map((life) => (life === undefined ? undefined : stopLife(life))),
+    );
+  }
+
+  #spawn(): Life {
     const o = this.options;
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+    const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
       env: {
         ...process.env,
         AMS_BASE_URL: o.baseUrl,
@@ -69,55 +122,23 @@ export class AgentChild {
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    this.#child = child;
-    this.starts++;
-    this.#exited = new Promise((resolve) =>
-      child.once('exit', (code, signal) => {
-        const exit = { code, signal };
-        this.exits.push(exit);
-        resolve(exit);
-      }),
+    const exited = new Promise<ProcessExit>((resolve) =>
+      proc.once('exit', (code, signal) => resolve({ code, signal })),
     );
     const connected = new Promise<void>((resolve, reject) => {
-      child.on('message', (m: { type?: string }) => {
+      proc.on('message', (m: { type?: string }) => {
         if (m.type !== 'connected') return;
         this.connects++;
         resolve();
       });
-      void this.#exited.then((e) =>
-        reject(new Error(`agent process exited before connecting (${describe(e)})`)),
-      );
+      void exited.then((e) => reject(new Error(`agent process exited before connecting (${describe(e)})`)));
     });
-    await this.#within(connected, 'the agent process to connect');
+    connected.catch(() => undefined); // a standby stopped unused never connects
+    return { proc, exited, connected };
   }
 
-  /** Arms the process's kill at `point`. */
-  arm(kill: KillPoint): void {
-    const message: ArmMessage = { type: 'arm', kill };
-    this.#child?.send(message);
-  }
-
-  /** Resolves with how the current process ended. */
-  exited(): Promise<ProcessExit> {
-    return this.#within(this.#exited, 'the agent process to exit');
-  }
-
-  /** Arms the kill at `point`, waits for the SIGKILL, and starts the process again. */
-  async killAndRestart(point: KillPoint): Promise<ProcessExit> {
-    this.arm(point);
-    const exit = await this.exited();
-    await this.start();
-    return exit;
-  }
-
-  /** Stops the current process (SIGTERM: the agent closes), if it runs. */
-  async stop(): Promise<void> {
-    const child = this.#child;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-    await this.#exited;
-    clearTimeout(timer);
+  #send(life: Life, message: ParentMessage): void {
+    if (life.proc.connected) life.proc.send(message);
   }
 
   #within<T>(promise: Promise<T>, what: string): Promise<T> {
@@ -127,6 +148,15 @@ export class AgentChild {
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
+}
+
+async function stopLife(life: Life): Promise<void> {
+  const { proc } = life;
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 3_000);
+  await life.exited;
+  clearTimeout(timer);
 }
 
 function describe(e: ProcessExit): string {

@@ -7,9 +7,9 @@
  *
  * The parent arms one kill at a time over IPC; the process then kills itself
  * with SIGKILL at a chosen point, so the point never depends on timing:
- * - `after-complete`: inside `DedupStore.complete()`, once the store has
- *   recorded the completion and no other claim of this process is
- *   outstanding (no handler running, no event prepared ahead). The ack of
+ * - `after-complete`: inside `DedupStore.complete()`, once a message
+ *   handler ran since arming, the store has recorded the completion and no
+ *   other claim of this process is outstanding (held, or asked for) (no handler running, no event prepared ahead). The ack of
  *   that event is batched ~10 ms later, so it never leaves: the service
  *   still holds a delivery that was handled.
  * - `in-handler`: inside the next message handler, before its side effect
@@ -20,11 +20,17 @@
  * Redis store; absent: in-memory), AMS_TEST_HANDLED_FILE (the record),
  * AMS_TEST_CLAIM_LEASE_MS (`claimLeaseMs`).
  *
- * Lines of the record: `handled <text>`, `duplicate <by>`.
- * IPC to the parent: `{ type: 'connected' }` on each connection.
- * IPC from the parent: `{ type: 'arm', kill: 'after-complete' | 'in-handler' }`.
+ * The process loads (about 3 s of tsx start-up on a busy machine) and then
+ * waits for `{ type: 'go', notBefore }` before it connects, so the parent
+ * keeps one loaded on standby and a restart takes milliseconds, and can
+ * hold the connection back until a given time (`notBefore`, epoch ms).
  *
- * SIGTERM closes the agent and exits 0.
+ * Lines of the record: `handled <text>`, `duplicate <by>`, `in_flight <key>`
+ * (a claim found held by someone else).
+ * IPC to the parent: `{ type: 'connected' }` on each connection.
+ * IPC from the parent: `{ type: 'go', notBefore }`, `{ type: 'arm', kill }`.
+ *
+ * SIGTERM closes the agent and exits 0; so does the end of the IPC channel.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,10 +44,8 @@ import { createRedisDedupStore } from '../../src/webhook/redis.js';
 export type KillPoint = 'after-complete' | 'in-handler';
 
 /** A message from the parent. */
-export interface ArmMessage {
-  readonly type: 'arm';
-  readonly kill: KillPoint;
-}
+export type ParentMessage =
+  { readonly type: 'go'; readonly notBefore: number } | { readonly type: 'arm'; readonly kill: KillPoint };
 
 function env(name: string): string {
   const value = process.env[name];
@@ -60,6 +64,8 @@ const inner: DedupStore =
 
 let armed: KillPoint | undefined;
 let outstanding = 0;
+/** A message handler ran since the kill was armed (system events do not count). */
+let handledSinceArmed = false;
 
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
@@ -69,14 +75,17 @@ const die = (): never => {
 /** The store, counting the claims this process owns; kills itself when armed `after-complete`. */
 const store: DedupStore = {
   async claim(key, leaseMs) {
+    // Counted from the request on: a claim whose answer is still on its way may already be held in Redis.
+    outstanding++;
     const result = await inner.claim(key, leaseMs);
-    if (result.status === 'claimed') outstanding++;
+    if (result.status !== 'claimed') outstanding--;
+    if (result.status === 'in_flight') appendFileSync(record, `in_flight ${key}\n`);
     return result;
   },
   async complete(key, token) {
     await inner.complete(key, token);
     outstanding--;
-    if (armed === 'after-complete' && outstanding === 0) die();
+    if (armed === 'after-complete' && handledSinceArmed && outstanding === 0) die();
   },
   async release(key, token) {
     await inner.release(key, token);
@@ -100,14 +109,22 @@ const agent = new Agent({
 agent.on('message.new', (m) => {
   if (armed === 'in-handler') die();
   appendFileSync(record, `handled ${m.text ?? ''}\n`);
+  if (armed !== undefined) handledSinceArmed = true;
 });
-agent.on('duplicate', (info) => appendFileSync(record, `duplicate ${info.by}\n`));
+agent.on('duplicate', (info) =>
+  appendFileSync(record, `duplicate ${info.by} ${info.deliveryId} ${process.pid}\n`),
+);
 agent.on('connected', () => process.send?.({ type: 'connected' }));
 agent.on('error', (error) => console.error(`agent-process ${process.pid}: ${error.name} ${error.message}`));
 
-process.on('message', (message: ArmMessage) => {
-  if (message.type === 'arm') armed = message.kill;
+let go: (notBefore: number) => void = () => undefined;
+const started = new Promise<number>((resolve) => (go = resolve));
+process.on('message', (message: ParentMessage) => {
+  if (message.type === 'go') go(message.notBefore);
+  if (message.type === 'arm') [armed, handledSinceArmed] = [message.kill, false];
 });
+// The parent is gone (a test runner that died): no orphans.
+process.once('disconnect', () => process.exit(0));
 process.once('SIGTERM', () => {
   void agent.close({ timeoutMs: 1_000 }).finally(() => {
     redis?.disconnect();
@@ -115,4 +132,6 @@ process.once('SIGTERM', () => {
   });
 });
 
+const notBefore = await started;
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, notBefore - Date.now())));
 await agent.connect();

@@ -63,6 +63,13 @@ export interface ChaosOptions {
   readonly handlerMs?: number;
   /** Real-time limit of waits (settling, reconnects), ms. @defaultValue `15000` */
   readonly timeoutMs?: number;
+  /**
+   * Starts the world's agent instead of an in-process one (e.g. an agent in
+   * a child process, which feeds {@link ChaosWorld.recorder} itself). It must
+   * resolve once the agent's keys are registered (it connected). Settling
+   * then judges quiet by the server's `pending_count` and the recorder only.
+   */
+  readonly launch?: (world: ChaosWorld) => Promise<void>;
 }
 
 /** A fault injected once `at` messages were sent. */
@@ -110,7 +117,8 @@ export class ChaosWorld {
     /** The agent's webhook receiver (started in every world, used in webhook mode). */
     readonly hook: WebhookHost,
     readonly sides: UserSide[],
-    readonly options: Required<Omit<ChaosOptions, 'agent'>> & Pick<ChaosOptions, 'agent'>,
+    readonly options: Required<Omit<ChaosOptions, 'agent' | 'launch'>> &
+      Pick<ChaosOptions, 'agent' | 'launch'>,
   ) {
     this.recorder = new ChaosRecorder(sides.length);
     this.#dedupStore = createMemoryDedupStore({ clock: worldClock(server) });
@@ -308,7 +316,7 @@ export class ChaosWorld {
  * Starts a chaos world: server (real or virtual time), `conversations`
  * users each in a conversation with one agent, the webhook receiver, the
  * proxy when asked, and the first agent connected in `transport` mode (in
- * webhook mode the webhook is registered first).
+ * webhook mode the webhook is registered first), or started by `launch`.
  */
 export async function startChaos(options: ChaosOptions): Promise<ChaosWorld> {
   const resolved = {
@@ -335,7 +343,8 @@ export async function startChaos(options: ChaosOptions): Promise<ChaosWorld> {
   const sides = users.map((u) => new UserSide(server, u, account.agentId));
   const world = new ChaosWorld(server, account, proxy, hook, sides, resolved);
   if (resolved.transport === 'webhook') await world.setWebhook();
-  await world.startAgent(resolved.transport);
+  if (resolved.launch !== undefined) await resolved.launch(world);
+  else await world.startAgent(resolved.transport);
   for (const side of sides) {
     await side.addAgent();
     await side.agentKeys();

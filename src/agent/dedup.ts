@@ -35,7 +35,12 @@ export type ClaimOutcome =
   /** Handled already, or being handled right now: skip this copy. */
   | { readonly status: 'duplicate'; readonly state: 'completed' | 'in_flight' }
   /** The store could not answer: do not handle the event now (it must come again). */
-  | { readonly status: 'unavailable' };
+  | { readonly status: 'unavailable' }
+  /**
+   * Another process holds the claim (a replica, or a process that died
+   * handling it): ask again later; it completes, or lapses after its lease.
+   */
+  | { readonly status: 'contended' };
 
 /** The event de-duplicator. */
 export interface EventDedup {
@@ -77,8 +82,13 @@ const UNTRACKED: OwnedClaim = Object.freeze({
 export function createEventDedup(options: EventDedupOptions): EventDedup {
   const { store, leaseMs, logger } = options;
 
+  // Keys this process claimed and has not settled: an `in_flight` answer for one of
+  // these is a copy of an event being handled here; for any other key, another
+  // process holds the claim.
+  const held = new Set<string>();
   const owned = (key: string, token: string): OwnedClaim => ({
     async complete() {
+      held.delete(key);
       try {
         await store.complete(key, token);
       } catch (error) {
@@ -88,6 +98,7 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
       }
     },
     async release() {
+      held.delete(key);
       try {
         await store.release(key, token);
       } catch (error) {
@@ -108,10 +119,12 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
     }
     switch (result.status) {
       case 'claimed':
+        held.add(key);
         return { status: 'claimed', claim: owned(key, result.token) };
       case 'completed':
+        return { status: 'duplicate', state: 'completed' };
       case 'in_flight':
-        return { status: 'duplicate', state: result.status };
+        return held.has(key) ? { status: 'duplicate', state: 'in_flight' } : { status: 'contended' };
       default:
         logger.warn('the de-duplication store is full; handling the event without de-duplication');
         return { status: 'claimed', claim: UNTRACKED };

@@ -175,6 +175,8 @@ export class ChaosWorld {
       if (handlerMs > 0) await pause(handlerMs);
     });
     agent.on('connected', () => void (this.connects += 1));
+    // A switch to webhook mode ends a WebSocket agent for good (4013): expected here.
+    agent.on('fatal', () => undefined);
     this.agents.push(agent);
     if (mode === 'webhook') this.hook.use(agent.webhook({ secret: this.#webhookSecret }).nodeHandler());
     await agent.connect();

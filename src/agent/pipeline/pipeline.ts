@@ -70,8 +70,14 @@ export function isSettled(outcome: IngestOutcome): boolean {
   return outcome === 'handled' || outcome === 'skipped';
 }
 
-/** Why an event left the pipeline before its handlers. */
-type Skip = { readonly skip: Exclude<IngestOutcome, 'handled' | 'dropped'> };
+/**
+ * Why an event left the pipeline before its handlers; `contended`: another
+ * process holds its claim (asked again, see {@link CONTENDED_RETRY_MS}).
+ */
+type Skip = { readonly skip: Exclude<IngestOutcome, 'handled' | 'dropped'> | 'contended' };
+
+/** How often an event whose claim another process holds asks the store again, ms. */
+export const CONTENDED_RETRY_MS = 1000;
 
 function isSkip(p: Prepared | Skip): p is Skip {
   return 'skip' in p;
@@ -82,6 +88,14 @@ function storeUnavailable(): TransportError {
   return new TransportError({
     code: 'TRANSPORT_CLOSED',
     message: 'The de-duplication store did not answer; the service will deliver this again.',
+  });
+}
+
+/** Thrown to the webhook receiver when another process holds the message's claim (the service retries). */
+function heldElsewhere(): TransportError {
+  return new TransportError({
+    code: 'TRANSPORT_CLOSED',
+    message: 'Another process holds this message; the service will deliver it again.',
   });
 }
 
@@ -99,6 +113,7 @@ export class EventPipeline {
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #prepareLimit: number;
   #preparing = 0;
+  #draining = false;
   readonly #waiting: (() => void)[] = [];
 
   constructor(options: EventPipelineOptions) {
@@ -121,7 +136,7 @@ export class EventPipeline {
    */
   ingest(inbound: InboundEvent, transport: AgentTransport = 'websocket'): Promise<IngestOutcome> {
     this.outcomes.count('received');
-    const prepared = this.#gated(() => this.#prepare(inbound, transport));
+    const prepared = this.#prepareDecided(inbound, transport);
     const run = this.#scheduler.push(laneOf(inbound), async () => {
       const p = await prepared;
       if (!isSkip(p)) await this.#dispatch(p);
@@ -132,8 +147,25 @@ export class EventPipeline {
         if (!isSkip(p)) await releaseAll(p.claims);
         return 'dropped';
       }
-      return isSkip(p) ? p.skip : 'handled';
+      if (!isSkip(p)) return 'handled';
+      return p.skip === 'contended' ? 'retry' : p.skip;
     });
+  }
+
+  /**
+   * Prepares an event; while another process holds its claim, waits and asks
+   * again (outside the prepare slots), so the event keeps its place in its
+   * conversation and is neither skipped nor handled twice. Gives up (`retry`,
+   * not acknowledged) when the pipeline drains.
+   */
+  async #prepareDecided(inbound: InboundEvent, transport: AgentTransport): Promise<Prepared | Skip> {
+    for (;;) {
+      const p = await this.#gated(() => this.#prepare(inbound, transport));
+      if (!isSkip(p) || p.skip !== 'contended' || this.#draining) return p;
+      await new Promise<void>((resolve) =>
+        this.#deps.clock.setTimeout(resolve, CONTENDED_RETRY_MS, { background: true }),
+      );
+    }
   }
 
   /**
@@ -150,6 +182,7 @@ export class EventPipeline {
     const p = await this.#fromOpened(inbound, 'webhook', deliveryId, opened, claims);
     if (isSkip(p)) {
       if (p.skip === 'retry') throw storeUnavailable();
+      if (p.skip === 'contended') throw heldElsewhere();
       return 'done';
     }
     const outcome = await this.#scheduler.push(laneOf(inbound), () => this.#dispatch(p));
@@ -172,6 +205,7 @@ export class EventPipeline {
    * what has not started (claims released, so a redelivery handles it).
    */
   async drain(timeoutMs: number): Promise<CloseResult> {
+    this.#draining = true;
     const clock = this.#deps.clock;
     let timer: ReturnType<typeof clock.setTimeout> | undefined;
     const timedOut = await Promise.race([
@@ -207,6 +241,7 @@ export class EventPipeline {
     if (inbound.deliveryId !== undefined) {
       const c = await this.#dedup.claimDelivery(inbound.deliveryId);
       if (c.status === 'unavailable') return this.#deferred(deliveryId, transport);
+      if (c.status === 'contended') return { skip: 'contended' };
       if (c.status === 'duplicate') {
         this.outcomes.duplicate({ deliveryId, messageId: undefined, by: 'delivery_id', transport });
         return { skip: c.state === 'completed' ? 'skipped' : 'busy' };
@@ -251,6 +286,10 @@ export class EventPipeline {
     if (m.status === 'unavailable') {
       await releaseAll(claims);
       return this.#deferred(deliveryId, transport);
+    }
+    if (m.status === 'contended') {
+      await releaseAll(claims);
+      return { skip: 'contended' };
     }
     if (m.status === 'duplicate') {
       this.outcomes.duplicate({ deliveryId, messageId: opened.messageId, by: 'message_id', transport });

@@ -24,7 +24,14 @@ export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFiel
 // --- envelope v1 ---
 export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
 export { open, openAsync } from './open.js';
-export type { SealOptions, SealAsyncOptions, EnvelopeRecipient, EnvelopeSender } from './seal-options.js';
+export type {
+  SealOptions,
+  SealAsyncOptions,
+  EnvelopeRecipient,
+  EnvelopeSender,
+  EnvelopeVersionName,
+} from './seal-options.js';
+export { DEFAULT_SEALED_EVENT_TYPE } from './seal-options.js';
 export type {
   OpenOptions,
   OpenAsyncOptions,
@@ -39,6 +46,7 @@ export { ENVELOPE_INLINE_MAX_BYTES, ENVELOPE_REF_MAX_BYTES } from './envelope-wi
 export {
   ENVELOPE_MAGIC,
   ENVELOPE_VERSION,
+  LEGACY_ENVELOPE_VERSION,
   ENVELOPE_SUITE,
   MAX_RECIPIENTS,
   MAX_ID_BYTES,

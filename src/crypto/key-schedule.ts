@@ -10,6 +10,13 @@
  * where H = SHA-256(header bytes). HKDF with L = 32 is exactly two HMAC calls
  * (extract, then one expand block), which is what we compute.
  *
+ * v1.1 adds key commitment: the content key CK is not used directly but
+ * through HKDF with salt H (one extract, two expands with distinct labels):
+ *
+ * - PRK = HMAC-SHA256(H, CK)
+ * - content AEAD key = HMAC-SHA256(PRK, "ams/envelope/v1.1/content" ‖ 0x01)
+ * - commitment = HMAC-SHA256(PRK, "ams/envelope/v1.1/commitment" ‖ 0x01), signed with the body
+ *
  * @module
  */
 import { concatBytes, utf8 } from '../core/encoding.js';
@@ -19,6 +26,16 @@ import type { AsyncPrimitives, SyncPrimitives } from './backend/types.js';
 export const WRAP_LABEL: Uint8Array = utf8('ams/envelope/v1/wrap');
 /** Prefix of the message the sender signs. */
 export const SIGNATURE_LABEL: Uint8Array = utf8('ams/envelope/v1/signature');
+/** v1.1: HKDF-Expand input (info ‖ 0x01) of the content AEAD key. */
+export const CONTENT_KEY_EXPAND: Uint8Array = concatBytes(
+  utf8('ams/envelope/v1.1/content'),
+  Uint8Array.of(1),
+);
+/** v1.1: HKDF-Expand input (info ‖ 0x01) of the key commitment. */
+export const COMMITMENT_EXPAND: Uint8Array = concatBytes(
+  utf8('ams/envelope/v1.1/commitment'),
+  Uint8Array.of(1),
+);
 /** Nonce of every key wrap: 12 zero bytes (each KEK encrypts exactly one message). */
 export const WRAP_NONCE: Uint8Array = new Uint8Array(12);
 
@@ -55,4 +72,44 @@ export async function deriveKekAsync(
   expandInput: Uint8Array,
 ): Promise<Uint8Array> {
   return a.hmacSha256(await a.hmacSha256(salt, sharedSecret), expandInput);
+}
+
+/** The v1.1 content AEAD key and the key commitment, both derived from the content key. */
+export interface CommittedKeys {
+  /** Key of the content AES-256-GCM. */
+  readonly aeadKey: Uint8Array;
+  /** 32-byte commitment to the content key, carried under the signature. */
+  readonly commitment: Uint8Array;
+}
+
+/** v1.1 derivation of the content AEAD key and the commitment, on the sync primitives. */
+export function deriveCommitted(
+  s: SyncPrimitives,
+  contentKey: Uint8Array,
+  headerHash: Uint8Array,
+): CommittedKeys {
+  const prk = s.hmacSha256(headerHash, contentKey);
+  return { aeadKey: s.hmacSha256(prk, CONTENT_KEY_EXPAND), commitment: s.hmacSha256(prk, COMMITMENT_EXPAND) };
+}
+
+/** v1.1 derivation of the content AEAD key and the commitment, on the async primitives. */
+export async function deriveCommittedAsync(
+  a: AsyncPrimitives,
+  contentKey: Uint8Array,
+  headerHash: Uint8Array,
+): Promise<CommittedKeys> {
+  const prk = await a.hmacSha256(headerHash, contentKey);
+  const [aeadKey, commitment] = await Promise.all([
+    a.hmacSha256(prk, CONTENT_KEY_EXPAND),
+    a.hmacSha256(prk, COMMITMENT_EXPAND),
+  ]);
+  return { aeadKey, commitment };
+}
+
+/** Constant-time equality of two byte strings of public length. */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
 }

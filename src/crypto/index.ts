@@ -24,6 +24,14 @@ export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFiel
 // --- envelope v1 ---
 export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
 export { open, openAsync } from './open.js';
+export {
+  DEFAULT_FRESHNESS_WINDOW,
+  freshnessFailure,
+  MAX_CLOCK_SKEW_MS,
+  MAX_ENVELOPE_AGE_MS,
+  MESSAGE_DEDUP_MEMORY_MS,
+  type FreshnessWindow,
+} from './freshness.js';
 export type {
   SealOptions,
   SealAsyncOptions,

@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { fromBase64, toBase64 } from '../../src/core/encoding.js';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { generateKeys, KeyRing, seal, type AgentKeys } from '../../src/crypto/index.js';
+import { MESSAGE_DEDUP_MEMORY_MS } from '../../src/crypto/freshness.js';
 import { createMemoryDedupStore, type MemoryDedupStore } from '../../src/webhook/dedup/memory.js';
 
 export const AGENT_ID = 'agent-1';
@@ -63,6 +64,12 @@ export interface SealFromOptions {
   conversationId?: string;
   messageId?: string;
   to?: Uint8Array;
+  /** The signed event type. @defaultValue `'message.new'` */
+  eventType?: string;
+  /** Seal as this envelope version. @defaultValue `'1.1'` */
+  version?: '1.0' | '1.1';
+  /** The signed creation time. @defaultValue the harness clock's now */
+  createdAt?: string;
 }
 
 /** Builds a harness; `concurrency` bounds the handler lanes. */
@@ -78,7 +85,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
   const objects = new Map<string, FetchedObject>();
   const sent: { conversationId: string; payload: unknown }[] = [];
   const lookups: string[] = [];
-  const store = createMemoryDedupStore({ clock });
+  const store = createMemoryDedupStore({ clock, windowMs: MESSAGE_DEDUP_MEMORY_MS });
   const logger = options.logger ?? silentLogger;
   const emitter = new TypedEmitter<AgentListenerArgs>(() => undefined);
   const h: Harness = {
@@ -105,6 +112,9 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
         conversationId: o.conversationId ?? CONVERSATION,
         clock,
         ...(o.messageId === undefined ? {} : { messageId: o.messageId }),
+        ...(o.eventType === undefined ? {} : { eventType: o.eventType }),
+        ...(o.version === undefined ? {} : { version: o.version }),
+        ...(o.createdAt === undefined ? {} : { createdAt: o.createdAt }),
       });
     },
     sealed(type, wire, o = {}) {

@@ -2,7 +2,8 @@
  * The one event pipeline, fed by either transport:
  *
  * de-duplicate (delivery id) → fetch `ref` → open the envelope with the key
- * ring → de-duplicate (message id) → typed event → handlers, in order within
+ * ring → check type, sender and age (`delivery-checks.ts`) → de-duplicate
+ * (message id) → typed event → handlers, in order within
  * a conversation and concurrently across conversations.
  *
  * On WebSocket, {@link EventPipeline.ingest} runs every step; the crypto
@@ -30,6 +31,7 @@ import type {
 } from '../events.js';
 import type { OrderedScheduler, TaskOutcome } from '../ordering.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
+import { deliveryRefusal } from './delivery-checks.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
@@ -197,6 +199,14 @@ export class EventPipeline {
     opened: OpenedEnvelope,
     claims: OwnedClaim[],
   ): Promise<Prepared | undefined> {
+    // Type, sender and age are checked before the message id is claimed, so a
+    // relabelled or stale copy cannot make the genuine one look like a duplicate.
+    const refused = deliveryRefusal(opened, inbound.type, this.#deps.clock.now());
+    if (refused !== undefined) {
+      const ctx = this.#context(inbound, transport, deliveryId);
+      await this.#settle(claims, this.outcomes.stepFailed(ctx, refused));
+      return undefined;
+    }
     const m = await this.#dedup.claimMessage(opened.senderId, opened.messageId);
     if (m.status === 'duplicate') {
       this.outcomes.duplicate({ deliveryId, messageId: opened.messageId, by: 'message_id', transport });

@@ -7,6 +7,14 @@
  */
 export { parseJson, parseWith, validationError } from './parse.js';
 export {
+  isSystemSealedEventType,
+  sealedTypeProblem,
+  SYSTEM_SEALED_EVENT_TYPES,
+  SYSTEM_SENDER_ID,
+  type SealedOrigin,
+  type SystemSealedEventType,
+} from './system-events.js';
+export {
   base64Schema,
   isIsoUtcMillis,
   isTimestampWithZone,

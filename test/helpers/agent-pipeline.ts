@@ -9,6 +9,7 @@ import type { AgentListenerArgs } from '../../src/agent/events.js';
 import { createOrderedScheduler } from '../../src/agent/ordering.js';
 import { EventPipeline } from '../../src/agent/pipeline/pipeline.js';
 import type { FetchedObject, InboundEvent, PipelineDeps } from '../../src/agent/pipeline/types.js';
+import type { RetiredSigningKey } from '../../src/agent/key-directory.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { fromBase64, toBase64 } from '../../src/core/encoding.js';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
@@ -50,6 +51,8 @@ export interface Harness {
   failLookups: unknown;
   /** Ids whose cached key was invalidated. */
   readonly invalidated: string[];
+  /** Retired signing keys by sender id (what the key directory would list in grace). */
+  readonly retiredSigning: Map<string, RetiredSigningKey[]>;
   /** Runs when a key is invalidated (e.g. to put the fresh key in the directory). */
   onInvalidate: ((id: string) => void) | undefined;
   /** Seals `payload` from `sender` (default the user) to the agent. */
@@ -101,6 +104,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
     lookups,
     failLookups: undefined,
     invalidated: [],
+    retiredSigning: new Map(),
     onInvalidate: undefined,
     emitter,
     pipeline: undefined as never,
@@ -147,6 +151,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
         h.invalidated.push(id);
         h.onInvalidate?.(id);
       },
+      retiredSigningKeys: async (id) => h.retiredSigning.get(id) ?? [],
     },
     fetchObject: async (key) => {
       const o = objects.get(key);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { RetiredSigningKey } from '../key-directory.js';
 import type { SendOptions } from '../sender.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
@@ -49,6 +50,11 @@ export interface PipelineKeys {
   signingKey(senderId: string): Promise<Uint8Array | undefined>;
   /** Forgets a cached sender key (its signature failed; it may have rotated). */
   invalidate(senderId: string): void;
+  /**
+   * A sender's retired signing keys in grace with their retirement times
+   * (tried after the current key failed; see `retired-signing.ts`). Absent: none are tried.
+   */
+  retiredSigningKeys?(senderId: string): Promise<readonly RetiredSigningKey[]>;
 }
 
 /** Everything the pipeline needs. */

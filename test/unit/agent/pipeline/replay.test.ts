@@ -6,7 +6,8 @@ import {
   MESSAGE_DEDUP_MEMORY_MS,
 } from '../../../../src/crypto/freshness.js';
 import { LIMITS } from '../../../../src/core/limits.js';
-import { createHarness, type Harness } from '../../../helpers/agent-pipeline.js';
+import { generateKeys } from '../../../../src/crypto/keys.js';
+import { createHarness, USER_ID, type Harness } from '../../../helpers/agent-pipeline.js';
 
 const HOUR = 3_600_000;
 
@@ -96,5 +97,25 @@ describe('replay protection: the acceptance window (virtual time)', () => {
     expect(seen.messages).toHaveLength(1);
     expect(seen.duplicates.map((d) => d.by)).toEqual(['message_id']);
     expect(seen.failures).toEqual([]);
+  });
+});
+
+describe('retired signing keys (finding 4, as the UserClient)', () => {
+  it('a retired signing key verifies only messages created before its retirement', async () => {
+    const h = createHarness();
+    const seen = collect(h);
+    const old = h.user;
+    const before = h.sealFrom({ type: 'text', text: 'a' }, { messageId: 'before' });
+    h.clock.advance(60_000);
+    // The user rotates: the directory now answers the new key, the old one is retired now.
+    const fresh = generateKeys();
+    h.directory.set(USER_ID, fresh.signing.publicKey);
+    h.retiredSigning.set(USER_ID, [{ key: old.signing.publicKey, retiredAtMs: h.clock.now() }]);
+    h.clock.advance(1);
+    const after = h.sealFrom({ type: 'text', text: 'b' }, { messageId: 'after' });
+    await h.pipeline.ingest(h.sealed('message.new', before));
+    await h.pipeline.ingest(h.sealed('message.new', after));
+    expect(seen.messages.map((m) => m.messageId)).toEqual(['before']);
+    expect(seen.failures.map((f) => [f.code, f.reason])).toEqual([['DECRYPT_FAILURE', 'signature']]);
   });
 });

@@ -186,8 +186,8 @@ function readHeader(r: Reader, minor: EnvelopeMinorVersion): EnvelopeHeader {
   for (let i = 0; i < count; i++) {
     recipients.push({ id: r.id('recipient id'), fingerprint: r.take(SIZES.fingerprint) });
   }
-  const header = { senderId, conversationId, messageId, createdAt, ephemeralPublicKey, recipients };
-  return eventType === undefined ? header : { ...header, eventType };
+  // One object shape for both versions (eventType undefined in v1.0) keeps the readers monomorphic.
+  return { senderId, conversationId, messageId, eventType, createdAt, ephemeralPublicKey, recipients };
 }
 
 /**

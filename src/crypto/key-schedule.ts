@@ -11,11 +11,12 @@
  * (extract, then one expand block), which is what we compute.
  *
  * v1.1 adds key commitment: the content key CK is not used directly but
- * through HKDF with salt H (one extract, two expands with distinct labels):
+ * through HKDF-Expand (RFC 5869 §3.3: CK is already a uniformly random
+ * 32-byte key, so it serves as the PRK and Extract is skipped) with two
+ * distinct info labels, each followed by H:
  *
- * - PRK = HMAC-SHA256(H, CK)
- * - content AEAD key = HMAC-SHA256(PRK, "ams/envelope/v1.1/content" ‖ 0x01)
- * - commitment = HMAC-SHA256(PRK, "ams/envelope/v1.1/commitment" ‖ 0x01), signed with the body
+ * - content AEAD key = HKDF-Expand(CK, "ams/envelope/v1.1/content" ‖ H, 32) = HMAC-SHA256(CK, info ‖ 0x01)
+ * - commitment = HKDF-Expand(CK, "ams/envelope/v1.1/commitment" ‖ H, 32), signed with the body
  *
  * @module
  */
@@ -26,16 +27,20 @@ import type { AsyncPrimitives, SyncPrimitives } from './backend/types.js';
 export const WRAP_LABEL: Uint8Array = utf8('ams/envelope/v1/wrap');
 /** Prefix of the message the sender signs. */
 export const SIGNATURE_LABEL: Uint8Array = utf8('ams/envelope/v1/signature');
-/** v1.1: HKDF-Expand input (info ‖ 0x01) of the content AEAD key. */
-export const CONTENT_KEY_EXPAND: Uint8Array = concatBytes(
-  utf8('ams/envelope/v1.1/content'),
-  Uint8Array.of(1),
-);
-/** v1.1: HKDF-Expand input (info ‖ 0x01) of the key commitment. */
-export const COMMITMENT_EXPAND: Uint8Array = concatBytes(
-  utf8('ams/envelope/v1.1/commitment'),
-  Uint8Array.of(1),
-);
+/** v1.1: HKDF info label of the content AEAD key (followed by H). */
+export const CONTENT_KEY_LABEL: Uint8Array = utf8('ams/envelope/v1.1/content');
+/** v1.1: HKDF info label of the key commitment (followed by H). */
+export const COMMITMENT_LABEL: Uint8Array = utf8('ams/envelope/v1.1/commitment');
+
+const BLOCK_1 = Uint8Array.of(1);
+
+/** v1.1: HKDF-Expand inputs (label ‖ H ‖ 0x01) of the content AEAD key and of the commitment. */
+export function committedExpandInputs(headerHash: Uint8Array): { aead: Uint8Array; commitment: Uint8Array } {
+  return {
+    aead: concatBytes(CONTENT_KEY_LABEL, headerHash, BLOCK_1),
+    commitment: concatBytes(COMMITMENT_LABEL, headerHash, BLOCK_1),
+  };
+}
 /** Nonce of every key wrap: 12 zero bytes (each KEK encrypts exactly one message). */
 export const WRAP_NONCE: Uint8Array = new Uint8Array(12);
 
@@ -88,8 +93,11 @@ export function deriveCommitted(
   contentKey: Uint8Array,
   headerHash: Uint8Array,
 ): CommittedKeys {
-  const prk = s.hmacSha256(headerHash, contentKey);
-  return { aeadKey: s.hmacSha256(prk, CONTENT_KEY_EXPAND), commitment: s.hmacSha256(prk, COMMITMENT_EXPAND) };
+  const input = committedExpandInputs(headerHash);
+  return {
+    aeadKey: s.hmacSha256(contentKey, input.aead),
+    commitment: s.hmacSha256(contentKey, input.commitment),
+  };
 }
 
 /** v1.1 derivation of the content AEAD key and the commitment, on the async primitives. */
@@ -98,10 +106,10 @@ export async function deriveCommittedAsync(
   contentKey: Uint8Array,
   headerHash: Uint8Array,
 ): Promise<CommittedKeys> {
-  const prk = await a.hmacSha256(headerHash, contentKey);
+  const input = committedExpandInputs(headerHash);
   const [aeadKey, commitment] = await Promise.all([
-    a.hmacSha256(prk, CONTENT_KEY_EXPAND),
-    a.hmacSha256(prk, COMMITMENT_EXPAND),
+    a.hmacSha256(contentKey, input.aead),
+    a.hmacSha256(contentKey, input.commitment),
   ]);
   return { aeadKey, commitment };
 }

@@ -1,8 +1,8 @@
-import { createDecipheriv, createHash, hkdfSync } from 'node:crypto';
+import { createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64, utf8 } from '../../../src/core/encoding.js';
+import { fromBase64, toBase64 } from '../../../src/core/encoding.js';
 import { parseEnvelope } from '../../../src/crypto/envelope-format.js';
 import { open, openAsync } from '../../../src/crypto/open.js';
 import { sealAsync, sealBytes } from '../../../src/crypto/seal.js';
@@ -39,9 +39,11 @@ function sealOptions(v: PositiveVector): Omit<SealOptions, 'backend'> {
   };
 }
 
-/** HKDF-SHA256 from node:crypto, independent of the SDK's HMAC composition. */
-const hkdf = (ikm: Uint8Array, salt: Uint8Array, info: string): string =>
-  Buffer.from(hkdfSync('sha256', ikm, salt, utf8(info), 32)).toString('hex');
+/** HKDF-Expand (RFC 5869 §2.3, L = 32: one block) with node:crypto's HMAC, independent of the SDK's code. */
+const hkdfExpand = (prk: Uint8Array, info: Uint8Array): string =>
+  createHmac('sha256', prk)
+    .update(Buffer.concat([info, Buffer.of(1)]))
+    .digest('hex');
 
 describe('test vectors v1.1', () => {
   it('docs/envelope.md embeds exactly the v1.1 fixture JSON', () => {
@@ -86,13 +88,14 @@ describe('test vectors v1.1', () => {
       );
     });
 
-    it('derives the AEAD key and the commitment as specified (checked with node:crypto HKDF and AES-GCM)', () => {
+    it('derives the AEAD key and the commitment as specified (checked with node:crypto HMAC and AES-GCM)', () => {
       const i = v.intermediate;
       const h = createHash('sha256').update(unhex(i.header)).digest();
       expect(h.toString('hex')).toBe(i.header_hash);
       const ck = unhex(v.randomness.content_key);
-      expect(hkdf(ck, h, 'ams/envelope/v1.1/content')).toBe(i.aead_key);
-      expect(hkdf(ck, h, 'ams/envelope/v1.1/commitment')).toBe(i.commitment);
+      const info = (label: string) => Buffer.concat([Buffer.from(label, 'ascii'), h]);
+      expect(hkdfExpand(ck, info('ams/envelope/v1.1/content'))).toBe(i.aead_key);
+      expect(hkdfExpand(ck, info('ams/envelope/v1.1/commitment'))).toBe(i.commitment);
       expect(i.aead_key).not.toBe(i.commitment);
       const sealed = unhex(i.ciphertext);
       const d = createDecipheriv('aes-256-gcm', unhex(i.aead_key!), unhex(v.randomness.content_nonce));

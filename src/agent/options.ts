@@ -106,6 +106,15 @@ export interface AgentOptions {
   /** Crypto backend for opening and sealing. @defaultValue node:crypto */
   backend?: CryptoBackend;
   /**
+   * Open legacy v1.0 envelopes (no key commitment, no signed event type).
+   *
+   * @deprecated Legacy reading is for the transition only: the default turns
+   * to `false` in the next minor release and v1.0 is not read from 2.0 on.
+   * Set `false` once every peer seals v1.1.
+   * @defaultValue `true`
+   */
+  acceptLegacyV10?: boolean;
+  /**
    * WebSocket flow control: above `highWaterMark` events (or `highWaterBytes`)
    * received but not finished, the agent stops reading the socket (`ws` only)
    * until they fall to the low-water marks. `false` turns it off.
@@ -200,6 +209,8 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     throw bad('closeTimeoutMs', 'must be a number of ms ≥ 0');
   if (o.autoRecover !== undefined && typeof o.autoRecover !== 'boolean')
     throw bad('autoRecover', 'must be a boolean');
+  if (o.acceptLegacyV10 !== undefined && typeof o.acceptLegacyV10 !== 'boolean')
+    throw bad('acceptLegacyV10', 'must be a boolean');
   return {
     baseUrl,
     agentId: o.agentId,

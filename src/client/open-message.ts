@@ -55,6 +55,8 @@ export interface OpenContext {
   /** The user's X25519 pair(s). */
   readonly keys: readonly KeyPair[];
   readonly directory: KeyDirectory;
+  /** Open legacy v1.0 envelopes. @defaultValue `true` */
+  readonly acceptLegacyV10?: boolean;
 }
 
 /** Where a message came from (unsigned; checked against the envelope). */
@@ -76,6 +78,7 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     return await openAsync(wire, {
       recipientId: c.recipientId,
       keys: c.keys,
+      acceptLegacyV10: c.acceptLegacyV10 ?? true,
       senderKey: (id) => {
         senderId = id;
         return c.directory.signingKey(id);
@@ -85,7 +88,7 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     if (!isCryptoError(err, 'DECRYPT_FAILURE') || err.reason !== 'signature' || senderId === undefined)
       throw err;
     c.directory.invalidate(senderId);
-    const options = { recipientId: c.recipientId, keys: c.keys };
+    const options = { recipientId: c.recipientId, keys: c.keys, acceptLegacyV10: c.acceptLegacyV10 ?? true };
     const current = await c.directory.signingKey(senderId).catch(() => undefined);
     if (current !== undefined) {
       try {

@@ -193,6 +193,7 @@ export class UserMessaging {
       recipientId: this.requireSession().userId,
       keys: [this.#requireKeys().encryption],
       directory: this.#d.directory,
+      acceptLegacyV10: this.#d.options.acceptLegacyV10,
     };
   }
 

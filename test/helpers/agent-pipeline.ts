@@ -76,7 +76,9 @@ export interface SealFromOptions {
 }
 
 /** Builds a harness; `concurrency` bounds the handler lanes. */
-export function createHarness(options: { concurrency?: number; logger?: Logger } = {}): Harness {
+export function createHarness(
+  options: { concurrency?: number; logger?: Logger; acceptLegacyV10?: boolean } = {},
+): Harness {
   const clock = new ManualClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const agentKeys = generateKeys();
   const user = generateKeys();
@@ -140,6 +142,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
     agentId: AGENT_ID,
     clock,
     logger,
+    acceptLegacyV10: options.acceptLegacyV10,
     keys: {
       ring: () => h.ring,
       signingKey: async (id) => {

@@ -94,6 +94,7 @@ async function openOnce(
       },
       ...(referenced ? { maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES } : {}),
       ...(deps.backend === undefined ? {} : { backend: deps.backend }),
+      ...(deps.acceptLegacyV10 === undefined ? {} : { acceptLegacyV10: deps.acceptLegacyV10 }),
     });
     return { opened };
   } catch (error) {
@@ -124,6 +125,7 @@ async function openRetired(
       keys: ring.candidates(deps.clock.now()),
       ...(referenced ? { maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES } : {}),
       ...(deps.backend === undefined ? {} : { backend: deps.backend }),
+      ...(deps.acceptLegacyV10 === undefined ? {} : { acceptLegacyV10: deps.acceptLegacyV10 }),
     },
     retired,
   );

@@ -70,6 +70,8 @@ export interface PipelineDeps {
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
   /** Crypto backend for `openAsync`. @defaultValue node:crypto */
   readonly backend?: CryptoBackend | undefined;
+  /** Open legacy v1.0 envelopes (see `OpenOptions.acceptLegacyV10`). @defaultValue `true` */
+  readonly acceptLegacyV10?: boolean | undefined;
 }
 
 /**

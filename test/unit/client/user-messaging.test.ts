@@ -25,7 +25,7 @@ const AGENT = 'agent-1';
 const CONV = 'conv-1';
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
-function setup() {
+function setup(acceptLegacyV10 = true) {
   const clock = new ManualClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const user = generateKeys();
   const system = generateKeys();
@@ -68,6 +68,7 @@ function setup() {
       wsUrl: 'ws://127.0.0.1:1/ws',
       clock,
       authTimeoutMs: 10_000,
+      acceptLegacyV10,
     } as unknown as ResolvedUserClientOptions,
     WebSocket: ctor,
     backoff: { baseMs: 1000, capMs: 1000 },
@@ -167,5 +168,20 @@ describe('UserClient receive path: retired signing keys (finding 4)', () => {
     expect(reasons(s.failed)).toEqual([['DECRYPT_FAILURE', 'signature']]);
     expect(s.failed[0]!.messageId).toBe('m-2');
     await s.messaging.disconnect();
+  });
+});
+
+describe('UserClient receive path: legacy v1.0 envelopes', () => {
+  it('are emitted by default and refused (INVALID_ENVELOPE) with acceptLegacyV10: false', async () => {
+    for (const accept of [true, false]) {
+      const s = setup(accept);
+      await s.connect();
+      await s.deliver('message.new', s.sealAs({ id: AGENT, keys: s.agent.current }, { version: '1.0' }), 1);
+      expect(s.messages.map((m) => m.seq)).toEqual(accept ? [1] : []);
+      expect(s.failed.map((f) => f.error.message)).toEqual(
+        accept ? [] : ['Invalid envelope: legacy v1.0 envelopes are not accepted'],
+      );
+      await s.messaging.disconnect();
+    }
   });
 });

@@ -119,3 +119,22 @@ describe('retired signing keys (finding 4, as the UserClient)', () => {
     expect(seen.failures.map((f) => [f.code, f.reason])).toEqual([['DECRYPT_FAILURE', 'signature']]);
   });
 });
+
+describe('legacy v1.0 envelopes (acceptLegacyV10)', () => {
+  it('are opened by default and refused as INVALID_ENVELOPE when the option is false', async () => {
+    for (const accept of [undefined, false]) {
+      const h = createHarness(accept === undefined ? {} : { acceptLegacyV10: accept });
+      const seen = collect(h);
+      await h.pipeline.ingest(
+        h.sealed('message.new', h.sealFrom({ type: 'text', text: 'old' }, { version: '1.0' })),
+      );
+      await h.pipeline.ingest(h.sealed('message.new', h.sealFrom({ type: 'text', text: 'new' })));
+      expect(seen.messages.map((m) => m.text)).toEqual(accept === false ? ['new'] : ['old', 'new']);
+      expect(seen.failures.map((f) => [f.code, f.error.message])).toEqual(
+        accept === false
+          ? [['INVALID_ENVELOPE', 'Invalid envelope: legacy v1.0 envelopes are not accepted']]
+          : [],
+      );
+    }
+  });
+});

@@ -174,6 +174,7 @@ export {
   WEBHOOK_EVENT_TYPES,
   WS_ONLY_EVENT_TYPES,
   SYSTEM_SEALED_EVENT_TYPES,
+  PEER_SEALED_EVENT_TYPES,
   SYSTEM_SENDER_ID,
   isSystemSealedEventType,
   sealedTypeProblem,

@@ -226,7 +226,7 @@ export type AgentListenerArgs = { [K in AgentEventType]: [event: AgentEventMap[K
 
 /**
  * Event types sealed by the service itself: their envelope must be signed by
- * `system`, and `system` signs no other type. The set of the one list,
+ * `system` (and `system` never signs `message.new`). The set of the one list,
  * `SYSTEM_SEALED_EVENT_TYPES` (core protocol model).
  */
 export const SYSTEM_EVENT_TYPES: ReadonlySet<string> = new Set<string>(SYSTEM_SEALED_EVENT_TYPES);

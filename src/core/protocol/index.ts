@@ -8,6 +8,7 @@
 export { parseJson, parseWith, validationError } from './parse.js';
 export {
   isSystemSealedEventType,
+  PEER_SEALED_EVENT_TYPES,
   sealedTypeProblem,
   SYSTEM_SEALED_EVENT_TYPES,
   SYSTEM_SENDER_ID,

@@ -6,7 +6,12 @@
  * 1. a v1.1 envelope's signed event type must equal the delivery's `type`
  *    (a relay cannot relabel a payload that happens to fit another type);
  * 2. a type of {@link SYSTEM_SEALED_EVENT_TYPES} must be signed by the system sender;
- * 3. the system sender signs nothing else (it cannot speak in `message.new`).
+ * 3. the system sender never signs a type of {@link PEER_SEALED_EVENT_TYPES}
+ *    (`message.new`: the service cannot speak in a conversation as `system`).
+ *
+ * Other types (`artifact_response`, the WebSocket-only service events) are
+ * not attributed by the service interface: either sender is accepted, and in
+ * v1.1 the signed type must still match.
  *
  * @module
  */
@@ -30,6 +35,14 @@ export const SYSTEM_SEALED_EVENT_TYPES = [
 export type SystemSealedEventType = (typeof SYSTEM_SEALED_EVENT_TYPES)[number];
 
 const SYSTEM_SET: ReadonlySet<string> = /* @__PURE__ */ new Set(SYSTEM_SEALED_EVENT_TYPES);
+
+/** Event types only peers (users, agents) seal: never the system sender. */
+export const PEER_SEALED_EVENT_TYPES = ['message.new'] as const;
+
+/** True for an event type that the system sender never seals. */
+export function isPeerSealedEventType(value: unknown): boolean {
+  return typeof value === 'string' && (PEER_SEALED_EVENT_TYPES as readonly string[]).includes(value);
+}
 
 /** True for an event type that only the system sender may seal. */
 export function isSystemSealedEventType(value: unknown): value is SystemSealedEventType {
@@ -63,6 +76,8 @@ export function sealedTypeProblem(
   const bySystem = origin.senderId === SYSTEM_SENDER_ID;
   if (isSystemSealedEventType(type) && !bySystem)
     return `a ${type} event must be signed by the system sender`;
-  if (!isSystemSealedEventType(type) && bySystem) return `the system sender does not sign ${type} events`;
+  if (bySystem && isPeerSealedEventType(type)) {
+    return `the system sender does not sign ${type} events`;
+  }
   return undefined;
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { isWsOnlyEventType } from '../../core/protocol/events.js';
-import { isSystemSealedEventType } from '../../core/protocol/system-events.js';
+import { isPeerSealedEventType } from '../../core/protocol/system-events.js';
 import { WEBHOOK_BODY_VERSION } from '../../core/protocol/webhook-delivery.js';
 import type { ServerContext } from '../context.js';
 import { uuidV7 } from '../delivery/ids.js';
@@ -27,9 +27,9 @@ export async function sendSystemEvent(
   payload: Readonly<Record<string, unknown>>,
   conversationId?: string,
 ): Promise<SystemEventOutcome> {
-  if (!isSystemSealedEventType(type)) {
+  if (isPeerSealedEventType(type)) {
     // Only the control API gets here (it simulates any service event); SDK clients refuse it.
-    ctx.logger.warn(`system event ${type} is not a system-sealed type; clients will refuse it`);
+    ctx.logger.warn(`system event ${type}: only peers seal this type; clients will refuse it`);
   }
   const agent = await ctx.store.agents.get(agentId);
   if (agent === undefined) return 'no_agent';

@@ -53,14 +53,20 @@ describe('sealedTypeProblem', () => {
     expect(sealedTypeProblem('message.new', system('message.new'))).toBe(
       'the system sender does not sign message.new events',
     );
+    // Types the interface does not attribute: either sender.
+    expect(sealedTypeProblem('artifact_response', system('artifact_response'))).toBeUndefined();
+    expect(sealedTypeProblem('artifact_response', user('artifact_response'))).toBeUndefined();
   });
 
-  it('for every type and sender: accepted exactly when the type fits and system signs exactly the system types', () => {
+  it('for every type and sender: accepted exactly when the types agree, system types come from system and message.new does not', () => {
     const types = fc.constantFrom(...SYSTEM_SEALED_EVENT_TYPES, 'message.new', 'artifact_response', 'x.y');
     fc.assert(
       fc.property(types, types, fc.boolean(), (delivered, signed, bySystem) => {
         const origin = { senderId: bySystem ? 'system' : 'agent-1', eventType: signed };
-        const fits = delivered === signed && isSystemSealedEventType(signed) === bySystem;
+        const senderFits = isSystemSealedEventType(signed)
+          ? bySystem
+          : !(bySystem && signed === 'message.new');
+        const fits = delivered === signed && senderFits;
         expect(sealedTypeProblem(delivered, origin) === undefined).toBe(fits);
       }),
       { seed: 17 },

@@ -1,5 +1,5 @@
 /**
- * Envelope crypto v1: seal / open throughput beside the raw primitive pipeline
+ * Envelope crypto v1.1: seal / open throughput, the cost of the v1.1 checks, beside the raw primitive pipeline
  * measured in the same run, the portable backend beside node:crypto, the async
  * path with many messages in flight, and the measurements behind the backend
  * choices (key import, HKDF, what is signed). Run: npx tsx bench/run.ts crypto
@@ -11,11 +11,15 @@ import { open, openAsync, type OpenOptions } from '../src/crypto/index.js';
 import { seal, sealAsync } from '../src/crypto/seal.js';
 import type { SealOptions } from '../src/crypto/seal-options.js';
 import { ENVELOPE_REF_MAX_BYTES } from '../src/crypto/envelope-wire.js';
+import { constantTimeEqual, deriveCommitted } from '../src/crypto/key-schedule.js';
 import { portableBackend } from '../src/crypto/backend/portable.js';
 import { nodeBackend } from '../src/crypto/backend/node.js';
 import { ed25519VerifyStrict } from '../src/crypto/ed25519-rules.js';
 import { ed25519 as noble } from '@noble/curves/ed25519.js';
 import type { CryptoBackend, RawKeyPair } from '../src/crypto/backend/types.js';
+import { deliveryRefusal } from '../src/agent/pipeline/delivery-checks.js';
+import { RecentMessageIds } from '../src/client/recent-ids.js';
+import { systemClock } from '../src/core/clock.js';
 import { fmt, measure, printTable } from './lib/harness.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -229,13 +233,83 @@ async function inFlightTable(s: Scenario): Promise<void> {
   );
 }
 
+/**
+ * What the issue #17 checks cost on a 1 KB open: v1.1 (key commitment: one
+ * HKDF-Extract and two Expands, a constant-time compare) beside legacy v1.0,
+ * and v1.1 plus the receivers' delivery checks (event type and sender,
+ * acceptance window) and the UserClient's de-duplication memory.
+ */
+async function checksTable(s: Scenario): Promise<void> {
+  const legacy = seal(s.payload, { ...s.seal, version: '1.0' });
+  const recent = new RecentMessageIds(systemClock);
+  let n = 0;
+  const fullCheck = (): void => {
+    const opened = open(s.wire, s.open);
+    if (deliveryRefusal(opened, 'message.new', Date.now()) !== undefined) throw new Error('refused');
+    recent.add(opened.senderId, `m-${n++}`);
+  };
+  // The added work alone (stable on a busy machine, unlike a difference of two noisy opens).
+  const node = nodeBackend()!.sync;
+  const ck = c.randomBytes(32);
+  const h = c.randomBytes(32);
+  const signed = deriveCommitted(node, ck, h).commitment;
+  const commitmentOnly = (): void => {
+    if (!constantTimeEqual(deriveCommitted(node, ck, h).commitment, signed)) throw new Error('commitment');
+  };
+  const opened = open(s.wire, s.open);
+  const checksOnly = (): void => {
+    if (deliveryRefusal(opened, 'message.new', Date.now()) !== undefined) throw new Error('refused');
+    recent.add(opened.senderId, `c-${n++}`);
+  };
+  const rounds = Math.max(ROUNDS, 7);
+  const runs: number[][] = [[], [], [], [], []];
+  const fns: Fn[] = [
+    () => open(legacy, s.open),
+    () => open(s.wire, s.open),
+    fullCheck,
+    commitmentOnly,
+    checksOnly,
+  ];
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, fn] of fns.entries()) runs[i]!.push((await measure(`#${i}`, fn)).opsPerSec);
+  }
+  const [v10, v11, checked, commitOps, checkOps] = runs.map(
+    (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!,
+  );
+  const cost = (x: number): string => `${fmt((v10! / x - 1) * 100, 1)} %`;
+  const share = (ops: number): string => `${fmt((v10! / ops) * 100, 1)} %`;
+  printTable(
+    `open, ${s.name}: cost of the issue #17 checks (median of ${rounds} interleaved rounds)`,
+    ['path', 'open/s', 'µs per open', 'time vs v1.0'],
+    [
+      ['open v1.0 (legacy, no commitment) — baseline', fmt(v10!), fmt(1e6 / v10!, 1), '0.0 %'],
+      ['open v1.1 (key commitment)', fmt(v11!), fmt(1e6 / v11!, 1), cost(v11!)],
+      ['open v1.1 + event type, window, dedup memory', fmt(checked!), fmt(1e6 / checked!, 1), cost(checked!)],
+      [
+        'added work alone: commitment, AEAD key, compare',
+        fmt(commitOps!),
+        fmt(1e6 / commitOps!, 1),
+        share(commitOps!),
+      ],
+      [
+        'added work alone: type, window, dedup memory',
+        fmt(checkOps!),
+        fmt(1e6 / checkOps!, 1),
+        share(checkOps!),
+      ],
+    ],
+  );
+}
+
 export default async function (): Promise<void> {
   const small = scenario('1 KB, 1 recipient', 1, 1024);
   if (process.env['BENCH_ONLY'] === 'inflight') return inFlightTable(small);
+  if (process.env['BENCH_ONLY'] === 'checks') return checksTable(small);
   const group = scenario('1 KB, 10 recipients', 10, 1024);
   const large = scenario('1 MB, 1 recipient', 1, 1_048_576);
   await openTable([small, group, large]);
   await sealTable([small, group, large]);
+  await checksTable(small);
   await inFlightTable(small);
   await choicesTable();
 }

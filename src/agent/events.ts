@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
 import { z } from 'zod';
 import type { SendOptions } from './sender.js';
 import type { AmsError } from '../core/errors/base.js';
@@ -236,10 +237,9 @@ export type AgentListenerEvent = AgentEventType | keyof AgentNotificationMap;
 /** Listener arguments of every event name. */
 export type AgentListenerArgs = { [K in AgentEventType]: [event: AgentEventMap[K]] } & AgentNotificationMap;
 
-/** Event types sealed by the service itself: their envelope must be signed by `system`. */
-export const SYSTEM_EVENT_TYPES: ReadonlySet<string> = new Set([
-  'relation.established',
-  'relation.revoked',
-  'relation.suspended',
-  'relation.restored',
-]);
+/**
+ * Event types sealed by the service itself: their envelope must be signed by
+ * `system` (and `system` never signs `message.new`). The set of the one list,
+ * `SYSTEM_SEALED_EVENT_TYPES` (core protocol model).
+ */
+export const SYSTEM_EVENT_TYPES: ReadonlySet<string> = new Set<string>(SYSTEM_SEALED_EVENT_TYPES);

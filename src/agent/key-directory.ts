@@ -58,6 +58,18 @@ export interface RetiredPeerKey {
   readonly signing: Uint8Array | undefined;
   /** End of its grace, ms since the epoch (undefined when the service did not say). */
   readonly validUntilMs: number | undefined;
+  /**
+   * When it was retired, ms since the epoch (undefined when the service did not
+   * say). Its signing key is accepted only for messages created before this.
+   */
+  readonly retiredAtMs: number | undefined;
+}
+
+/** A retired Ed25519 key and when it was retired. */
+export interface RetiredSigningKey {
+  readonly key: Uint8Array;
+  /** Retirement time, ms since the epoch: the key signs only messages created before it. */
+  readonly retiredAtMs: number;
 }
 
 /** A peer's public keys, decoded. */
@@ -83,6 +95,11 @@ export interface KeyDirectory {
   signingKey(principalId: string): Promise<Uint8Array | undefined>;
   /** Current and retired (in grace) Ed25519 keys, current first. */
   signingKeys(principalId: string): Promise<readonly Uint8Array[]>;
+  /**
+   * Retired (in grace) Ed25519 keys with their retirement time, newest first;
+   * generations whose retirement time is unknown are left out.
+   */
+  retiredSigningKeys(principalId: string): Promise<readonly RetiredSigningKey[]>;
   /** Forgets the cached keys of one peer (and conversations listing it), or everything. */
   invalidate(principalId?: string): void;
   /** Member ids of a conversation (its user and agent). */
@@ -129,6 +146,7 @@ export function toPeerKeys(k: PrincipalKeys, nowMs: number): PeerKeys {
       encryption: decoded(r.public_key),
       signing: signingKey(r.signing_public_key, `retired.${i}.signing_public_key`),
       validUntilMs: until,
+      retiredAtMs: r.retired_at == null ? undefined : Date.parse(r.retired_at),
     });
   }
   return {
@@ -193,6 +211,15 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
     keys: async (id) => toPeerKeys(await wire(id), clock.now()),
     encryptionKey: async (id) => (await directory.keys(id)).encryption,
     signingKey: async (id) => (await directory.keys(id)).signing,
+    async retiredSigningKeys(id) {
+      const out: RetiredSigningKey[] = [];
+      for (const r of (await directory.keys(id)).retired) {
+        if (r.signing !== undefined && r.retiredAtMs !== undefined) {
+          out.push({ key: r.signing, retiredAtMs: r.retiredAtMs });
+        }
+      }
+      return out;
+    },
     async signingKeys(id) {
       const k = await directory.keys(id);
       const all = [k.signing, ...k.retired.map((r) => r.signing)];

@@ -20,6 +20,7 @@ import type { BackoffOptions } from '../transport/ws/backoff.js';
 import type { HeartbeatOptions } from '../transport/ws/heartbeat.js';
 import type { WebSocketConstructor } from '../transport/ws/socket.js';
 import { DEFAULT_WEBHOOK_OPTIONS } from '../webhook/constants.js';
+import { MESSAGE_DEDUP_MEMORY_MS } from '../crypto/freshness.js';
 import { createMemoryDedupStore } from '../webhook/dedup/memory.js';
 import type { DedupStore } from '../webhook/dedup/types.js';
 import type { WebhookSecretInput } from '../webhook/secrets.js';
@@ -86,8 +87,11 @@ export interface AgentOptions {
   clock?: Clock;
   /**
    * De-duplication store shared by both transports (delivery ids and message
-   * ids). Use the Redis store when several replicas receive webhooks.
-   * @defaultValue an in-memory store (24 h window)
+   * ids). Use the Redis store when several replicas receive webhooks. It
+   * must remember completed ids for at least 24 h 10 min (signed envelopes
+   * are accepted up to 24 h 5 min old and 5 min ahead, see
+   * `MESSAGE_DEDUP_MEMORY_MS`): give your store `windowMs: MESSAGE_DEDUP_MEMORY_MS`.
+   * @defaultValue an in-memory store remembering ids for 25 h (`MESSAGE_DEDUP_MEMORY_MS`)
    */
   dedupStore?: DedupStore;
   /** Handlers running at once across conversations (always one at a time within a conversation). @defaultValue `16` */
@@ -138,6 +142,15 @@ export interface AgentOptions {
   random?: () => number;
   /** Crypto backend for opening and sealing. @defaultValue node:crypto */
   backend?: CryptoBackend;
+  /**
+   * Open legacy v1.0 envelopes (no key commitment, no signed event type).
+   *
+   * @deprecated Legacy reading is for the transition only: the default turns
+   * to `false` in the next minor release and v1.0 is not read from 2.0 on.
+   * Set `false` once every peer seals v1.1.
+   * @defaultValue `true`
+   */
+  acceptLegacyV10?: boolean;
   /**
    * WebSocket flow control: above `highWaterMark` events (or `highWaterBytes`)
    * received but not finished, the agent stops reading the socket (`ws` only)
@@ -259,6 +272,8 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     throw bad('closeTimeoutMs', 'must be a number of ms ≥ 0');
   if (o.autoRecover !== undefined && typeof o.autoRecover !== 'boolean')
     throw bad('autoRecover', 'must be a boolean');
+  if (o.acceptLegacyV10 !== undefined && typeof o.acceptLegacyV10 !== 'boolean')
+    throw bad('acceptLegacyV10', 'must be a boolean');
   return {
     baseUrl,
     agentId: o.agentId,
@@ -267,7 +282,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     keyStore: keyStoreOf(o, clock),
     logger: loggerOf(o),
     clock,
-    dedupStore: o.dedupStore ?? createMemoryDedupStore({ clock }),
+    dedupStore: o.dedupStore ?? createMemoryDedupStore({ clock, windowMs: MESSAGE_DEDUP_MEMORY_MS }),
     concurrency: positiveInt(o.concurrency, DEFAULT_AGENT_OPTIONS.concurrency, 'concurrency'),
     autoRecover: o.autoRecover ?? DEFAULT_AGENT_OPTIONS.autoRecover,
     webSocketUrl: String(o.webSocketUrl ?? agentWebSocketUrl(baseUrl)),

@@ -80,6 +80,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       clock: o.clock,
       logger: o.logger,
       backend: src.backend,
+      acceptLegacyV10: src.acceptLegacyV10,
       keys: { ring: () => hooks.ring(), ...senderKeys(directory, o.clock) },
       fetchObject: (key) => api.fetchObject(key),
       send: (conversationId, payload) => hooks.send(conversationId, payload),

@@ -24,9 +24,9 @@ interface Memo {
 
 /** The pipeline's view of the key directory, with decoded keys memoised per sender. */
 export function senderKeys(
-  directory: Pick<KeyDirectory, 'signingKey' | 'invalidate'>,
+  directory: Pick<KeyDirectory, 'signingKey' | 'invalidate' | 'retiredSigningKeys'>,
   clock: Clock,
-): Pick<PipelineKeys, 'signingKey' | 'invalidate'> {
+): Pick<PipelineKeys, 'signingKey' | 'invalidate' | 'retiredSigningKeys'> {
   const memo = new Map<string, Memo>();
   return {
     signingKey(senderId) {
@@ -45,5 +45,6 @@ export function senderKeys(
       memo.delete(senderId);
       directory.invalidate(senderId);
     },
+    retiredSigningKeys: (senderId) => directory.retiredSigningKeys(senderId),
   };
 }

@@ -5,13 +5,18 @@
  * the system sender).
  *
  * When the signature does not verify with the cached key, the sender may
- * have rotated: its directory entry is dropped and every live signing key it
- * has (current, then those in grace) is tried once more. A message that
- * still fails is reported, never thrown past the caller's loop.
+ * have rotated: its directory entry is dropped and its current key is tried
+ * once more, then its retired signing keys in grace, each only for messages
+ * created before its retirement (as the Agent, see `retired-signing.ts`). A
+ * message that still fails is reported, never thrown past the caller's loop.
  *
  * The signed ids (sender, conversation, message, time) are authoritative;
  * a delivery's `metadata` is not. A message whose signed conversation id is
- * not the one it was delivered for is refused (`INVALID_ENVELOPE`).
+ * not the one it was delivered for is refused (`INVALID_ENVELOPE`). A live
+ * delivery is also checked like the Agent does (`delivery-checks.ts`): its
+ * type against the signed event type and sender (reason `event_type`), its
+ * signed `created_at` against the acceptance window (reason `stale`). Inbox
+ * reads are history: only the signed type and sender are checked.
  *
  * @module
  */
@@ -22,6 +27,8 @@ import { openAsync } from '../crypto/open.js';
 import type { OpenedEnvelope } from '../crypto/open-options.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
 import type { KeyDirectory } from '../agent/key-directory.js';
+import { deliveryRefusal } from '../agent/pipeline/delivery-checks.js';
+import { openWithRetiredKeys } from '../agent/retired-signing.js';
 
 /** A message the user received and opened. */
 export interface ReceivedMessage {
@@ -48,6 +55,8 @@ export interface OpenContext {
   /** The user's X25519 pair(s). */
   readonly keys: readonly KeyPair[];
   readonly directory: KeyDirectory;
+  /** Open legacy v1.0 envelopes. @defaultValue `true` */
+  readonly acceptLegacyV10?: boolean;
 }
 
 /** Where a message came from (unsigned; checked against the envelope). */
@@ -55,6 +64,12 @@ export interface Delivery {
   readonly event: string;
   readonly conversationId: string;
   readonly seq: number | undefined;
+  /**
+   * Receipt time of a live delivery (ms since the epoch): the signed
+   * `created_at` must lie in the acceptance window around it. Undefined for
+   * inbox reads, whose `event` (`inbox`) names no delivery type either.
+   */
+  readonly receivedAtMs?: number | undefined;
 }
 
 async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnvelope> {
@@ -63,6 +78,7 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     return await openAsync(wire, {
       recipientId: c.recipientId,
       keys: c.keys,
+      acceptLegacyV10: c.acceptLegacyV10 ?? true,
       senderKey: (id) => {
         senderId = id;
         return c.directory.signingKey(id);
@@ -72,14 +88,18 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     if (!isCryptoError(err, 'DECRYPT_FAILURE') || err.reason !== 'signature' || senderId === undefined)
       throw err;
     c.directory.invalidate(senderId);
-    const candidates = await c.directory.signingKeys(senderId).catch(() => []);
-    for (const key of candidates) {
+    const options = { recipientId: c.recipientId, keys: c.keys, acceptLegacyV10: c.acceptLegacyV10 ?? true };
+    const current = await c.directory.signingKey(senderId).catch(() => undefined);
+    if (current !== undefined) {
       try {
-        return await openAsync(wire, { recipientId: c.recipientId, keys: c.keys, senderKey: key });
+        return await openAsync(wire, { ...options, senderKey: current });
       } catch {
-        // try the next live key of this sender
+        // not the current key either: try the retired ones
       }
     }
+    const retired = await c.directory.retiredSigningKeys(senderId).catch(() => []);
+    const opened = await openWithRetiredKeys(wire, options, retired);
+    if (opened !== undefined) return opened;
     throw err;
   }
 }
@@ -87,7 +107,8 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
 /**
  * Opens one delivered envelope.
  *
- * @throws {@link CryptoError} `DECRYPT_FAILURE` (with `reason`) or `INVALID_ENVELOPE`
+ * @throws {@link CryptoError} `DECRYPT_FAILURE` (with `reason`, including
+ *   `event_type` and, for a live delivery, `stale`) or `INVALID_ENVELOPE`
  *   (malformed, or signed for another conversation).
  */
 export async function openDelivered(
@@ -102,6 +123,9 @@ export async function openDelivered(
       message: 'The envelope is signed for another conversation than the one it was delivered in.',
     });
   }
+  const live = delivery.receivedAtMs !== undefined;
+  const refused = deliveryRefusal(opened, live ? delivery.event : undefined, delivery.receivedAtMs);
+  if (refused !== undefined) throw refused;
   return {
     event: delivery.event,
     messageId: opened.messageId,

@@ -49,8 +49,17 @@ export interface UserClientOptions {
    * @defaultValue none
    */
   insecureCookieOrigins?: readonly string[];
-  /** Time source (cookie expiry, reconnect back-off, `created_at`). @defaultValue `systemClock` */
+  /** Time source (cookie expiry, reconnect back-off, `created_at`, the replay window). @defaultValue `systemClock` */
   clock?: Clock;
+  /**
+   * Open legacy v1.0 envelopes (no key commitment, no signed event type).
+   *
+   * @deprecated Legacy reading is for the transition only: the default turns
+   * to `false` in the next minor release and v1.0 is not read from 2.0 on.
+   * Set `false` once every peer seals v1.1.
+   * @defaultValue `true`
+   */
+  acceptLegacyV10?: boolean;
   /** Where log lines go (redacted; never tokens, keys or plaintext). @defaultValue silent */
   logger?: Logger;
   /** undici dispatcher for REST calls. @defaultValue a shared keep-alive `Agent` */
@@ -87,6 +96,7 @@ export interface ResolvedUserClientOptions {
   readonly logger: Logger;
   readonly authTimeoutMs: number;
   readonly keyCacheTtlMs: number;
+  readonly acceptLegacyV10: boolean;
 }
 
 function bad(option: string, rule: string, cause?: unknown): ConfigurationError {
@@ -109,6 +119,11 @@ function positive(value: number | undefined, fallback: number, option: string): 
   const v = value ?? fallback;
   if (!(Number.isFinite(v) && v > 0)) throw bad(option, 'must be a positive number of ms');
   return v;
+}
+
+function legacyOption(value: unknown): boolean {
+  if (value !== undefined && typeof value !== 'boolean') throw bad('acceptLegacyV10', 'must be a boolean');
+  return value ?? true;
 }
 
 /**
@@ -141,5 +156,6 @@ export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClie
     logger: redactingLogger(o.logger ?? silentLogger),
     authTimeoutMs: positive(o.authTimeoutMs, d.authTimeoutMs, 'authTimeoutMs'),
     keyCacheTtlMs: o.keyCacheTtlMs ?? d.keyCacheTtlMs,
+    acceptLegacyV10: legacyOption(o.acceptLegacyV10),
   };
 }

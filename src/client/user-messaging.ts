@@ -14,6 +14,7 @@ import type { EnvelopePayload } from '../crypto/payload.js';
 import type { KeyDirectory } from '../agent/key-directory.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../agent/sender.js';
 import { openDelivered, type OpenContext, type ReceivedMessage } from './open-message.js';
+import { RecentMessageIds } from './recent-ids.js';
 import type { ResolvedUserClientOptions, UserClientOptions } from './options.js';
 import type { SessionInfo, UserSession } from './session.js';
 import type { UserApi } from './user-api.js';
@@ -48,9 +49,12 @@ export class UserMessaging {
   readonly #d: UserMessagingDeps;
   #socket: UserSocket | undefined;
   #sender: { readonly userId: string; readonly sender: MessageSender } | undefined;
+  /** Live messages already emitted (signed sender and message id). */
+  readonly #recent: RecentMessageIds;
 
   constructor(deps: UserMessagingDeps) {
     this.#d = deps;
+    this.#recent = new RecentMessageIds(deps.options.clock);
   }
 
   /** The signed-in user, or a ConfigurationError. */
@@ -144,9 +148,21 @@ export class UserMessaging {
       return;
     }
     const f = parsed.data;
-    const delivery = { event: f.type, conversationId: f.metadata.conversation_id, seq: f.seq };
+    const delivery = {
+      event: f.type,
+      conversationId: f.metadata.conversation_id,
+      seq: f.seq,
+      receivedAtMs: this.#d.options.clock.now(),
+    };
     try {
-      this.#d.emit('message', await openDelivered(f.wire_envelope, delivery, this.#openContext()));
+      const message = await openDelivered(f.wire_envelope, delivery, this.#openContext());
+      if (!this.#recent.add(message.senderId, message.messageId)) {
+        this.#d.log.debug('user socket: skipped a message delivered again', {
+          conversationId: message.conversationId,
+        });
+        return;
+      }
+      this.#d.emit('message', message);
     } catch (err) {
       const error = asError(err);
       this.#d.log.warn('a received message could not be opened', {
@@ -177,6 +193,7 @@ export class UserMessaging {
       recipientId: this.requireSession().userId,
       keys: [this.#requireKeys().encryption],
       directory: this.#d.directory,
+      acceptLegacyV10: this.#d.options.acceptLegacyV10,
     };
   }
 

@@ -12,10 +12,10 @@ export function invalidEnvelope(detail: string, cause?: unknown): CryptoError {
 }
 
 /** A `DECRYPT_FAILURE` error naming the check that failed. */
-export function decryptFailure(reason: DecryptFailureReason, cause?: unknown): CryptoError {
+export function decryptFailure(reason: DecryptFailureReason, cause?: unknown, detail?: string): CryptoError {
   return new CryptoError({
     code: 'DECRYPT_FAILURE',
-    message: `Envelope could not be opened (${reason} check failed)`,
+    message: `Envelope could not be opened (${reason} check failed${detail === undefined ? '' : `: ${detail}`})`,
     reason,
     cause,
   });

@@ -1,7 +1,10 @@
 /**
- * Envelope v1 binary layout: encoding and strict parsing. Platform-neutral;
- * no cryptography happens here. See docs/envelope.md for the byte-by-byte
- * specification.
+ * Envelope v1 binary layout (v1.0 and v1.1): encoding and strict parsing.
+ * Platform-neutral; no cryptography happens here. See docs/envelope.md for
+ * the byte-by-byte specification.
+ *
+ * v1.1 differs from v1.0 in two places: the header carries the event type
+ * after the message id, and a 32-byte key commitment follows the wraps.
  *
  * @module
  */
@@ -12,8 +15,12 @@ import { FINGERPRINT_BYTES } from './keys.js';
 
 /** First four bytes of every envelope: ASCII `AMSE`. */
 export const ENVELOPE_MAGIC: Uint8Array = Uint8Array.of(0x41, 0x4d, 0x53, 0x45);
-/** Envelope format version written by this SDK: v1.0. */
-export const ENVELOPE_VERSION = Object.freeze({ major: 1, minor: 0 });
+/** Envelope format version written by this SDK by default: v1.1 (key-committing, event type bound). */
+export const ENVELOPE_VERSION = Object.freeze({ major: 1, minor: 1 });
+/** The legacy format version still read (see `acceptLegacyV10`) and written on request: v1.0. */
+export const LEGACY_ENVELOPE_VERSION = Object.freeze({ major: 1, minor: 0 });
+/** A minor version this SDK reads and writes. */
+export type EnvelopeMinorVersion = 0 | 1;
 /** Cipher suite 1: X25519, HKDF-SHA256, AES-256-GCM, Ed25519 over SHA-256. */
 export const ENVELOPE_SUITE = 1;
 /** Most recipients one envelope may carry. */
@@ -31,6 +38,7 @@ export const SIZES = Object.freeze({
   nonce: 12,
   tag: 16,
   signature: 64,
+  commitment: 32,
 });
 
 /** `created_at`: ISO 8601 UTC with milliseconds, always 24 characters. */
@@ -48,6 +56,11 @@ export interface EnvelopeHeader {
   readonly senderId: string;
   readonly conversationId: string;
   readonly messageId: string;
+  /**
+   * v1.1 only: the event type the sender sealed the payload as (e.g. `message.new`).
+   * Present exactly when the header is v1.1; `encodeHeader` writes v1.1 when it is set.
+   */
+  readonly eventType?: string | undefined;
   readonly createdAt: string;
   readonly ephemeralPublicKey: Uint8Array;
   readonly recipients: readonly RecipientEntry[];
@@ -55,11 +68,15 @@ export interface EnvelopeHeader {
 
 /** An envelope split into its parts; every array is a view into the input. */
 export interface ParsedEnvelope {
+  /** Minor format version: 0 (v1.0, legacy) or 1 (v1.1). */
+  readonly minor: EnvelopeMinorVersion;
   readonly header: EnvelopeHeader;
   /** Bytes 0 … end of the recipient list. */
   readonly headerBytes: Uint8Array;
   /** `recipients.length` wraps of 48 bytes, back to back. */
   readonly wraps: Uint8Array;
+  /** v1.1: the 32-byte key commitment (after the wraps); undefined in v1.0. */
+  readonly commitment: Uint8Array | undefined;
   readonly nonce: Uint8Array;
   /** Content ciphertext followed by its 16-byte tag. */
   readonly ciphertext: Uint8Array;
@@ -75,14 +92,17 @@ export function isCreatedAt(text: string): boolean {
 
 /** Serialises the header. Inputs must already be validated (see seal). */
 export function encodeHeader(h: EnvelopeHeader): Uint8Array {
-  const ids = [h.senderId, h.conversationId, h.messageId].map(utf8);
+  const minor: EnvelopeMinorVersion = h.eventType === undefined ? 0 : 1;
+  const fields = [h.senderId, h.conversationId, h.messageId];
+  if (h.eventType !== undefined) fields.push(h.eventType);
+  const ids = fields.map(utf8);
   const rids = h.recipients.map((r) => utf8(r.id));
   let size = SIZES.prefix + SIZES.createdAt + SIZES.publicKey + 2;
   for (const b of ids) size += 1 + b.length;
   for (const b of rids) size += 1 + b.length + SIZES.fingerprint;
   const out = new Uint8Array(size);
   out.set(ENVELOPE_MAGIC, 0);
-  out.set([ENVELOPE_VERSION.major, ENVELOPE_VERSION.minor, ENVELOPE_SUITE, 0], 4);
+  out.set([ENVELOPE_VERSION.major, minor, ENVELOPE_SUITE, 0], 4);
   let o = SIZES.prefix;
   const put = (bytes: Uint8Array): void => {
     out.set(bytes, o);
@@ -139,21 +159,24 @@ class Reader {
   }
 }
 
-function checkPrefix(bytes: Uint8Array): void {
+function checkPrefix(bytes: Uint8Array): EnvelopeMinorVersion {
   if (bytes.length < SIZES.prefix) throw invalidEnvelope('truncated');
   for (let i = 0; i < 4; i++) if (bytes[i] !== ENVELOPE_MAGIC[i]) throw invalidEnvelope('bad magic');
-  if (bytes[4] !== ENVELOPE_VERSION.major || bytes[5] !== ENVELOPE_VERSION.minor) {
+  const minor = bytes[5];
+  if (bytes[4] !== ENVELOPE_VERSION.major || (minor !== 0 && minor !== 1)) {
     throw invalidEnvelope('unknown format version');
   }
   if (bytes[6] !== ENVELOPE_SUITE) throw invalidEnvelope('unknown cipher suite');
   if (bytes[7] !== 0) throw invalidEnvelope('reserved flags set');
+  return minor;
 }
 
-function readHeader(r: Reader): EnvelopeHeader {
+function readHeader(r: Reader, minor: EnvelopeMinorVersion): EnvelopeHeader {
   r.offset = SIZES.prefix;
   const senderId = r.id('sender id');
   const conversationId = r.id('conversation id');
   const messageId = r.id('message id');
+  const eventType = minor === 1 ? r.id('event type') : undefined;
   const createdAt = decodeField(r.take(SIZES.createdAt)) ?? '';
   if (!isCreatedAt(createdAt)) throw invalidEnvelope('bad created_at');
   const ephemeralPublicKey = r.take(SIZES.publicKey);
@@ -163,7 +186,8 @@ function readHeader(r: Reader): EnvelopeHeader {
   for (let i = 0; i < count; i++) {
     recipients.push({ id: r.id('recipient id'), fingerprint: r.take(SIZES.fingerprint) });
   }
-  return { senderId, conversationId, messageId, createdAt, ephemeralPublicKey, recipients };
+  // One object shape for both versions (eventType undefined in v1.0) keeps the readers monomorphic.
+  return { senderId, conversationId, messageId, eventType, createdAt, ephemeralPublicKey, recipients };
 }
 
 /**
@@ -172,18 +196,21 @@ function readHeader(r: Reader): EnvelopeHeader {
  * @throws {@link CryptoError} `INVALID_ENVELOPE` on any structural problem.
  */
 export function parseEnvelope(bytes: Uint8Array): ParsedEnvelope {
-  checkPrefix(bytes);
+  const minor = checkPrefix(bytes);
   const r = new Reader(bytes);
-  const header = readHeader(r);
+  const header = readHeader(r, minor);
   const headerBytes = bytes.subarray(0, r.offset);
   const wraps = r.take(header.recipients.length * SIZES.wrap);
+  const commitment = minor === 1 ? r.take(SIZES.commitment) : undefined;
   const nonce = r.take(SIZES.nonce);
   const bodyEnd = bytes.length - SIZES.signature;
   if (bodyEnd - r.offset < SIZES.tag) throw invalidEnvelope('truncated');
   return {
+    minor,
     header,
     headerBytes,
     wraps,
+    commitment,
     nonce,
     ciphertext: bytes.subarray(r.offset, bodyEnd),
     body: bytes.subarray(0, bodyEnd),
@@ -191,23 +218,39 @@ export function parseEnvelope(bytes: Uint8Array): ParsedEnvelope {
   };
 }
 
-/** Size in bytes of an envelope with these parts. */
-export function envelopeSize(headerBytes: number, recipients: number, plaintextBytes: number): number {
-  return headerBytes + recipients * SIZES.wrap + SIZES.nonce + plaintextBytes + SIZES.tag + SIZES.signature;
+/** Size in bytes of an envelope with these parts (`committed`: v1.1, with a key commitment). */
+export function envelopeSize(
+  headerBytes: number,
+  recipients: number,
+  plaintextBytes: number,
+  committed = false,
+): number {
+  const commitment = committed ? SIZES.commitment : 0;
+  return (
+    headerBytes +
+    recipients * SIZES.wrap +
+    commitment +
+    SIZES.nonce +
+    plaintextBytes +
+    SIZES.tag +
+    SIZES.signature
+  );
 }
 
 /**
- * Lays out header ‖ wraps ‖ nonce ‖ ciphertext in one buffer with 64 bytes
- * left at the end for the signature.
+ * Lays out header ‖ wraps ‖ [commitment, v1.1] ‖ nonce ‖ ciphertext in one
+ * buffer with 64 bytes left at the end for the signature.
  */
 export function assembleEnvelope(
   headerBytes: Uint8Array,
   wraps: readonly Uint8Array[],
+  commitment: Uint8Array | undefined,
   nonce: Uint8Array,
   ciphertext: Uint8Array,
 ): Uint8Array {
+  const c = commitment?.length ?? 0;
   const total =
-    headerBytes.length + wraps.length * SIZES.wrap + nonce.length + ciphertext.length + SIZES.signature;
+    headerBytes.length + wraps.length * SIZES.wrap + c + nonce.length + ciphertext.length + SIZES.signature;
   const out = new Uint8Array(total);
   out.set(headerBytes, 0);
   let o = headerBytes.length;
@@ -215,6 +258,8 @@ export function assembleEnvelope(
     out.set(w, o);
     o += w.length;
   }
+  if (commitment !== undefined) out.set(commitment, o);
+  o += c;
   out.set(nonce, o);
   out.set(ciphertext, o + nonce.length);
   return out;

@@ -29,7 +29,22 @@ export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFiel
 // --- envelope v1 ---
 export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
 export { open, openAsync, OPEN_VERIFY_FIRST_BYTES } from './open.js';
-export type { SealOptions, SealAsyncOptions, EnvelopeRecipient, EnvelopeSender } from './seal-options.js';
+export {
+  DEFAULT_FRESHNESS_WINDOW,
+  freshnessFailure,
+  MAX_CLOCK_SKEW_MS,
+  MAX_ENVELOPE_AGE_MS,
+  MESSAGE_DEDUP_MEMORY_MS,
+  type FreshnessWindow,
+} from './freshness.js';
+export type {
+  SealOptions,
+  SealAsyncOptions,
+  EnvelopeRecipient,
+  EnvelopeSender,
+  EnvelopeVersionName,
+} from './seal-options.js';
+export { DEFAULT_SEALED_EVENT_TYPE } from './seal-options.js';
 export type {
   OpenOptions,
   OpenAsyncOptions,
@@ -44,6 +59,7 @@ export { ENVELOPE_INLINE_MAX_BYTES, ENVELOPE_REF_MAX_BYTES } from './envelope-wi
 export {
   ENVELOPE_MAGIC,
   ENVELOPE_VERSION,
+  LEGACY_ENVELOPE_VERSION,
   ENVELOPE_SUITE,
   MAX_RECIPIENTS,
   MAX_ID_BYTES,

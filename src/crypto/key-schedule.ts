@@ -10,6 +10,14 @@
  * where H = SHA-256(header bytes). HKDF with L = 32 is exactly two HMAC calls
  * (extract, then one expand block), which is what we compute.
  *
+ * v1.1 adds key commitment: the content key CK is not used directly but
+ * through HKDF-Expand (RFC 5869 §3.3: CK is already a uniformly random
+ * 32-byte key, so it serves as the PRK and Extract is skipped) with two
+ * distinct info labels, each followed by H:
+ *
+ * - content AEAD key = HKDF-Expand(CK, "ams/envelope/v1.1/content" ‖ H, 32) = HMAC-SHA256(CK, info ‖ 0x01)
+ * - commitment = HKDF-Expand(CK, "ams/envelope/v1.1/commitment" ‖ H, 32), signed with the body
+ *
  * @module
  */
 import { concatBytes, utf8 } from '../core/encoding.js';
@@ -19,6 +27,20 @@ import type { AsyncPrimitives, SyncPrimitives } from './backend/types.js';
 export const WRAP_LABEL: Uint8Array = utf8('ams/envelope/v1/wrap');
 /** Prefix of the message the sender signs. */
 export const SIGNATURE_LABEL: Uint8Array = utf8('ams/envelope/v1/signature');
+/** v1.1: HKDF info label of the content AEAD key (followed by H). */
+export const CONTENT_KEY_LABEL: Uint8Array = utf8('ams/envelope/v1.1/content');
+/** v1.1: HKDF info label of the key commitment (followed by H). */
+export const COMMITMENT_LABEL: Uint8Array = utf8('ams/envelope/v1.1/commitment');
+
+const BLOCK_1 = Uint8Array.of(1);
+
+/** v1.1: HKDF-Expand inputs (label ‖ H ‖ 0x01) of the content AEAD key and of the commitment. */
+export function committedExpandInputs(headerHash: Uint8Array): { aead: Uint8Array; commitment: Uint8Array } {
+  return {
+    aead: concatBytes(CONTENT_KEY_LABEL, headerHash, BLOCK_1),
+    commitment: concatBytes(COMMITMENT_LABEL, headerHash, BLOCK_1),
+  };
+}
 /** Nonce of every key wrap: 12 zero bytes (each KEK encrypts exactly one message). */
 export const WRAP_NONCE: Uint8Array = new Uint8Array(12);
 
@@ -55,4 +77,47 @@ export async function deriveKekAsync(
   expandInput: Uint8Array,
 ): Promise<Uint8Array> {
   return a.hmacSha256(await a.hmacSha256(salt, sharedSecret), expandInput);
+}
+
+/** The v1.1 content AEAD key and the key commitment, both derived from the content key. */
+export interface CommittedKeys {
+  /** Key of the content AES-256-GCM. */
+  readonly aeadKey: Uint8Array;
+  /** 32-byte commitment to the content key, carried under the signature. */
+  readonly commitment: Uint8Array;
+}
+
+/** v1.1 derivation of the content AEAD key and the commitment, on the sync primitives. */
+export function deriveCommitted(
+  s: SyncPrimitives,
+  contentKey: Uint8Array,
+  headerHash: Uint8Array,
+): CommittedKeys {
+  const input = committedExpandInputs(headerHash);
+  return {
+    aeadKey: s.hmacSha256(contentKey, input.aead),
+    commitment: s.hmacSha256(contentKey, input.commitment),
+  };
+}
+
+/** v1.1 derivation of the content AEAD key and the commitment, on the async primitives. */
+export async function deriveCommittedAsync(
+  a: AsyncPrimitives,
+  contentKey: Uint8Array,
+  headerHash: Uint8Array,
+): Promise<CommittedKeys> {
+  const input = committedExpandInputs(headerHash);
+  const [aeadKey, commitment] = await Promise.all([
+    a.hmacSha256(contentKey, input.aead),
+    a.hmacSha256(contentKey, input.commitment),
+  ]);
+  return { aeadKey, commitment };
+}
+
+/** Constant-time equality of two byte strings of public length. */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
 }

@@ -35,6 +35,15 @@ export interface OpenOptions {
    */
   readonly maxEnvelopeBytes?: number;
   /**
+   * Accept legacy v1.0 envelopes (no key commitment, event type not bound).
+   *
+   * @deprecated v1.0 is read for a transition period only: this default turns
+   * to `false` in the next minor release and v1.0 reading is removed in 2.0.
+   * Set `false` now once every peer seals v1.1.
+   * @defaultValue `true`
+   */
+  readonly acceptLegacyV10?: boolean;
+  /**
    * Crypto backend.
    * @defaultValue node:crypto
    */
@@ -76,8 +85,13 @@ export interface OpenedEnvelope {
   readonly recipients: readonly OpenedRecipient[];
   /** Fingerprint of the candidate key that opened the envelope. */
   readonly keyFingerprint: string;
-  /** Envelope format version, `1.0`. */
-  readonly version: string;
+  /** Envelope format version: `1.1`, or `1.0` for a legacy envelope. */
+  readonly version: '1.0' | '1.1';
+  /**
+   * v1.1: the signed event type the sender sealed the payload as (compare it
+   * with the delivery's `type`); undefined for a v1.0 envelope.
+   */
+  readonly eventType: string | undefined;
 }
 
 function invalid(path: string, message: string): ValidationError {
@@ -122,6 +136,7 @@ export function candidateKeys(keys: RecipientKeys): readonly KeyPair[] {
 export function checkOpenOptions(options: OpenOptions | OpenAsyncOptions): {
   keys: readonly KeyPair[];
   maxBytes: number;
+  acceptLegacy: boolean;
 } {
   if (typeof options.recipientId !== 'string' || options.recipientId === '') {
     throw invalid('recipientId', 'must be a non-empty string');
@@ -129,5 +144,7 @@ export function checkOpenOptions(options: OpenOptions | OpenAsyncOptions): {
   const maxBytes = options.maxEnvelopeBytes ?? ENVELOPE_INLINE_MAX_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)
     throw invalid('maxEnvelopeBytes', 'must be a positive integer');
-  return { keys: candidateKeys(options.keys), maxBytes };
+  const acceptLegacy = options.acceptLegacyV10 ?? true;
+  if (typeof acceptLegacy !== 'boolean') throw invalid('acceptLegacyV10', 'must be a boolean');
+  return { keys: candidateKeys(options.keys), maxBytes, acceptLegacy };
 }

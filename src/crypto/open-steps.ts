@@ -8,8 +8,18 @@
 import type { CryptoError, DecryptFailureReason } from '../core/errors/index.js';
 import type { CryptoBackend, SyncPrimitives } from './backend/types.js';
 import { decryptFailure } from './envelope-errors.js';
-import { ENVELOPE_VERSION, SIZES, type ParsedEnvelope } from './envelope-format.js';
-import { deriveKek, deriveKekAsync, WRAP_NONCE, wrapExpandInput, wrapSalt } from './key-schedule.js';
+import { SIZES, type ParsedEnvelope } from './envelope-format.js';
+import {
+  constantTimeEqual,
+  deriveCommitted,
+  deriveCommittedAsync,
+  deriveKek,
+  deriveKekAsync,
+  WRAP_NONCE,
+  wrapExpandInput,
+  wrapSalt,
+  type CommittedKeys,
+} from './key-schedule.js';
 import { fingerprintBytes, type KeyPair } from './keys.js';
 import type { OpenedEnvelope } from './open-options.js';
 import { decodePayload, type EnvelopePayload } from './payload.js';
@@ -63,8 +73,20 @@ export function opened(env: ParsedEnvelope, payload: EnvelopePayload, match: Wra
     createdAt: h.createdAt,
     recipients: h.recipients.map((r) => ({ id: r.id, fingerprint: hex(r.fingerprint) })),
     keyFingerprint: hex(env.header.recipients[match.index]!.fingerprint),
-    version: `${ENVELOPE_VERSION.major}.${ENVELOPE_VERSION.minor}`,
+    version: env.minor === 1 ? '1.1' : '1.0',
+    eventType: h.eventType,
   };
+}
+
+/** The failure of a v1.1 commitment that does not match the unwrapped key (reported as `aead`). */
+function commitmentMismatch() {
+  return decryptFailure('aead', undefined, 'the key commitment does not match the content key');
+}
+
+/** v1.1: the committed AEAD key when the commitment matches; v1.0: the content key itself. */
+function aeadKeyOf(env: ParsedEnvelope, contentKey: Uint8Array, committed: CommittedKeys | undefined) {
+  if (env.commitment === undefined || committed === undefined) return contentKey;
+  return constantTimeEqual(committed.commitment, env.commitment) ? committed.aeadKey : undefined;
 }
 
 function unwrapSync(s: SyncPrimitives, env: ParsedEnvelope, m: WrapMatch, headerHash: Uint8Array) {
@@ -79,7 +101,7 @@ function unwrapSync(s: SyncPrimitives, env: ParsedEnvelope, m: WrapMatch, header
 /** A decrypted payload with the wrap that opened it, or the failure. */
 export type Decrypted = { readonly payload: EnvelopePayload; readonly match: WrapMatch } | CryptoError;
 
-/** no_wrap → unwrap → aead → parse on the sync primitives. */
+/** no_wrap → unwrap → aead (v1.1: commitment first) → parse on the sync primitives. */
 export function decryptSync(
   b: CryptoBackend,
   s: SyncPrimitives,
@@ -96,7 +118,10 @@ export function decryptSync(
     const contentKey = unwrapSync(s, env, match, headerHash);
     if (contentKey === undefined) return decryptFailure('unwrap');
     step = 'aead';
-    const plaintext = s.aesGcmDecrypt(contentKey, env.nonce, env.ciphertext, headerHash);
+    const committed = env.minor === 1 ? deriveCommitted(s, contentKey, headerHash) : undefined;
+    const aeadKey = aeadKeyOf(env, contentKey, committed);
+    if (aeadKey === undefined) return commitmentMismatch();
+    const plaintext = s.aesGcmDecrypt(aeadKey, env.nonce, env.ciphertext, headerHash);
     if (plaintext === undefined) return decryptFailure('aead');
     step = 'parse';
     const payload = decodePayload(plaintext);
@@ -106,7 +131,7 @@ export function decryptSync(
   }
 }
 
-/** no_wrap → unwrap → aead → parse on the async primitives. */
+/** no_wrap → unwrap → aead (v1.1: commitment first) → parse on the async primitives. */
 export async function decryptAsync(
   b: CryptoBackend,
   env: ParsedEnvelope,
@@ -128,7 +153,10 @@ export async function decryptAsync(
     const contentKey = await a.aesGcmDecrypt(kek, WRAP_NONCE, match.wrap, headerHash);
     if (contentKey?.length !== 32) return decryptFailure('unwrap');
     step = 'aead';
-    const plaintext = await a.aesGcmDecrypt(contentKey, env.nonce, env.ciphertext, headerHash);
+    const committed = env.minor === 1 ? await deriveCommittedAsync(a, contentKey, headerHash) : undefined;
+    const aeadKey = aeadKeyOf(env, contentKey, committed);
+    if (aeadKey === undefined) return commitmentMismatch();
+    const plaintext = await a.aesGcmDecrypt(aeadKey, env.nonce, env.ciphertext, headerHash);
     if (plaintext === undefined) return decryptFailure('aead');
     step = 'parse';
     const payload = decodePayload(plaintext);

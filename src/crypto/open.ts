@@ -1,9 +1,11 @@
 /**
- * `open`: verify and decrypt a v1 envelope as one of its recipients.
+ * `open`: verify and decrypt a v1.1 (or legacy v1.0) envelope as one of its recipients.
  *
  * Checks run in this order and the first failure is the one reported:
- * structure (`INVALID_ENVELOPE`), then `DECRYPT_FAILURE` with reason
- * `signature` → `no_wrap` → `unwrap` → `aead` → `parse`. Given valid options,
+ * structure (`INVALID_ENVELOPE`, including a v1.0 envelope when
+ * `acceptLegacyV10` is false), then `DECRYPT_FAILURE` with reason
+ * `signature` → `no_wrap` → `unwrap` → `aead` (v1.1: the key commitment,
+ * then the tag) → `parse`. Given valid options,
  * nothing but a {@link index!CryptoError | CryptoError} ever escapes.
  *
  * @module
@@ -35,12 +37,15 @@ import { decryptAsync, decryptSync, opened } from './open-steps.js';
  */
 export const OPEN_VERIFY_FIRST_BYTES = 64 * 1024;
 
-function parseInput(input: unknown, maxBytes: number): ParsedEnvelope {
+function parseInput(input: unknown, maxBytes: number, acceptLegacy: boolean): ParsedEnvelope {
+  let env: ParsedEnvelope;
   try {
-    return parseEnvelope(decodeEnvelopeInput(input, maxBytes));
+    env = parseEnvelope(decodeEnvelopeInput(input, maxBytes));
   } catch (err) {
     throw isCryptoError(err) ? err : invalidEnvelope('unreadable', err);
   }
+  if (env.minor === 0 && !acceptLegacy) throw invalidEnvelope('legacy v1.0 envelopes are not accepted');
+  return env;
 }
 
 /**
@@ -61,10 +66,10 @@ function parseInput(input: unknown, maxBytes: number): ParsedEnvelope {
  * ```
  */
 export function open(input: string | Uint8Array, options: OpenOptions): OpenedEnvelope {
-  const { keys, maxBytes } = checkOpenOptions(options);
+  const { keys, maxBytes, acceptLegacy } = checkOpenOptions(options);
   const backend = options.backend === undefined ? defaultSyncBackend() : requireSync(options.backend);
   const s = backend.sync;
-  const env = parseInput(input, maxBytes);
+  const env = parseInput(input, maxBytes, acceptLegacy);
   let senderKey: unknown;
   try {
     senderKey =
@@ -110,9 +115,9 @@ export async function openAsync(
   input: string | Uint8Array,
   options: OpenAsyncOptions,
 ): Promise<OpenedEnvelope> {
-  const { keys, maxBytes } = checkOpenOptions(options);
+  const { keys, maxBytes, acceptLegacy } = checkOpenOptions(options);
   const backend = options.backend ?? defaultBackend();
-  const env = parseInput(input, maxBytes);
+  const env = parseInput(input, maxBytes, acceptLegacy);
   // Verification is started first (on node:crypto it runs on the thread pool); the
   // decryption then runs here meanwhile. The result is released only once it verified.
   const verified = verifyAsync(backend, options.senderKey, env).catch((err: unknown) => err);

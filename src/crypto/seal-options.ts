@@ -9,7 +9,14 @@ import { systemClock } from '../core/clock.js';
 import { utf8 } from '../core/encoding.js';
 import { ValidationError } from '../core/errors/index.js';
 import type { CryptoBackend, SyncCryptoBackend } from './backend/types.js';
-import { encodeHeader, envelopeSize, isCreatedAt, MAX_ID_BYTES, MAX_RECIPIENTS } from './envelope-format.js';
+import {
+  encodeHeader,
+  envelopeSize,
+  isCreatedAt,
+  MAX_ID_BYTES,
+  MAX_RECIPIENTS,
+  type EnvelopeMinorVersion,
+} from './envelope-format.js';
 import { ENVELOPE_REF_MAX_BYTES } from './envelope-wire.js';
 import { fingerprintBytes, type KeyPair, KEY_BYTES } from './keys.js';
 
@@ -29,6 +36,12 @@ export interface EnvelopeSender {
   readonly signing: KeyPair;
 }
 
+/** A format version `seal` writes: `'1.1'` (default) or the legacy `'1.0'`. */
+export type EnvelopeVersionName = '1.0' | '1.1';
+
+/** The event type sealed when none is given. */
+export const DEFAULT_SEALED_EVENT_TYPE = 'message.new';
+
 /** Options of {@link seal}. */
 export interface SealOptions {
   /** Who sends: id and Ed25519 signing key pair. */
@@ -47,6 +60,19 @@ export interface SealOptions {
    * @defaultValue `clock.now()`
    */
   readonly createdAt?: Date | string;
+  /**
+   * v1.1: the event type the payload is sealed as, bound under the signature so
+   * a relay cannot deliver it under another type. Not written in v1.0.
+   * @defaultValue `'message.new'`
+   */
+  readonly eventType?: string;
+  /**
+   * Envelope format version to write. `'1.0'` (no key commitment, no event
+   * type) exists only for peers that cannot read v1.1 yet; it is deprecated
+   * and will be removed with 2.0.
+   * @defaultValue `'1.1'`
+   */
+  readonly version?: EnvelopeVersionName;
   /**
    * Clock for the default `createdAt`.
    * @defaultValue systemClock
@@ -84,6 +110,8 @@ export interface ResolvedSeal {
   readonly nonce: Uint8Array;
   readonly messageId: string;
   readonly createdAt: string;
+  /** 1 for v1.1 (key commitment), 0 for legacy v1.0. */
+  readonly minor: EnvelopeMinorVersion;
 }
 
 function invalid(path: (string | number)[], message: string): ValidationError {
@@ -130,6 +158,12 @@ function resolveCreatedAt(options: SealOptions | SealAsyncOptions): string {
   return text;
 }
 
+function resolveMinor(version: unknown): EnvelopeMinorVersion {
+  if (version === undefined || version === '1.1') return 1;
+  if (version === '1.0') return 0;
+  throw invalid(['version'], "must be '1.1' or '1.0'");
+}
+
 /** A UUID v4 string from 16 random bytes. */
 export function uuidV4(bytes: Uint8Array): string {
   const b = Uint8Array.from(bytes);
@@ -163,7 +197,11 @@ export function resolveSeal(
   const contentKey = backend.randomBytes(32);
   const nonce = backend.randomBytes(12);
   const messageId = checkId(options.messageId ?? uuidV4(backend.randomBytes(16)), ['messageId']);
+  const minor = resolveMinor(options.version);
+  const eventType =
+    minor === 1 ? checkId(options.eventType ?? DEFAULT_SEALED_EVENT_TYPE, ['eventType']) : undefined;
   const headerBytes = encodeHeader({
+    eventType,
     senderId,
     conversationId,
     messageId,
@@ -172,7 +210,19 @@ export function resolveSeal(
     recipients: recipients.map((r) => ({ id: r.id, fingerprint: fingerprintBytes(r.publicKey, backend) })),
   });
   const max = options.maxEnvelopeBytes ?? ENVELOPE_REF_MAX_BYTES;
-  const wireLength = Math.ceil(envelopeSize(headerBytes.length, recipients.length, plaintext.length) / 3) * 4;
+  const wireLength =
+    Math.ceil(envelopeSize(headerBytes.length, recipients.length, plaintext.length, minor === 1) / 3) * 4;
   if (wireLength > max) throw invalid(['payload'], 'makes the envelope larger than maxEnvelopeBytes');
-  return { plaintext, signing, recipients, headerBytes, ephemeral, contentKey, nonce, messageId, createdAt };
+  return {
+    plaintext,
+    signing,
+    recipients,
+    headerBytes,
+    ephemeral,
+    contentKey,
+    nonce,
+    messageId,
+    createdAt,
+    minor,
+  };
 }

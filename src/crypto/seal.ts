@@ -1,7 +1,8 @@
 /**
  * `seal`: encrypt a payload object from a sender to one or more recipients
- * into a v1 `wire_envelope` (base64). One random AES-256-GCM content key per
- * message, wrapped for each recipient; the sender signs the whole envelope.
+ * into a v1.1 `wire_envelope` (base64; v1.0 on request). One random content
+ * key per message, wrapped for each recipient; in v1.1 the AEAD key and a key
+ * commitment are derived from it; the sender signs the whole envelope.
  *
  * @module
  */
@@ -11,6 +12,8 @@ import type { AsyncPrimitives, SyncPrimitives } from './backend/types.js';
 import { assembleEnvelope, SIZES } from './envelope-format.js';
 import { encodeWireEnvelope } from './envelope-wire.js';
 import {
+  deriveCommitted,
+  deriveCommittedAsync,
   deriveKek,
   deriveKekAsync,
   signedMessage,
@@ -91,8 +94,10 @@ export function sealPlaintext(plaintext: Uint8Array, options: SealOptions): Uint
   const r = resolveSeal(plaintext, options, backend);
   const headerHash = s.sha256(r.headerBytes);
   const wraps = wrapSync(s, r, headerHash);
-  const ciphertext = s.aesGcmEncrypt(r.contentKey, r.nonce, r.plaintext, headerHash);
-  const out = assembleEnvelope(r.headerBytes, wraps, r.nonce, ciphertext);
+  const committed = r.minor === 1 ? deriveCommitted(s, r.contentKey, headerHash) : undefined;
+  const aeadKey = committed?.aeadKey ?? r.contentKey;
+  const ciphertext = s.aesGcmEncrypt(aeadKey, r.nonce, r.plaintext, headerHash);
+  const out = assembleEnvelope(r.headerBytes, wraps, committed?.commitment, r.nonce, ciphertext);
   const bodyEnd = out.length - SIZES.signature;
   out.set(s.ed25519Sign(r.signing, signedMessage(s.sha256(out.subarray(0, bodyEnd)))), bodyEnd);
   return out;
@@ -122,11 +127,13 @@ export async function sealBytesAsync(
   const a = backend.async;
   const r = resolveSeal(encodePayload(payload), options, backend);
   const headerHash = await a.sha256(r.headerBytes);
+  const committed = r.minor === 1 ? await deriveCommittedAsync(a, r.contentKey, headerHash) : undefined;
+  const aeadKey = committed?.aeadKey ?? r.contentKey;
   const [wraps, ciphertext] = await Promise.all([
     wrapAsync(a, r, headerHash),
-    a.aesGcmEncrypt(r.contentKey, r.nonce, r.plaintext, headerHash),
+    a.aesGcmEncrypt(aeadKey, r.nonce, r.plaintext, headerHash),
   ]);
-  const out = assembleEnvelope(r.headerBytes, wraps, r.nonce, ciphertext);
+  const out = assembleEnvelope(r.headerBytes, wraps, committed?.commitment, r.nonce, ciphertext);
   const bodyEnd = out.length - SIZES.signature;
   const digest = await a.sha256(out.subarray(0, bodyEnd));
   out.set(await a.ed25519Sign(r.signing, signedMessage(digest)), bodyEnd);

@@ -9,10 +9,12 @@ import type { AgentListenerArgs } from '../../src/agent/events.js';
 import { createOrderedScheduler } from '../../src/agent/ordering.js';
 import { EventPipeline } from '../../src/agent/pipeline/pipeline.js';
 import type { FetchedObject, InboundEvent, PipelineDeps } from '../../src/agent/pipeline/types.js';
+import type { RetiredSigningKey } from '../../src/agent/key-directory.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { fromBase64, toBase64 } from '../../src/core/encoding.js';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { generateKeys, KeyRing, seal, type AgentKeys } from '../../src/crypto/index.js';
+import { MESSAGE_DEDUP_MEMORY_MS } from '../../src/crypto/freshness.js';
 import { createMemoryDedupStore, type MemoryDedupStore } from '../../src/webhook/dedup/memory.js';
 
 export const AGENT_ID = 'agent-1';
@@ -49,6 +51,8 @@ export interface Harness {
   failLookups: unknown;
   /** Ids whose cached key was invalidated. */
   readonly invalidated: string[];
+  /** Retired signing keys by sender id (what the key directory would list in grace). */
+  readonly retiredSigning: Map<string, RetiredSigningKey[]>;
   /** Runs when a key is invalidated (e.g. to put the fresh key in the directory). */
   onInvalidate: ((id: string) => void) | undefined;
   /** Seals `payload` from `sender` (default the user) to the agent. */
@@ -63,10 +67,18 @@ export interface SealFromOptions {
   conversationId?: string;
   messageId?: string;
   to?: Uint8Array;
+  /** The signed event type. @defaultValue `'message.new'` */
+  eventType?: string;
+  /** Seal as this envelope version. @defaultValue `'1.1'` */
+  version?: '1.0' | '1.1';
+  /** The signed creation time. @defaultValue the harness clock's now */
+  createdAt?: string;
 }
 
 /** Builds a harness; `concurrency` bounds the handler lanes. */
-export function createHarness(options: { concurrency?: number; logger?: Logger } = {}): Harness {
+export function createHarness(
+  options: { concurrency?: number; logger?: Logger; acceptLegacyV10?: boolean } = {},
+): Harness {
   const clock = new ManualClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const agentKeys = generateKeys();
   const user = generateKeys();
@@ -78,7 +90,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
   const objects = new Map<string, FetchedObject>();
   const sent: { conversationId: string; payload: unknown }[] = [];
   const lookups: string[] = [];
-  const store = createMemoryDedupStore({ clock });
+  const store = createMemoryDedupStore({ clock, windowMs: MESSAGE_DEDUP_MEMORY_MS });
   const logger = options.logger ?? silentLogger;
   const emitter = new TypedEmitter<AgentListenerArgs>(() => undefined);
   const h: Harness = {
@@ -94,6 +106,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
     lookups,
     failLookups: undefined,
     invalidated: [],
+    retiredSigning: new Map(),
     onInvalidate: undefined,
     emitter,
     pipeline: undefined as never,
@@ -105,6 +118,9 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
         conversationId: o.conversationId ?? CONVERSATION,
         clock,
         ...(o.messageId === undefined ? {} : { messageId: o.messageId }),
+        ...(o.eventType === undefined ? {} : { eventType: o.eventType }),
+        ...(o.version === undefined ? {} : { version: o.version }),
+        ...(o.createdAt === undefined ? {} : { createdAt: o.createdAt }),
       });
     },
     sealed(type, wire, o = {}) {
@@ -126,6 +142,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
     agentId: AGENT_ID,
     clock,
     logger,
+    acceptLegacyV10: options.acceptLegacyV10,
     keys: {
       ring: () => h.ring,
       signingKey: async (id) => {
@@ -137,6 +154,7 @@ export function createHarness(options: { concurrency?: number; logger?: Logger }
         h.invalidated.push(id);
         h.onInvalidate?.(id);
       },
+      retiredSigningKeys: async (id) => h.retiredSigning.get(id) ?? [],
     },
     fetchObject: async (key) => {
       const o = objects.get(key);

@@ -5,7 +5,9 @@
  * Rules:
  * - identity fields of a sealed event come from the signed envelope;
  * - `message.new` payloads must be message payloads (`type` plus fields);
- * - relation events must be sealed and signed by `system`;
+ * - the delivery's type must fit the envelope (signed event type, system
+ *   sender): checked before this, by the pipeline, see `delivery-checks.ts`;
+ * - service events (relation.*, …) must arrive sealed, not in cleartext;
  * - `artifact_response` payloads are checked (a denied one needs a known reason);
  * - `agent.governance` carries a cleartext `{ agent_id, level, reason }`;
  * - other types keep their payload as-is.
@@ -17,6 +19,7 @@ import type { ArtifactDeniedReason } from '../../core/errors/codes.js';
 import { ValidationError } from '../../core/errors/validation-error.js';
 import { parseEventPayload } from '../../core/protocol/events.js';
 import { parseWith } from '../../core/protocol/parse.js';
+import { SYSTEM_SENDER_ID } from '../../core/protocol/system-events.js';
 import { isTextPayload, parseMessagePayload, type MessagePayload } from '../../core/protocol/payloads.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import {
@@ -32,7 +35,7 @@ import {
 import type { InboundEvent } from './types.js';
 
 /** The sender id of events the service itself originates. */
-export const SYSTEM_SENDER = 'system';
+export const SYSTEM_SENDER = SYSTEM_SENDER_ID;
 
 /** What the builder needs besides the event. */
 export interface BuildContext {
@@ -86,10 +89,10 @@ function typed(base: AgentEventBase, payload: Record<string, unknown>): AnyAgent
 }
 
 /**
- * The typed event of an opened envelope.
+ * The typed event of an opened envelope (whose type and sender the pipeline
+ * has already checked, see `delivery-checks.ts`).
  *
- * @throws {@link ValidationError} when the payload does not fit its type, or a
- * service event is not signed by `system`.
+ * @throws {@link ValidationError} when the payload does not fit its type.
  */
 export function eventFromEnvelope(
   inbound: InboundEvent,
@@ -106,9 +109,6 @@ export function eventFromEnvelope(
     messageId: opened.messageId,
     sealed: true,
   };
-  if (SYSTEM_EVENT_TYPES.has(inbound.type) && opened.senderId !== SYSTEM_SENDER) {
-    throw invalid(`A ${inbound.type} event must be signed by the service (system).`, 'sender_id');
-  }
   if (inbound.type === 'message.new') {
     return messageEvent(base as AgentEventBase<'message.new'>, opened, ctx);
   }

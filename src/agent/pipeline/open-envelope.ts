@@ -5,7 +5,8 @@
  * their grace) and the sender's signing key from the key directory.
  *
  * A signature failure is retried once after forgetting the cached sender key
- * (the sender may have rotated). A sender-key lookup that failed for a
+ * (the sender may have rotated), then with the sender's retired signing keys,
+ * each only for messages created before its retirement (as the UserClient). A sender-key lookup that failed for a
  * transient reason (network, 5xx, rate limit) is not a decrypt failure: the
  * lookup's error is thrown instead, so the event is reported (and, by
  * webhook, retried) rather than discarded.
@@ -19,6 +20,7 @@ import { LIMITS } from '../../core/limits.js';
 import { ENVELOPE_REF_MAX_BYTES } from '../../crypto/envelope-wire.js';
 import { openAsync } from '../../crypto/open.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
+import { openWithRetiredKeys } from '../retired-signing.js';
 import type { FetchedObject, PipelineDeps } from './types.js';
 
 /** The fields of an object reference the checks read. */
@@ -92,11 +94,41 @@ async function openOnce(
       },
       ...(referenced ? { maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES } : {}),
       ...(deps.backend === undefined ? {} : { backend: deps.backend }),
+      ...(deps.acceptLegacyV10 === undefined ? {} : { acceptLegacyV10: deps.acceptLegacyV10 }),
     });
     return { opened };
   } catch (error) {
     return { error, ...seen };
   }
+}
+
+/** The envelope opened with one of the sender's retired signing keys (signed before its retirement). */
+async function openRetired(
+  deps: PipelineDeps,
+  input: string | Uint8Array,
+  referenced: boolean,
+  senderId: string | undefined,
+): Promise<OpenedEnvelope | undefined> {
+  if (senderId === undefined || deps.keys.retiredSigningKeys === undefined) return undefined;
+  let retired;
+  try {
+    retired = await deps.keys.retiredSigningKeys(senderId);
+  } catch {
+    return undefined; // the signature failure stands
+  }
+  if (retired.length === 0) return undefined;
+  const ring = await deps.keys.ring();
+  return openWithRetiredKeys(
+    input,
+    {
+      recipientId: deps.agentId,
+      keys: ring.candidates(deps.clock.now()),
+      ...(referenced ? { maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES } : {}),
+      ...(deps.backend === undefined ? {} : { backend: deps.backend }),
+      ...(deps.acceptLegacyV10 === undefined ? {} : { acceptLegacyV10: deps.acceptLegacyV10 }),
+    },
+    retired,
+  );
 }
 
 /**
@@ -121,6 +153,8 @@ export async function openEnvelope(
       attempt = await openOnce(deps, input, referenced);
       if (attempt.opened !== undefined) return attempt.opened;
       if (attempt.lookupError !== undefined && isTransient(attempt.lookupError)) throw attempt.lookupError;
+      const retired = await openRetired(deps, input, referenced, attempt.senderId);
+      if (retired !== undefined) return retired;
     }
   }
   throw attempt.error;

@@ -2,7 +2,8 @@
  * The one event pipeline, fed by either transport:
  *
  * de-duplicate (delivery id) → fetch `ref` → open the envelope with the key
- * ring → de-duplicate (message id) → typed event → handlers, in order within
+ * ring → check type, sender and age (`delivery-checks.ts`) → de-duplicate
+ * (message id) → typed event → handlers, in order within
  * a conversation and concurrently across conversations.
  *
  * On WebSocket, {@link EventPipeline.ingest} runs every step; the crypto
@@ -31,6 +32,7 @@ import type {
 import type { OrderedScheduler, TaskOutcome } from '../ordering.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
+import { deliveryRefusal } from './delivery-checks.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
@@ -282,6 +284,15 @@ export class EventPipeline {
     opened: OpenedEnvelope,
     claims: OwnedClaim[],
   ): Promise<Prepared | Skip> {
+    // Type, sender and age are checked before the message id is claimed, so a
+    // relabelled or stale copy cannot make the genuine one look like a duplicate.
+    const refused = deliveryRefusal(opened, inbound.type, this.#deps.clock.now());
+    if (refused !== undefined) {
+      const ctx = this.#context(inbound, transport, deliveryId);
+      const how = this.outcomes.stepFailed(ctx, refused);
+      await this.#settle(claims, how);
+      return { skip: how === 'complete' ? 'skipped' : 'retry' };
+    }
     const m = await this.#dedup.claimMessage(opened.senderId, opened.messageId);
     if (m.status === 'unavailable') {
       await releaseAll(claims);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { RetiredSigningKey } from '../key-directory.js';
 import type { SendOptions } from '../sender.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
@@ -49,6 +50,11 @@ export interface PipelineKeys {
   signingKey(senderId: string): Promise<Uint8Array | undefined>;
   /** Forgets a cached sender key (its signature failed; it may have rotated). */
   invalidate(senderId: string): void;
+  /**
+   * A sender's retired signing keys in grace with their retirement times
+   * (tried after the current key failed; see `retired-signing.ts`). Absent: none are tried.
+   */
+  retiredSigningKeys?(senderId: string): Promise<readonly RetiredSigningKey[]>;
 }
 
 /** Everything the pipeline needs. */
@@ -64,6 +70,8 @@ export interface PipelineDeps {
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
   /** Crypto backend for `openAsync`. @defaultValue node:crypto */
   readonly backend?: CryptoBackend | undefined;
+  /** Open legacy v1.0 envelopes (see `OpenOptions.acceptLegacyV10`). @defaultValue `true` */
+  readonly acceptLegacyV10?: boolean | undefined;
 }
 
 /**

@@ -39,6 +39,12 @@ export const RetiredPublicKeySchema = z.looseObject({
   signing_public_key: SigningPublicKeyB64Schema.nullable().optional(),
   key_id: KeyIdSchema.nullable().optional(),
   valid_until: TimestampWithZoneSchema.nullable().optional(),
+  /**
+   * When the generation was retired (its successor registered). Receivers
+   * accept its signing key only for messages created before this time; without
+   * it, not at all. Our addition: the service does not show it.
+   */
+  retired_at: TimestampWithZoneSchema.nullable().optional(),
 });
 /** A retired key generation (wire field names). */
 export type RetiredPublicKey = z.infer<typeof RetiredPublicKeySchema>;

@@ -156,8 +156,17 @@ export function isTerminalCode(code: AnyErrorCode): boolean {
   return dispositionOf(code) === 'terminal';
 }
 
-/** The five DECRYPT_FAILURE reasons, in the order `open` checks them. */
-export const DECRYPT_FAILURE_REASONS = ['signature', 'no_wrap', 'unwrap', 'aead', 'parse'] as const;
+/** The five reasons of the envelope specification, in the order `open` checks them. */
+export const ENVELOPE_FAILURE_REASONS = ['signature', 'no_wrap', 'unwrap', 'aead', 'parse'] as const;
+/**
+ * SDK extensions, checked by the receivers (Agent, UserClient) after `open`
+ * succeeded: `event_type` (the delivery's type does not fit the signed event
+ * type or sender) and `stale` (the signed `created_at` is outside the
+ * acceptance window: a replay or a pre-dated envelope).
+ */
+export const DELIVERY_FAILURE_REASONS = ['event_type', 'stale'] as const;
+/** Every DECRYPT_FAILURE reason: the five of `open`, then the receivers' two. */
+export const DECRYPT_FAILURE_REASONS = [...ENVELOPE_FAILURE_REASONS, ...DELIVERY_FAILURE_REASONS] as const;
 /** Why an envelope could not be opened. */
 export type DecryptFailureReason = (typeof DECRYPT_FAILURE_REASONS)[number];
 

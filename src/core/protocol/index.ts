@@ -7,6 +7,15 @@
  */
 export { parseJson, parseWith, validationError } from './parse.js';
 export {
+  isSystemSealedEventType,
+  PEER_SEALED_EVENT_TYPES,
+  sealedTypeProblem,
+  SYSTEM_SEALED_EVENT_TYPES,
+  SYSTEM_SENDER_ID,
+  type SealedOrigin,
+  type SystemSealedEventType,
+} from './system-events.js';
+export {
   base64Schema,
   isIsoUtcMillis,
   isTimestampWithZone,

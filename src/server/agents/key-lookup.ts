@@ -51,11 +51,13 @@ function agentKeys(ctx: ServerContext, agent: AgentRecord) {
     signing_public_key: current.signingPublicKey,
     key_id: current.keyId,
     signing_key_id: current.signingKeyId,
-    retired: retired.map((k) => ({
+    // Generations are newest first: each was retired when the one before it in the list registered.
+    retired: retired.map((k, i) => ({
       public_key: k.publicKey,
       signing_public_key: k.signingPublicKey,
       key_id: k.keyId,
       valid_until: new Date(k.validUntilMs!).toISOString(),
+      retired_at: new Date((i === 0 ? current : retired[i - 1]!).registeredAtMs).toISOString(),
     })),
   };
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { isWsOnlyEventType } from '../../core/protocol/events.js';
+import { isPeerSealedEventType } from '../../core/protocol/system-events.js';
 import { WEBHOOK_BODY_VERSION } from '../../core/protocol/webhook-delivery.js';
 import type { ServerContext } from '../context.js';
 import { uuidV7 } from '../delivery/ids.js';
@@ -26,6 +27,10 @@ export async function sendSystemEvent(
   payload: Readonly<Record<string, unknown>>,
   conversationId?: string,
 ): Promise<SystemEventOutcome> {
+  if (isPeerSealedEventType(type)) {
+    // Only the control API gets here (it simulates any service event); SDK clients refuse it.
+    ctx.logger.warn(`system event ${type}: only peers seal this type; clients will refuse it`);
+  }
   const agent = await ctx.store.agents.get(agentId);
   if (agent === undefined) return 'no_agent';
   const publicKeys = liveKeys(agent, ctx.clock.now()).map((k) => k.publicKey);

@@ -1,7 +1,9 @@
 /**
  * The system sender: the identity the service seals its own events with
- * (relation.*, agent.capability_changed, delivery-failure notices), so every
- * delivery has one shape and the SDK verifies them like any sender.
+ * (exactly the types of `SYSTEM_SEALED_EVENT_TYPES`: relation.*,
+ * agent.capability_changed, delivery.failed), so every delivery has one
+ * shape and the SDK verifies them like any sender. Each envelope binds its
+ * event type (v1.1), so receivers refuse it under any other type.
  *
  * - Sender id {@link SYSTEM_SENDER_ID} (`system`).
  * - Fresh X25519 and Ed25519 key pairs per server start; the public keys are
@@ -16,14 +18,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
+import { SYSTEM_SENDER_ID } from '../../core/protocol/system-events.js';
 import { fromBase64, toBase64 } from '../../core/encoding.js';
 import { generateKeys, keyFingerprint, type AgentKeys } from '../../crypto/keys.js';
 import { seal } from '../../crypto/seal.js';
 import type { EnvelopeRecipient } from '../../crypto/seal-options.js';
 import type { OutboundEvent } from '../delivery/types.js';
 
-/** Sender id of events the service originates. */
-export const SYSTEM_SENDER_ID = 'system';
+/** Sender id of events the service originates (defined once, in the core protocol model). */
+export { SYSTEM_SENDER_ID };
 /** Conversation id of system events that belong to no conversation. */
 export const SYSTEM_CONVERSATION_ID = 'system';
 
@@ -90,6 +93,7 @@ export function createSystemSender(clock: Clock, keys: AgentKeys = generateKeys(
           conversationId,
           messageId,
           createdAt,
+          eventType: type,
         },
       );
       return {

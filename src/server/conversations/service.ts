@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { governanceFailure } from '../agents/authenticate-agent.js';
 import { currentKey } from '../agents/records.js';
 import { sendSystemEvent } from '../agents/system-events.js';
+import type { SystemSealedEventType } from '../../core/protocol/system-events.js';
 import type { ServerContext } from '../context.js';
 import { fail } from '../http/failure.js';
 import type { ConversationRecord, RelationState } from '../store/agent-types.js';
@@ -33,7 +34,11 @@ export function conversationView(c: ConversationRecord) {
   };
 }
 
-function relationEvent(ctx: ServerContext, type: string, c: ConversationRecord): Promise<unknown> {
+function relationEvent(
+  ctx: ServerContext,
+  type: SystemSealedEventType,
+  c: ConversationRecord,
+): Promise<unknown> {
   const payload = { user_id: c.userId, conversation_id: c.conversationId, agent_id: c.agentId };
   return sendSystemEvent(ctx, c.agentId, type, payload, c.conversationId);
 }
@@ -69,7 +74,10 @@ const TRANSITIONS = {
   revoke: { from: ['established', 'suspended'], to: 'revoked', event: 'relation.revoked' },
   suspend: { from: ['established'], to: 'suspended', event: 'relation.suspended' },
   restore: { from: ['suspended'], to: 'established', event: 'relation.restored' },
-} as const satisfies Record<string, { from: readonly RelationState[]; to: RelationState; event: string }>;
+} as const satisfies Record<
+  string,
+  { from: readonly RelationState[]; to: RelationState; event: SystemSealedEventType }
+>;
 
 /** A relation change. */
 export type RelationChange = keyof typeof TRANSITIONS;

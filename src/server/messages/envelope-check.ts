@@ -5,7 +5,7 @@
  * | reason | Rule |
  * |---|---|
  * | `not_base64` | `wire_envelope` is canonical padded standard base64 |
- * | `malformed` | the v1.0 layout parses (magic, version, suite, ids, created_at, recipients, sizes) |
+ * | `malformed` | the v1.1 (or legacy v1.0) layout parses (magic, version, suite, ids, created_at, recipients, sizes) |
  * | `sender_mismatch` | the header's sender id is the caller |
  * | `conversation_mismatch` | the header's conversation id is the request's |
  * | `unknown_recipient` | every recipient id is a member of the conversation |
@@ -76,7 +76,7 @@ export function checkEnvelope(wireEnvelope: string, expect: EnvelopeExpectation)
   try {
     header = parseEnvelope(bytes).header;
   } catch {
-    throw invalid('malformed', 'wire_envelope is not a valid v1.0 envelope.');
+    throw invalid('malformed', 'wire_envelope is not a valid v1.x envelope.');
   }
   if (header.senderId !== expect.senderId) {
     throw invalid('sender_mismatch', "The envelope's sender id is not the caller.");

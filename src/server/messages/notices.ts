@@ -16,12 +16,13 @@
 import { randomUUID } from 'node:crypto';
 import { sendSystemEvent } from '../agents/system-events.js';
 import { SYSTEM_SENDER_ID } from '../agents/system-sender.js';
+import type { SystemSealedEventType } from '../../core/protocol/system-events.js';
 import type { ServerContext } from '../context.js';
 import type { OutboundEvent } from '../delivery/types.js';
 import { messageFrame, pushToUser } from './relay.js';
 
-/** Event type of a delivery-failure notice. */
-export const DELIVERY_FAILED_EVENT = 'delivery.failed';
+/** Event type of a delivery-failure notice (one of the system-sealed types). */
+export const DELIVERY_FAILED_EVENT = 'delivery.failed' satisfies SystemSealedEventType;
 
 async function noticeToUser(
   ctx: ServerContext,

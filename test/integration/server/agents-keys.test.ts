@@ -157,10 +157,13 @@ describe('a regenerated token comes with a new key pair', () => {
     const user = await createTestUser(server);
     await addAgent(server, user, agent.agentId);
     const lookup = await call(server, 'GET', `/keys/${agent.agentId}`, { token: user.accessToken });
+    const view = await call(server, 'GET', `/agents/${agent.agentId}`, { token: owner.accessToken });
+    const registeredAt = (view.data['keys'] as { registered_at: string }).registered_at;
     expect(lookup.data).toMatchObject({
       kind: 'agent',
       key_id: keyFingerprint(newKeys.encryption.publicKey),
-      retired: [{ key_id: keyFingerprint(oldKeys.encryption.publicKey) }],
+      // Retired when the new generation registered: its signing key verifies only older messages.
+      retired: [{ key_id: keyFingerprint(oldKeys.encryption.publicKey), retired_at: registeredAt }],
     });
     // The old process, still on the old token and keys, checks fine during the grace.
     expect((await check(agent.agentId, agent.token, oldKeys)).data).toMatchObject({ generation: 'retired' });

@@ -19,6 +19,7 @@ function directory() {
       return new Uint8Array(32).fill(calls.length);
     },
     invalidate: (id?: string) => void invalidated.push(String(id)),
+    retiredSigningKeys: async () => [],
   };
 }
 

@@ -28,7 +28,7 @@ const payload = { type: 'text', text: 'original' };
 function splice(target: Uint8Array, donor: Uint8Array, part: 'wraps' | 'content'): Uint8Array {
   const t = parseEnvelope(target);
   const d = parseEnvelope(donor);
-  const content = (e: typeof t) => concatBytes(e.nonce, e.ciphertext);
+  const content = (e: typeof t) => concatBytes(e.commitment ?? new Uint8Array(0), e.nonce, e.ciphertext);
   const wraps = part === 'wraps' ? d.wraps : t.wraps;
   const body = part === 'content' ? content(d) : content(t);
   return resign(concatBytes(t.headerBytes, wraps, body, new Uint8Array(64)), sender.signing);
@@ -41,6 +41,7 @@ describe('no part of an envelope can be cut and pasted into another', () => {
     ['message id', { messageId: 'msg-2' }],
     ['created_at', { createdAt: '2025-03-01T10:00:00.001Z' }],
     ['sender id', { sender: { id: 'agent-t', signing: sender.signing } }],
+    ['event type', { eventType: 'artifact_response' }],
     [
       'recipient list',
       { recipients: [base.recipients[0]!, { id: 'peer-2', publicKey: generateKeys().encryption.publicKey }] },

@@ -38,7 +38,8 @@ describe('seal / open round trips', () => {
       expect(got.conversationId).toBe('conv-1');
       expect(got.keyFingerprint).toBe(keyFingerprint(r.encryption.publicKey));
       expect(got.recipients.map((x) => x.id)).toEqual(p.recipients.map((_, j) => `recipient-${j}`));
-      expect(got.version).toBe('1.0');
+      expect(got.version).toBe('1.1');
+      expect(got.eventType).toBe('message.new');
     }
     for (const backend of backends) {
       const sealed = await sealAsync(payload, { ...options, backend });

@@ -24,6 +24,7 @@ function sealOptions(v: PositiveVector): Omit<SealOptions, 'backend'> {
     conversationId: v.conversation_id,
     messageId: v.message_id,
     createdAt: v.created_at,
+    version: '1.0',
   };
 }
 

@@ -31,6 +31,7 @@ function opened(payload: Record<string, unknown>, senderId = 'user-1'): OpenedEn
     recipients: [],
     keyFingerprint: '0000000000000000',
     version: '1.0',
+    eventType: undefined,
   };
 }
 

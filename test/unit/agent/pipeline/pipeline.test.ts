@@ -10,7 +10,7 @@ import type {
   RelationEvent,
 } from '../../../../src/agent/events.js';
 import type { AmsError } from '../../../../src/core/errors/index.js';
-import { isHandlerError, isValidationError, TransportError } from '../../../../src/core/errors/index.js';
+import { isHandlerError, TransportError } from '../../../../src/core/errors/index.js';
 import { utf8 } from '../../../../src/core/encoding.js';
 import { generateKeys } from '../../../../src/crypto/index.js';
 import { sealPlaintext } from '../../../../src/crypto/seal.js';
@@ -76,17 +76,60 @@ describe('event pipeline: typed events', () => {
     const relations: RelationEvent[] = [];
     h.emitter.on('relation.revoked', (e) => void relations.push(e));
     const payload = { type: 'relation.revoked', user_id: USER_ID, conversation_id: CONVERSATION };
+    const system = { id: 'system', keys: h.system };
     await h.pipeline.ingest(
-      h.sealed('relation.revoked', h.sealFrom(payload, { sender: { id: 'system', keys: h.system } })),
+      h.sealed('relation.revoked', h.sealFrom(payload, { sender: system, eventType: 'relation.revoked' })),
     );
     expect(relations).toHaveLength(1);
     expect(relations[0]).toMatchObject({ userId: USER_ID, senderId: 'system', payload });
-    // The same event signed by a user is refused.
+    // The same event signed by a user is refused (typed reason event_type), whatever type it is signed as.
+    await h.pipeline.ingest(
+      h.sealed('relation.revoked', h.sealFrom(payload, { eventType: 'relation.revoked' })),
+    );
     await h.pipeline.ingest(h.sealed('relation.revoked', h.sealFrom(payload)));
+    // A legacy v1.0 envelope (no signed type) is held to the sender rule too.
+    await h.pipeline.ingest(h.sealed('relation.revoked', h.sealFrom(payload, { version: '1.0' })));
     expect(relations).toHaveLength(1);
-    expect(seen.errors).toHaveLength(1);
-    expect(isValidationError(seen.errors[0])).toBe(true);
-    expect(h.pipeline.stats().invalid).toBe(1);
+    expect(seen.errors).toHaveLength(0);
+    expect(seen.failures.map((f) => [f.code, f.reason, f.error.message])).toEqual([
+      [
+        'DECRYPT_FAILURE',
+        'event_type',
+        'Envelope could not be opened (event_type check failed: a relation.revoked event must be signed by the system sender)',
+      ],
+      [
+        'DECRYPT_FAILURE',
+        'event_type',
+        'Envelope could not be opened (event_type check failed: the envelope is signed as message.new, delivered as relation.revoked)',
+      ],
+      [
+        'DECRYPT_FAILURE',
+        'event_type',
+        'Envelope could not be opened (event_type check failed: a relation.revoked event must be signed by the system sender)',
+      ],
+    ]);
+    expect(h.pipeline.stats().decryptFailuresByReason).toEqual({ event_type: 3 });
+  });
+
+  it('a relabelled delivery is refused (event_type) and does not spoil the genuine one (finding 9)', async () => {
+    const h = createHarness();
+    const seen = collect(h);
+    const wire = h.sealFrom({ type: 'text', text: 'approve' }, { messageId: 'm-relabel' });
+    await h.pipeline.ingest(h.sealed('artifact_response', wire));
+    expect(seen.failures.map((f) => [f.eventType, f.reason])).toEqual([['artifact_response', 'event_type']]);
+    await h.pipeline.ingest(h.sealed('message.new', wire));
+    expect(seen.events.map((e) => [e.type, e.messageId])).toEqual([['message.new', 'm-relabel']]);
+  });
+
+  it('the system sender may not sign other types: a system-signed message.new is refused', async () => {
+    const h = createHarness();
+    const seen = collect(h);
+    const wire = h.sealFrom({ type: 'text', text: 'hi' }, { sender: { id: 'system', keys: h.system } });
+    await h.pipeline.ingest(h.sealed('message.new', wire));
+    expect(seen.events).toHaveLength(0);
+    expect(seen.failures.map((f) => f.error.message)).toEqual([
+      'Envelope could not be opened (event_type check failed: the system sender does not sign message.new events)',
+    ]);
   });
 
   it('artifact_response: denied reasons are typed, unknown ones refused', async () => {
@@ -95,7 +138,9 @@ describe('event pipeline: typed events', () => {
     const got: ArtifactResponseEvent[] = [];
     h.emitter.on('artifact_response', (e) => void got.push(e));
     const send = (payload: Record<string, unknown>) =>
-      h.pipeline.ingest(h.sealed('artifact_response', h.sealFrom(payload)));
+      h.pipeline.ingest(
+        h.sealed('artifact_response', h.sealFrom(payload, { eventType: 'artifact_response' })),
+      );
     await send({ status: 'denied', reason: 'user_timeout' });
     await send({ status: 'accepted' });
     await send({ status: 'denied', reason: 'because' });
@@ -138,7 +183,10 @@ describe('event pipeline: typed events', () => {
     const seen = collect(h);
     const payload = { type: 'delivery.failed', message_id: 'x', reason: 'pending_expired' };
     await h.pipeline.ingest(
-      h.sealed('delivery.failed', h.sealFrom(payload, { sender: { id: 'system', keys: h.system } })),
+      h.sealed(
+        'delivery.failed',
+        h.sealFrom(payload, { sender: { id: 'system', keys: h.system }, eventType: 'delivery.failed' }),
+      ),
     );
     expect(seen.events).toHaveLength(1);
     expect(seen.events[0]).toMatchObject({ type: 'delivery.failed', payload });

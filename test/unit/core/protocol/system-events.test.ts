@@ -1,0 +1,75 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  isSystemSealedEventType,
+  sealedTypeProblem,
+  SYSTEM_SEALED_EVENT_TYPES,
+  SYSTEM_SENDER_ID,
+} from '../../../../src/core/protocol/system-events.js';
+import { SYSTEM_EVENT_TYPES } from '../../../../src/agent/events.js';
+import { SYSTEM_SENDER_ID as SERVER_SYSTEM_SENDER_ID } from '../../../../src/server/agents/system-sender.js';
+
+describe('system-sealed event types: one list', () => {
+  it('lists exactly what the service seals with the system sender', () => {
+    expect(SYSTEM_SEALED_EVENT_TYPES).toEqual([
+      'relation.established',
+      'relation.revoked',
+      'relation.suspended',
+      'relation.restored',
+      'agent.capability_changed',
+      'delivery.failed',
+    ]);
+    expect([...SYSTEM_EVENT_TYPES]).toEqual([...SYSTEM_SEALED_EVENT_TYPES]);
+    expect(SERVER_SYSTEM_SENDER_ID).toBe(SYSTEM_SENDER_ID);
+    expect(isSystemSealedEventType('delivery.failed')).toBe(true);
+    expect(isSystemSealedEventType('message.new')).toBe(false);
+    expect(isSystemSealedEventType(undefined)).toBe(false);
+  });
+});
+
+describe('sealedTypeProblem', () => {
+  const system = (eventType: string | undefined) => ({ senderId: 'system', eventType });
+  const user = (eventType: string | undefined) => ({ senderId: 'user-1', eventType });
+
+  it('accepts a matching type from the right sender, v1.1 and legacy v1.0', () => {
+    expect(sealedTypeProblem('message.new', user('message.new'))).toBeUndefined();
+    expect(sealedTypeProblem('relation.revoked', system('relation.revoked'))).toBeUndefined();
+    expect(sealedTypeProblem('message.new', user(undefined))).toBeUndefined();
+    expect(sealedTypeProblem('relation.revoked', system(undefined))).toBeUndefined();
+    expect(sealedTypeProblem(undefined, user('message.new'))).toBeUndefined();
+    expect(sealedTypeProblem(undefined, user(undefined))).toBeUndefined();
+  });
+
+  it('names each refusal', () => {
+    expect(sealedTypeProblem('artifact_response', user('message.new'))).toBe(
+      'the envelope is signed as message.new, delivered as artifact_response',
+    );
+    expect(sealedTypeProblem('relation.revoked', user(undefined))).toBe(
+      'a relation.revoked event must be signed by the system sender',
+    );
+    expect(sealedTypeProblem(undefined, user('delivery.failed'))).toBe(
+      'a delivery.failed event must be signed by the system sender',
+    );
+    expect(sealedTypeProblem('message.new', system('message.new'))).toBe(
+      'the system sender does not sign message.new events',
+    );
+    // Types the interface does not attribute: either sender.
+    expect(sealedTypeProblem('artifact_response', system('artifact_response'))).toBeUndefined();
+    expect(sealedTypeProblem('artifact_response', user('artifact_response'))).toBeUndefined();
+  });
+
+  it('for every type and sender: accepted exactly when the types agree, system types come from system and message.new does not', () => {
+    const types = fc.constantFrom(...SYSTEM_SEALED_EVENT_TYPES, 'message.new', 'artifact_response', 'x.y');
+    fc.assert(
+      fc.property(types, types, fc.boolean(), (delivered, signed, bySystem) => {
+        const origin = { senderId: bySystem ? 'system' : 'agent-1', eventType: signed };
+        const senderFits = isSystemSealedEventType(signed)
+          ? bySystem
+          : !(bySystem && signed === 'message.new');
+        const fits = delivered === signed && senderFits;
+        expect(sealedTypeProblem(delivered, origin) === undefined).toBe(fits);
+      }),
+      { seed: 17 },
+    );
+  });
+});

@@ -96,7 +96,10 @@ describe('composer', () => {
     await say(h, 'plain');
     await say(h, '!loud');
     const payload = { type: 'relation.established', user_id: USER_ID, conversation_id: CONVERSATION };
-    const wire = h.sealFrom(payload, { sender: { id: 'system', keys: h.system } });
+    const wire = h.sealFrom(payload, {
+      sender: { id: 'system', keys: h.system },
+      eventType: 'relation.established',
+    });
     await h.pipeline.ingest(h.sealed('relation.established', wire));
     expect(seen).toEqual(['message:plain', 'message:!loud', 'bang:!loud', `relation:${USER_ID}`]);
   });

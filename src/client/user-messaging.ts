@@ -3,6 +3,13 @@
  * the inbox, and the WebSocket whose message frames are opened and emitted.
  * Kept apart from the account calls so each file stays small.
  *
+ * Frames are handled one at a time, in the order they arrived (so per
+ * conversation in order); a delivery seen before (its `delivery_id` or its
+ * signed message id) is acknowledged without being emitted again; a
+ * delivery is acknowledged after the `message` / `messageFailed` listeners
+ * returned. While connected, the access token is renewed at 80 % of its
+ * lifetime (`token-renewal.ts`).
+ *
  * @module
  */
 import type { AmsError } from '../core/errors/base.js';
@@ -19,6 +26,8 @@ import type { SessionInfo, UserSession } from './session.js';
 import type { UserApi } from './user-api.js';
 import type { FailedMessage, InboxOptions, InboxPage, UserClientEvents } from './user-client-types.js';
 import { userKeyRing, type UserKeySet } from './user-keys.js';
+import { DeliveryDedup } from './delivery-dedup.js';
+import { TokenRenewal } from './token-renewal.js';
 import { UserSocket } from './user-socket.js';
 import { UserMessageFrameSchema } from './wire/conversations.js';
 import type { SentMessageResult } from './wire/results.js';
@@ -48,9 +57,13 @@ export class UserMessaging {
   readonly #d: UserMessagingDeps;
   #socket: UserSocket | undefined;
   #sender: { readonly userId: string; readonly sender: MessageSender } | undefined;
+  readonly #dedup = new DeliveryDedup();
+  readonly #renewal: TokenRenewal;
+  #frames: Promise<void> = Promise.resolve();
 
   constructor(deps: UserMessagingDeps) {
     this.#d = deps;
+    this.#renewal = new TokenRenewal(deps.session, deps.options.clock, deps.log);
   }
 
   /** The signed-in user, or a ConfigurationError. */
@@ -67,6 +80,7 @@ export class UserMessaging {
   /** Renews the open WebSocket with a new access token. */
   renew(accessToken: string): void {
     this.#socket?.renew(accessToken);
+    this.#renewal.tokenChanged();
   }
 
   /** See `UserClient.send`. */
@@ -109,33 +123,49 @@ export class UserMessaging {
       logger: this.#d.log,
       backoff: this.#d.backoff,
       authTimeoutMs: o.authTimeoutMs,
+      acks: o.acks,
     });
     this.#socket = socket;
-    socket.on('frame', (frame) => void this.#onFrame(frame));
+    socket.on('frame', (frame) => {
+      this.#frames = this.#frames.then(() => this.#onFrame(socket, frame));
+    });
     socket.on('open', () => emit('connected'));
     socket.on('renewed', () => emit('tokenRenewed'));
     socket.on('close', (info) => emit('disconnected', info));
     socket.on('sessionInvalidated', () => emit('sessionInvalidated'));
     socket.on('fatal', (err) => {
       if (this.#socket === socket) this.#socket = undefined;
+      this.#renewal.stop();
       emit('connectionFailed', err);
     });
+    this.#renewal.arm();
     try {
       await socket.start();
     } catch (err) {
       if (this.#socket === socket) this.#socket = undefined;
+      this.#renewal.stop();
       throw err;
     }
   }
 
-  /** See `UserClient.disconnect`. */
+  /** See `UserClient.disconnect`. Waits until the frames received so far were handled. */
   async disconnect(): Promise<void> {
     const socket = this.#socket;
     this.#socket = undefined;
+    this.#renewal.stop();
+    await this.#frames;
     await socket?.close();
   }
 
-  async #onFrame(frame: Readonly<Record<string, unknown>>): Promise<void> {
+  async #onFrame(socket: UserSocket, frame: Readonly<Record<string, unknown>>): Promise<void> {
+    const raw = frame['delivery_id'];
+    const deliveryId = typeof raw === 'string' && raw.length > 0 && raw.length <= 64 ? raw : undefined;
+    await this.#handleFrame(frame, deliveryId);
+    if (deliveryId !== undefined) socket.ack(deliveryId);
+  }
+
+  /** Opens and emits one frame unless it was delivered before. */
+  async #handleFrame(frame: Readonly<Record<string, unknown>>, deliveryId: string | undefined): Promise<void> {
     const parsed = UserMessageFrameSchema.safeParse(frame);
     if (!parsed.success) {
       this.#d.log.debug('user socket: ignored a frame without an envelope', {
@@ -144,10 +174,17 @@ export class UserMessaging {
       return;
     }
     const f = parsed.data;
-    const delivery = { event: f.type, conversationId: f.metadata.conversation_id, seq: f.seq };
+    const conversationId = f.metadata.conversation_id;
+    if (this.#dedup.has({ deliveryId, conversationId, messageId: undefined })) return;
+    const delivery = { event: f.type, conversationId, seq: f.seq };
     try {
-      this.#d.emit('message', await openDelivered(f.wire_envelope, delivery, this.#openContext()));
+      const message = await openDelivered(f.wire_envelope, delivery, this.#openContext());
+      const key = { deliveryId, conversationId: message.conversationId, messageId: message.messageId };
+      if (this.#dedup.has(key)) return;
+      this.#dedup.add(key);
+      this.#d.emit('message', message);
     } catch (err) {
+      this.#dedup.add({ deliveryId, conversationId, messageId: undefined });
       const error = asError(err);
       this.#d.log.warn('a received message could not be opened', {
         conversationId: delivery.conversationId,

@@ -62,7 +62,9 @@ export class UserSession {
   /** When the current access token was accepted and when it expires (client's clock); undefined when signed out. */
   tokenWindow(): { readonly issuedAtMs: number; readonly expiresAtMs: number } | undefined {
     const info = this.#info;
-    return info === undefined ? undefined : { issuedAtMs: this.#issuedAtMs, expiresAtMs: info.accessTokenExpiresAtMs };
+    return info === undefined
+      ? undefined
+      : { issuedAtMs: this.#issuedAtMs, expiresAtMs: info.accessTokenExpiresAtMs };
   }
 
   /** Calls `listener` with every new access token (to renew a WebSocket). Returns an unsubscribe function. */

@@ -165,7 +165,10 @@ export class UserMessaging {
   }
 
   /** Opens and emits one frame unless it was delivered before. */
-  async #handleFrame(frame: Readonly<Record<string, unknown>>, deliveryId: string | undefined): Promise<void> {
+  async #handleFrame(
+    frame: Readonly<Record<string, unknown>>,
+    deliveryId: string | undefined,
+  ): Promise<void> {
     const parsed = UserMessageFrameSchema.safeParse(frame);
     if (!parsed.success) {
       this.#d.log.debug('user socket: ignored a frame without an envelope', {

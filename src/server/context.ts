@@ -134,7 +134,12 @@ export function createServerContext(
     limits: new RateLimits(clock),
     system: createSystemSender(clock),
     delivery,
-    userDeliveries: new UserDeliveries({ store, clock, window: resolved.wsAck.window, frameOf: messageFrame }),
+    userDeliveries: new UserDeliveries({
+      store,
+      clock,
+      window: resolved.wsAck.window,
+      frameOf: messageFrame,
+    }),
     baseUrl: `http://${resolved.host}:${resolved.port}`,
   };
   onExpired = (agentId, events) => void sendDeliveryFailureNotices(ctx, agentId, events);

@@ -27,7 +27,7 @@ import type { ServerContext } from '../context.js';
 import type { AgentPrincipal } from '../http/types.js';
 import type { AgentRecord } from '../store/agent-types.js';
 import type { HubConnection } from '../ws/connection.js';
-import { authErrorFrame, errorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
+import { authErrorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
 import type { AuthOutcome, ClientFrame } from '../ws/hub.js';
 import { liveKeys } from './records.js';
 import { ackIdsOf } from '../ws/ack-frame.js';

@@ -90,7 +90,8 @@ describe('UserClient: catch-up after a reconnect', () => {
     const down = nextEvent(o.client, 'disconnected');
     expect(proxy.reset()).toBe(1);
     await down;
-    for (const text of ['m1', 'm2', 'm3']) await o.agent.sender.send(o.conversationId, { type: 'text', text });
+    for (const text of ['m1', 'm2', 'm3'])
+      await o.agent.sender.send(o.conversationId, { type: 'text', text });
     proxy.refuse(false);
     await waitFor(() => o.texts.length === 4, 'm1–m3 after the reconnect');
     await o.agent.sender.send(o.conversationId, { type: 'text', text: 'm4' });
@@ -135,7 +136,11 @@ describe('UserClient: catch-up after a reconnect', () => {
     expect(notices.map((n) => [n.senderId, n.conversationId, n.payload['message_id']])).toEqual(
       ids.map((id) => ['system', o.conversationId, id]),
     );
-    expect(notices.map((n) => n.payload['reason'])).toEqual(['pending_expired', 'pending_expired', 'pending_expired']);
+    expect(notices.map((n) => n.payload['reason'])).toEqual([
+      'pending_expired',
+      'pending_expired',
+      'pending_expired',
+    ]);
   });
 
   it('with acks: false, frames carry no delivery_id and live messages still arrive', async () => {

@@ -136,8 +136,10 @@ export class UserDeliveries {
     for (const id of deliveryIds) {
       if (!/^[1-9]\d{0,15}$/.test(id)) continue;
       const seq = Number(id);
-      if (stream.inFlight.delete(seq)) inFlight++;
-      if (seq > stream.device.floor) stream.device.acked.add(seq);
+      const sent = stream.inFlight.delete(seq);
+      if (sent) inFlight++;
+      // Only seqs this stream has passed count (bounds the set against made-up ids).
+      if ((sent || seq <= stream.scanned) && seq > stream.device.floor) stream.device.acked.add(seq);
     }
     this.#advance(stream);
     void this.#pump(stream);

@@ -52,9 +52,9 @@ async function agentSends(text: string): Promise<number> {
   return Number(res.data['seq']);
 }
 
-async function userSocket(ack: boolean): Promise<{ probe: WsProbe; ok: Frame }> {
+async function userSocket(ack: boolean, token = user.accessToken): Promise<{ probe: WsProbe; ok: Frame }> {
   const probe = await WsProbe.open(server.wsUrl);
-  probe.send({ type: 'auth', access_token: user.accessToken, ...(ack ? { ack: true } : {}) });
+  probe.send({ type: 'auth', access_token: token, ...(ack ? { ack: true } : {}) });
   return { probe, ok: await probe.next() };
 }
 
@@ -102,6 +102,26 @@ describe('user WebSocket: acknowledged delivery', () => {
     await third.probe.settle();
     expect(third.probe.frames).toHaveLength(2); // auth.ok and 'four' only
     await closed(third.probe);
+  });
+
+  it('each device has its own cursor: what one acknowledged, another still gets', async () => {
+    const other = await server.control.accessToken(user.userId, { deviceId: 'second-device' });
+    const a = await userSocket(true);
+    const b = await userSocket(true, other.accessToken);
+    const seq = await agentSends('both');
+    expect((await a.probe.next())['delivery_id']).toBe(String(seq));
+    expect((await b.probe.next())['delivery_id']).toBe(String(seq));
+    a.probe.send({ type: 'ack', delivery_ids: [String(seq)] });
+    await a.probe.settle();
+    await closed(a.probe);
+    await closed(b.probe);
+    const a2 = await userSocket(true);
+    const b2 = await userSocket(true, other.accessToken);
+    expect((await b2.probe.next())['delivery_id']).toBe(String(seq));
+    await a2.probe.settle();
+    expect(a2.probe.frames).toHaveLength(1); // auth.ok only
+    await closed(a2.probe);
+    await closed(b2.probe);
   });
 
   it('a connection without acks gets live pushes without delivery_id, and nothing it missed', async () => {

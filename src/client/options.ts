@@ -74,6 +74,16 @@ export interface UserClientOptions {
   backoff?: Omit<BackoffOptions, 'random'>;
   /** From opening the WebSocket to `auth.ok`, ms. @defaultValue `10000` */
   authTimeoutMs?: number;
+  /** The WebSocket address. @defaultValue `baseUrl` with `ws(s)://` and path `/ws` */
+  webSocketUrl?: string | URL;
+  /**
+   * Ask for acknowledged delivery (`ack: true` in `auth`): the service keeps
+   * what this device has not acknowledged and sends it again after a
+   * reconnect, so nothing that arrived while disconnected is missed. `false`
+   * gives the older "what is pushed while connected" behaviour.
+   * @defaultValue `true`
+   */
+  acks?: boolean;
   /** How long peers' public keys are cached, ms. @defaultValue `300000` */
   keyCacheTtlMs?: number;
 }
@@ -97,6 +107,7 @@ export interface ResolvedUserClientOptions {
   readonly authTimeoutMs: number;
   readonly keyCacheTtlMs: number;
   readonly acceptLegacyV10: boolean;
+  readonly acks: boolean;
 }
 
 function bad(option: string, rule: string, cause?: unknown): ConfigurationError {
@@ -147,7 +158,8 @@ export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClie
   const d = DEFAULT_USER_CLIENT_OPTIONS;
   return {
     baseUrl,
-    wsUrl: agentWebSocketUrl(baseUrl),
+    wsUrl: String(o.webSocketUrl ?? agentWebSocketUrl(baseUrl)),
+    acks: o.acks ?? true,
     deviceId,
     deviceName: o.deviceName,
     keyBackup: o.keyBackup ?? {},

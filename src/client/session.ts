@@ -31,6 +31,7 @@ export class UserSession {
   #token: string | undefined;
   #info: SessionInfo | undefined;
   #refreshing: Promise<void> | undefined;
+  #issuedAtMs = 0;
   readonly #listeners = new Set<(accessToken: string) => void>();
 
   constructor(
@@ -58,6 +59,14 @@ export class UserSession {
     return this.#token;
   }
 
+  /** When the current access token was accepted and when it expires (client's clock); undefined when signed out. */
+  tokenWindow(): { readonly issuedAtMs: number; readonly expiresAtMs: number } | undefined {
+    const info = this.#info;
+    return info === undefined
+      ? undefined
+      : { issuedAtMs: this.#issuedAtMs, expiresAtMs: info.accessTokenExpiresAtMs };
+  }
+
   /** Calls `listener` with every new access token (to renew a WebSocket). Returns an unsubscribe function. */
   onToken(listener: (accessToken: string) => void): () => void {
     this.#listeners.add(listener);
@@ -69,6 +78,7 @@ export class UserSession {
     const a = res.data;
     this.jar.store(res.headers['set-cookie']);
     this.#token = a.access_token;
+    this.#issuedAtMs = this.clock.now();
     this.#info = {
       userId: a.user_id,
       deviceId: a.device_id ?? this.#info?.deviceId ?? this.fallbackDeviceId,

@@ -365,7 +365,10 @@ export class UserClient extends EventEmitter<UserClientEvents> {
 
   /**
    * Opens the user WebSocket; resolves on `auth.ok`. Received messages are
-   * opened and emitted as `message` (failures as `messageFailed`).
+   * opened and emitted as `message` (failures as `messageFailed`). With
+   * acknowledged delivery (option `acks`, default on) every reconnect first
+   * delivers what this device missed, each message once and in order per
+   * conversation; the access token is renewed at 80 % of its lifetime.
    *
    * @throws {@link ConfigurationError} before sign-in; the socket's fatal error when it stops before `auth.ok`.
    */

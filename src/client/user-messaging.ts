@@ -3,6 +3,13 @@
  * the inbox, and the WebSocket whose message frames are opened and emitted.
  * Kept apart from the account calls so each file stays small.
  *
+ * Frames are handled one at a time, in the order they arrived (so per
+ * conversation in order); a delivery seen before (its `delivery_id` or its
+ * signed message id) is acknowledged without being emitted again; a
+ * delivery is acknowledged after the `message` / `messageFailed` listeners
+ * returned. While connected, the access token is renewed at 80 % of its
+ * lifetime (`token-renewal.ts`).
+ *
  * @module
  */
 import type { AmsError } from '../core/errors/base.js';
@@ -20,6 +27,8 @@ import type { SessionInfo, UserSession } from './session.js';
 import type { UserApi } from './user-api.js';
 import type { FailedMessage, InboxOptions, InboxPage, UserClientEvents } from './user-client-types.js';
 import { userKeyRing, type UserKeySet } from './user-keys.js';
+import { DeliveryDedup } from './delivery-dedup.js';
+import { TokenRenewal } from './token-renewal.js';
 import { UserSocket } from './user-socket.js';
 import { UserMessageFrameSchema } from './wire/conversations.js';
 import type { SentMessageResult } from './wire/results.js';
@@ -49,12 +58,16 @@ export class UserMessaging {
   readonly #d: UserMessagingDeps;
   #socket: UserSocket | undefined;
   #sender: { readonly userId: string; readonly sender: MessageSender } | undefined;
-  /** Live messages already emitted (signed sender and message id). */
+  /** Live messages already emitted (signed sender and message id), kept 25 h (replay window). */
   readonly #recent: RecentMessageIds;
+  readonly #dedup = new DeliveryDedup();
+  readonly #renewal: TokenRenewal;
+  #frames: Promise<void> = Promise.resolve();
 
   constructor(deps: UserMessagingDeps) {
     this.#d = deps;
     this.#recent = new RecentMessageIds(deps.options.clock);
+    this.#renewal = new TokenRenewal(deps.session, deps.options.clock, deps.log);
   }
 
   /** The signed-in user, or a ConfigurationError. */
@@ -71,6 +84,7 @@ export class UserMessaging {
   /** Renews the open WebSocket with a new access token. */
   renew(accessToken: string): void {
     this.#socket?.renew(accessToken);
+    this.#renewal.tokenChanged();
   }
 
   /** See `UserClient.send`. */
@@ -113,33 +127,52 @@ export class UserMessaging {
       logger: this.#d.log,
       backoff: this.#d.backoff,
       authTimeoutMs: o.authTimeoutMs,
+      acks: o.acks,
     });
     this.#socket = socket;
-    socket.on('frame', (frame) => void this.#onFrame(frame));
+    socket.on('frame', (frame) => {
+      this.#frames = this.#frames.then(() => this.#onFrame(socket, frame));
+    });
     socket.on('open', () => emit('connected'));
     socket.on('renewed', () => emit('tokenRenewed'));
     socket.on('close', (info) => emit('disconnected', info));
     socket.on('sessionInvalidated', () => emit('sessionInvalidated'));
     socket.on('fatal', (err) => {
       if (this.#socket === socket) this.#socket = undefined;
+      this.#renewal.stop();
       emit('connectionFailed', err);
     });
+    this.#renewal.arm();
     try {
       await socket.start();
     } catch (err) {
       if (this.#socket === socket) this.#socket = undefined;
+      this.#renewal.stop();
       throw err;
     }
   }
 
-  /** See `UserClient.disconnect`. */
+  /** See `UserClient.disconnect`. Waits until the frames received so far were handled. */
   async disconnect(): Promise<void> {
     const socket = this.#socket;
     this.#socket = undefined;
+    this.#renewal.stop();
+    await this.#frames;
     await socket?.close();
   }
 
-  async #onFrame(frame: Readonly<Record<string, unknown>>): Promise<void> {
+  async #onFrame(socket: UserSocket, frame: Readonly<Record<string, unknown>>): Promise<void> {
+    const raw = frame['delivery_id'];
+    const deliveryId = typeof raw === 'string' && raw.length > 0 && raw.length <= 64 ? raw : undefined;
+    await this.#handleFrame(frame, deliveryId);
+    if (deliveryId !== undefined) socket.ack(deliveryId);
+  }
+
+  /** Opens and emits one frame unless it was delivered before. */
+  async #handleFrame(
+    frame: Readonly<Record<string, unknown>>,
+    deliveryId: string | undefined,
+  ): Promise<void> {
     const parsed = UserMessageFrameSchema.safeParse(frame);
     if (!parsed.success) {
       this.#d.log.debug('user socket: ignored a frame without an envelope', {
@@ -148,22 +181,23 @@ export class UserMessaging {
       return;
     }
     const f = parsed.data;
-    const delivery = {
-      event: f.type,
-      conversationId: f.metadata.conversation_id,
-      seq: f.seq,
-      receivedAtMs: this.#d.options.clock.now(),
-    };
+    const conversationId = f.metadata.conversation_id;
+    if (this.#dedup.has({ deliveryId, conversationId, messageId: undefined })) return;
+    const delivery = { event: f.type, conversationId, seq: f.seq, receivedAtMs: this.#d.options.clock.now() };
     try {
       const message = await openDelivered(f.wire_envelope, delivery, this.#openContext());
+      const key = { deliveryId, conversationId: message.conversationId, messageId: message.messageId };
+      if (this.#dedup.has(key)) return;
       if (!this.#recent.add(message.senderId, message.messageId)) {
         this.#d.log.debug('user socket: skipped a message delivered again', {
           conversationId: message.conversationId,
         });
         return;
       }
+      this.#dedup.add(key);
       this.#d.emit('message', message);
     } catch (err) {
+      this.#dedup.add({ deliveryId, conversationId, messageId: undefined });
       const error = asError(err);
       this.#d.log.warn('a received message could not be opened', {
         conversationId: delivery.conversationId,

@@ -16,6 +16,11 @@
  * client then sends `auth.renew` with the new token. The token is never put
  * in the URL, a log line or an error.
  *
+ * With `acks`, `auth` asks for acknowledged delivery (`ack: true`); when
+ * `auth.ok` carries the terms, {@link UserSocket.ack} sends the handled
+ * delivery ids back in batches (an id that cannot be sent is dropped: the
+ * service sends that message again on the next connection).
+ *
  * @module
  */
 import EventEmitter from 'eventemitter3';
@@ -24,7 +29,8 @@ import type { AmsError } from '../core/errors/base.js';
 import { isAmsError } from '../core/errors/guards.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import type { Logger } from '../core/logger.js';
-import { authRenewFrame } from '../core/protocol/ws-frames.js';
+import { AuthOkFrameSchema, authRenewFrame } from '../core/protocol/ws-frames.js';
+import { AckBatcher } from '../transport/ws/ack-batcher.js';
 import { isTerminalAuthError, WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
 import { createBackoff, type Backoff, type BackoffOptions } from '../transport/ws/backoff.js';
 import {
@@ -35,8 +41,8 @@ import {
 
 /** Events of the user socket. */
 export interface UserSocketEvents {
-  /** Authenticated (`auth.ok`); `attempt` counts connections. */
-  open: [info: { attempt: number }];
+  /** Authenticated (`auth.ok`); `attempt` counts connections; `acks`: the service acknowledges deliveries. */
+  open: [info: { attempt: number; acks: boolean }];
   /** A frame other than the control frames (e.g. `message.new`), as parsed JSON. */
   frame: [frame: Readonly<Record<string, unknown>>];
   /** A connection ended. */
@@ -64,6 +70,8 @@ export interface UserSocketOptions {
   readonly backoff: BackoffOptions | undefined;
   /** From `new WebSocket()` to `auth.ok`, ms. */
   readonly authTimeoutMs: number;
+  /** Ask for acknowledged delivery. */
+  readonly acks: boolean;
 }
 
 interface End {
@@ -85,16 +93,33 @@ export class UserSocket extends EventEmitter<UserSocketEvents> {
   #wake: (() => void) | undefined;
   #started: { resolve: () => void; reject: (e: unknown) => void } | undefined;
   #done: Promise<void> | undefined;
+  #conn: ConnectionState | undefined;
+  readonly #acks: AckBatcher;
 
   constructor(options: UserSocketOptions) {
     super();
     this.#o = options;
     this.#backoff = createBackoff(options.backoff);
+    this.#acks = new AckBatcher((text) => {
+      if (!this.acks) return false;
+      this.#socket?.send(text);
+      return true;
+    }, options.clock);
   }
 
   /** True while authenticated. */
   get isOpen(): boolean {
     return this.#open;
+  }
+
+  /** True while the open connection has acknowledged delivery. */
+  get acks(): boolean {
+    return this.#open && this.#conn?.acks === true;
+  }
+
+  /** Acknowledges a handled delivery (batched; dropped when the connection has no acks). */
+  ack(deliveryId: string): void {
+    if (this.#o.acks) this.#acks.add(deliveryId);
   }
 
   /** Connects; resolves on the first `auth.ok`, rejects when the socket stops for good first. */
@@ -115,6 +140,7 @@ export class UserSocket extends EventEmitter<UserSocketEvents> {
   async close(): Promise<void> {
     this.#stopped = true;
     this.#wake?.();
+    this.#acks.flush();
     this.#socket?.close(WS_CLOSE_CODES.NORMAL, 'client closing');
     await this.#done;
   }
@@ -216,18 +242,21 @@ export class UserSocket extends EventEmitter<UserSocketEvents> {
     this.#socket = socket;
     this.#attempt += 1;
     const conn: ConnectionState = {
+      acks: false,
       opened: false,
       authError: undefined,
       sessionInvalidated: false,
       timer: undefined,
     };
+    this.#conn = conn;
     conn.timer = this.#o.clock.setTimeout(
       () => socket.close(WS_CLOSE_CODES.NORMAL, 'auth timeout'),
       this.#o.authTimeoutMs,
     );
     return new Promise<End>((resolve) => {
+      const auth = this.#o.acks ? { ack: true } : {};
       socket.addEventListener('open', () =>
-        socket.send(JSON.stringify({ type: 'auth', access_token: token })),
+        socket.send(JSON.stringify({ type: 'auth', access_token: token, ...auth })),
       );
       socket.addEventListener('error', () => undefined);
       socket.addEventListener('message', (event) => this.#onMessage(conn, event.data));
@@ -256,10 +285,13 @@ export class UserSocket extends EventEmitter<UserSocketEvents> {
     if (type === 'auth.ok') {
       if (conn.opened) return this.#emit('renewed');
       conn.opened = true;
+      const terms = AuthOkFrameSchema.safeParse(frame).data?.ack;
+      conn.acks = terms !== undefined;
+      if (terms !== undefined) this.#acks.maxBatch = Math.max(1, Math.floor(terms.window / 4));
       this.#open = true;
       this.#stopTimer(conn);
       this.#backoff.connected(this.#o.clock.now());
-      this.#emit('open', { attempt: this.#attempt });
+      this.#emit('open', { attempt: this.#attempt, acks: conn.acks });
       this.#started?.resolve();
     } else if (type === 'auth.error') {
       conn.authError = typeof frame['reason'] === 'string' ? frame['reason'].slice(0, 100) : 'unknown';
@@ -276,6 +308,8 @@ export class UserSocket extends EventEmitter<UserSocketEvents> {
 
 /** What one connection has seen so far. */
 interface ConnectionState {
+  /** `auth.ok` carried ack terms. */
+  acks: boolean;
   opened: boolean;
   authError: string | undefined;
   sessionInvalidated: boolean;

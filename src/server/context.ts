@@ -26,6 +26,8 @@ import { RateLimits } from './limits/rate-limiter.js';
 import { createMemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { WsHub } from './ws/hub.js';
+import { UserDeliveries } from './ws/user-deliveries.js';
+import { messageFrame } from './messages/relay.js';
 
 /** Server state and services. */
 export interface ServerContext {
@@ -59,6 +61,8 @@ export interface ServerContext {
   readonly system: SystemSender;
   /** Delivery of events to agents (WebSocket or webhook). */
   readonly delivery: ReferenceDeliveryEngine;
+  /** Acknowledged delivery to user connections that asked for it, fed from the inbox. */
+  readonly userDeliveries: UserDeliveries;
   /** `http://host:port` once listening (WebAuthn's default origin uses it). */
   baseUrl: string;
 }
@@ -130,6 +134,12 @@ export function createServerContext(
     limits: new RateLimits(clock),
     system: createSystemSender(clock),
     delivery,
+    userDeliveries: new UserDeliveries({
+      store,
+      clock,
+      window: resolved.wsAck.window,
+      frameOf: messageFrame,
+    }),
     baseUrl: `http://${resolved.host}:${resolved.port}`,
   };
   onExpired = (agentId, events) => void sendDeliveryFailureNotices(ctx, agentId, events);

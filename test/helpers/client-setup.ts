@@ -19,6 +19,7 @@ import {
   type OpenedEnvelope,
 } from '../../src/crypto/index.js';
 import type { ReferenceServer } from '../../src/testing/index.js';
+import { createRestClient } from '../../src/transport/rest/client.js';
 import { uniqueEmail } from './server-http.js';
 
 /** Cheap Argon2id for tests (the production floor is refused by default; these lower it). */
@@ -103,13 +104,21 @@ export async function startAgent(
   server: ReferenceServer,
   agentId: string,
   token: string,
-  options: { store?: KeyStore; clock?: Clock } = {},
+  options: {
+    store?: KeyStore;
+    clock?: Clock;
+    /** No client-side 5-per-second pacing (the caller paces on the server's virtual time). */
+    unthrottled?: boolean;
+  } = {},
 ): Promise<TestAgentRuntime> {
   const store =
     options.store ?? new MemoryKeyStore(options.clock === undefined ? {} : { clock: options.clock });
   const events: KeyLifecycleEvent[] = [];
   const logger = recordingLogger();
-  const api = createAgentApi({ baseUrl: server.url, agentId, token });
+  const rest = options.unthrottled
+    ? { rest: createRestClient({ baseUrl: server.url, credentials: token, rateLimits: false }) }
+    : {};
+  const api = createAgentApi({ baseUrl: server.url, agentId, token, ...rest });
   const ring = await ensureAgentKeys({
     api,
     store,

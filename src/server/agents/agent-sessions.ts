@@ -27,10 +27,10 @@ import type { ServerContext } from '../context.js';
 import type { AgentPrincipal } from '../http/types.js';
 import type { AgentRecord } from '../store/agent-types.js';
 import type { HubConnection } from '../ws/connection.js';
-import { authErrorFrame, errorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
+import { authErrorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
 import type { AuthOutcome, ClientFrame } from '../ws/hub.js';
 import { liveKeys } from './records.js';
-import { ACK_FRAME_MAX_IDS } from '../../core/protocol/ws-frames.js';
+import { ackIdsOf } from '../ws/ack-frame.js';
 
 const MAX_CREDENTIAL_CHARS = 8192;
 const KEY_ID = /^[0-9a-f]{16}$/;
@@ -82,40 +82,17 @@ async function authenticate(ctx: ServerContext, frame: ClientFrame): Promise<Aut
   return { ok: true, principal, negotiated: { ack: { window, timeout_ms: timeoutMs } } };
 }
 
-const DELIVERY_ID = /^[0-9A-Za-z-]{1,64}$/;
-
 /**
- * `{ type: 'ack', delivery_ids: [...] }` on an agent connection that
- * negotiated acks: each id still pending is logged `delivered`. A malformed
- * frame gets an `error` frame (`VALIDATION_ERROR`) and acknowledges nothing.
+ * `{ type: 'ack', delivery_ids: [...] }` on a connection that negotiated
+ * acks: an agent's ids go to the delivery engine, a user's to the user's
+ * stream (`user-deliveries.ts`).
  */
-function ackFrame(ctx: ServerContext, frame: ClientFrame, conn: HubConnection): void {
+function onAck(ctx: ServerContext, frame: ClientFrame, conn: HubConnection): void {
+  const ids = ackIdsOf(frame, conn);
   const p = conn.principal;
-  if (p?.kind !== 'agent' || conn.negotiated['ack'] === undefined) {
-    conn.send(
-      errorFrame('VALIDATION_ERROR', 'Acknowledgements were not negotiated.', {
-        reason: 'ack_not_negotiated',
-      }),
-    );
-    return;
-  }
-  const ids = frame['delivery_ids'];
-  if (
-    !Array.isArray(ids) ||
-    ids.length === 0 ||
-    ids.length > ACK_FRAME_MAX_IDS ||
-    !ids.every((id): id is string => typeof id === 'string' && DELIVERY_ID.test(id))
-  ) {
-    conn.send(
-      errorFrame('VALIDATION_ERROR', 'delivery_ids must be 1 to 1000 delivery ids.', {
-        reason: 'invalid_frame',
-        min: 1,
-        max: ACK_FRAME_MAX_IDS,
-      }),
-    );
-    return;
-  }
-  ctx.delivery.ack(p.agentId, ids);
+  if (ids === undefined || p === undefined) return;
+  if (p.kind === 'agent') ctx.delivery.ack(p.agentId, ids);
+  else ctx.userDeliveries.ack(conn, ids);
 }
 
 /** Arms (or clears) the grace-end timers of a connection for its token. */
@@ -173,5 +150,5 @@ export function registerAgentSessions(ctx: ServerContext): void {
       if (p?.kind === 'agent') ctx.delivery.onAgentDisconnected(p.agentId, conn.id);
     },
   });
-  ctx.hub.handle('ack', (frame, conn) => ackFrame(ctx, frame, conn));
+  ctx.hub.handle('ack', (frame, conn) => onAck(ctx, frame, conn));
 }

@@ -46,12 +46,19 @@ export function messageFrame(type: string, m: MessageRecord): OutgoingFrame {
   };
 }
 
-/** Sends a frame to every open WebSocket of a user; returns how many. */
+/**
+ * Sends a stored message's frame to every open WebSocket of a user; returns
+ * how many. A connection with acknowledged delivery is not written to: its
+ * stream reads the message from the inbox, in order, with a `delivery_id`.
+ */
 export function pushToUser(ctx: ServerContext, userId: string, frame: OutgoingFrame): number {
   const conns = ctx.hub.connections(
     (c) => c.state === 'open' && c.principal?.kind === 'user' && c.principal.userId === userId,
   );
-  for (const conn of conns) conn.send(frame);
+  for (const conn of conns) {
+    if (ctx.userDeliveries.has(conn)) ctx.userDeliveries.wake(conn);
+    else conn.send(frame);
+  }
   return conns.length;
 }
 

@@ -10,6 +10,9 @@
  *   and device → `auth.ok` and new timers; a bad one → `auth.error` (the
  *   connection stays up on the old token until it expires).
  * - Revoking the device → `session.invalidated`, close 4004 (see the hub).
+ * - `ack: true` in `auth` (and the server's `wsAcks` on) → `auth.ok` with
+ *   `ack: { window, timeout_ms }`: acknowledged delivery from the inbox,
+ *   catching up from the device's cursor first (see `user-deliveries.ts`).
  *
  * @module
  */
@@ -69,10 +72,18 @@ export function registerUserSessions(ctx: ServerContext): void {
       const check = await checkAccessToken(ctx, token);
       if (!check.ok)
         return { ok: false, reason: check.code === 'TOKEN_EXPIRED' ? 'token_expired' : 'invalid_token' };
-      return { ok: true, principal: check.principal };
+      if (frame['ack'] !== true || !ctx.options.wsAcks) return { ok: true, principal: check.principal };
+      const { window, timeoutMs } = ctx.options.wsAck;
+      return { ok: true, principal: check.principal, negotiated: { ack: { window, timeout_ms: timeoutMs } } };
     },
     onOpen(conn) {
-      if (conn.principal?.kind === 'user') scheduleExpiry(ctx, conn, conn.principal);
+      const p = conn.principal;
+      if (p?.kind !== 'user') return;
+      scheduleExpiry(ctx, conn, p);
+      if (conn.negotiated['ack'] !== undefined) void ctx.userDeliveries.open(conn, p.userId, p.deviceId);
+    },
+    onClose(conn) {
+      ctx.userDeliveries.close(conn);
     },
   });
   ctx.hub.handle('auth.renew', (frame, conn) =>

@@ -11,7 +11,7 @@ import { fakeSocketClass } from '../../helpers/transport-fake-socket.js';
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
-function setup(options: { refreshFails?: boolean } = {}) {
+function setup(options: { refreshFails?: boolean; acks?: boolean } = {}) {
   const clock = new ManualClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const { ctor, sockets } = fakeSocketClass();
   let token = 'token-1';
@@ -29,6 +29,7 @@ function setup(options: { refreshFails?: boolean } = {}) {
     logger: silentLogger,
     backoff: { baseMs: 1000, capMs: 1000 },
     authTimeoutMs: 10_000,
+    acks: options.acks === true,
   });
   const events: string[] = [];
   for (const e of ['open', 'close', 'reconnecting', 'sessionInvalidated', 'fatal', 'renewed'] as const) {
@@ -60,6 +61,38 @@ describe('UserSocket', () => {
     expect(frames).toEqual([{ type: 'message.new', wire_envelope: 'x' }]);
     await s.socket.close();
     expect(s.events).toEqual(['open', 'close']);
+  });
+
+  it('with acks: asks in auth, reads the terms of auth.ok, and batches handled ids into one ack frame', async () => {
+    const s = setup({ acks: true });
+    const opened: unknown[] = [];
+    s.socket.on('open', (info) => opened.push(info));
+    const started = s.socket.start();
+    for (let i = 0; i < 20 && s.sockets.length === 0; i++) await flush();
+    s.sockets[0]!.open();
+    s.sockets[0]!.message({ type: 'auth.ok', ack: { window: 256, timeout_ms: 30_000 } });
+    await started;
+    expect(s.sockets[0]!.frames()[0]).toEqual({ type: 'auth', access_token: 'token-1', ack: true });
+    expect(opened).toEqual([{ attempt: 1, acks: true }]);
+    expect(s.socket.acks).toBe(true);
+    s.socket.ack('41');
+    s.socket.ack('42');
+    expect(s.sockets[0]!.frames()).toHaveLength(1);
+    s.clock.advance(10);
+    expect(s.sockets[0]!.frames().slice(1)).toEqual([{ type: 'ack', delivery_ids: ['41', '42'] }]);
+    await s.socket.close();
+  });
+
+  it('with acks asked but a plain auth.ok: no ack frame is ever sent', async () => {
+    const s = setup({ acks: true });
+    const started = s.socket.start();
+    await authenticate(s, 0);
+    await started;
+    expect(s.socket.acks).toBe(false);
+    s.socket.ack('7');
+    s.clock.advance(10);
+    expect(s.sockets[0]!.frames()).toEqual([{ type: 'auth', access_token: 'token-1', ack: true }]);
+    await s.socket.close();
   });
 
   it('refreshes on auth.expiring and renews with the new token', async () => {

@@ -137,7 +137,13 @@ export async function startAgent(
     events,
     logger,
   } as TestAgentRuntime;
-  runtime.sender = createMessageSender({ api, agentId, keys: () => runtime.ring, directory });
+  runtime.sender = createMessageSender({
+    api,
+    agentId,
+    keys: () => runtime.ring,
+    directory,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   return runtime;
 }
 

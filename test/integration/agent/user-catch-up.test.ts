@@ -69,7 +69,13 @@ async function owner(on: ReferenceServer, extra: Partial<UserClientOptions> = {}
   const { client } = await signUp(on, newUserClient(on, { backoff: FAST_RECONNECT, ...extra }));
   clients.push(client);
   const created = await client.createAgent({ name: 'Catch-up' });
-  const agent = await startAgent(on, created.agentId, created.token);
+  // The agent seals on the same clock as the user reads (the replay window compares them).
+  const agent = await startAgent(
+    on,
+    created.agentId,
+    created.token,
+    extra.clock === undefined ? {} : { clock: extra.clock },
+  );
   const { conversationId } = await client.addAgent(created.agentId);
   const o: Owner = { client, agent, conversationId, texts: [], connects: 0, disconnects: [] };
   client.on('message', (m: ReceivedMessage) => void o.texts.push(String(m.payload['text'])));
@@ -121,7 +127,8 @@ describe('UserClient: catch-up after a reconnect', () => {
   });
 
   it('delivery.failed notices produced by a 24 h jump (token expired, 4003) arrive after the reconnect', async () => {
-    const o = await owner(server);
+    // The client reads on the service's clock, as real clocks agree within the replay window's skew.
+    const o = await owner(server, { clock: server.virtualClock! });
     await o.client.connect();
     const notices: ReceivedMessage[] = [];
     o.client.on('message', (m) => void (m.event === 'delivery.failed' && notices.push(m)));

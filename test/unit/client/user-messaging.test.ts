@@ -59,6 +59,7 @@ function setup(acceptLegacyV10 = true) {
     info: { userId: USER, deviceId: 'dev-1', accessTokenExpiresAtMs: clock.now() + HOUR },
     accessToken: () => 'token-1',
     refresh: async () => undefined,
+    tokenWindow: () => undefined,
   } as unknown as UserSession;
   const messaging = new UserMessaging({
     api: {} as UserApi,

@@ -2,7 +2,7 @@
 # Type matrix: the packed tarball, installed as a user installs it, and the
 # consumer code in .ci/types/ (every public entry, every event API, the
 # webhook adapters with real Express and Fastify, the testing kit) type-checked
-# with skipLibCheck false under
+# with skipLibCheck false, and the README's bot (as bot.mts), under
 #   TypeScript:   the version we pin, and the newest on the registry
 #   @types/node:  20, and the newest on the registry
 #   module:       ESM NodeNext ("type": "module"), CJS NodeNext, bundler (ESNext)
@@ -57,6 +57,8 @@ make_cell() {
   mkdir -p "$cell/node_modules/@types"
   ln -s "$work/tc/$node/node_modules/@types/node" "$cell/node_modules/@types/node"
   cp "$repo"/.ci/types/*.ts "$cell/"
+  # The README's bot, as bot.mts (the README's name for it in TypeScript).
+  awk '/^## A bot in/{f=1} f&&/^```ts/{c=1;next} c&&/^```/{exit} c' "$repo/README.md" >"$cell/readme-bot.mts"
   local type=module mod=NodeNext res=NodeNext
   case $module in
     cjs) type=commonjs ;;
@@ -70,7 +72,7 @@ make_cell() {
     "strict": true, "noUncheckedIndexedAccess": true, "exactOptionalPropertyTypes": true,
     "skipLibCheck": false, "types": ["node"], "noEmit": true
   },
-  "include": ["*.ts"]
+  "include": ["*.ts", "*.mts"]
 }
 JSON
   echo "$cell $work/tc/ts-$ts/node_modules/.bin/tsc"

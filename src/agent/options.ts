@@ -185,11 +185,24 @@ function keyStoreOf(o: AgentOptions, clock: Clock): KeyStore {
   }
   const dir = globalThis.process?.env?.[DEFAULT_AGENT_OPTIONS.keyDirEnv];
   if (typeof dir === 'string' && dir !== '')
-    return new FileKeyStore({ directory: join(dir, o.agentId), clock, logger: o.logger ?? silentLogger });
+    return new FileKeyStore({
+      directory: agentKeyDirectory(dir, o.agentId),
+      clock,
+      logger: o.logger ?? silentLogger,
+    });
   throw bad(
     'keyStore',
     `is required unless ${DEFAULT_AGENT_OPTIONS.keyDirEnv} is set: pass new FileKeyStore({ directory }) so keys survive a restart (MemoryKeyStore only for ephemeral agents)`,
   );
+}
+
+/**
+ * The key directory of one agent under a key root (`$AMS_KEY_DIR`):
+ * `<root>/<agentId>`. The Agent's default key store and `ams keygen` both use
+ * it, so a key made by `ams keygen` is the one the agent loads.
+ */
+export function agentKeyDirectory(root: string, agentId: string): string {
+  return join(root, agentId);
 }
 
 /**

@@ -38,6 +38,13 @@ node esm.mjs
 node cjs.cjs
 ./node_modules/.bin/ams --version
 
+# The README's bot, saved as the README says, in this `npm init -y` (CommonJS)
+# project: valid JavaScript, an ES module (top-level await).
+awk '/^## A bot in/{f=1} f&&/^```ts/{c=1;next} c&&/^```/{exit} c' "$repo/README.md" >bot.mjs
+grep -q "new Agent" bot.mjs
+node --check bot.mjs
+echo 'README bot ok as bot.mjs in a CommonJS project'
+
 # The examples, type-checked against the installed package as a user's project
 # would see it (frameworks and types linked from the repository's node_modules).
 mkdir -p examples

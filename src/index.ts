@@ -331,6 +331,7 @@ export {
 export {
   Agent,
   DEFAULT_AGENT_OPTIONS,
+  agentKeyDirectory,
   DEFAULT_FLOW_CONTROL,
   RelationPayloadSchema,
   GovernancePayloadSchema,

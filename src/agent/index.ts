@@ -11,6 +11,7 @@ export { Agent, type AgentState, type AgentCloseOptions, type AgentListener } fr
 export { DEFAULT_FLOW_CONTROL, type FlowControlOptions, type FlowStats } from './pipeline/flow-control.js';
 export {
   DEFAULT_AGENT_OPTIONS,
+  agentKeyDirectory,
   type AgentOptions,
   type AgentMode,
   type AgentWebhookOptions,

@@ -224,7 +224,7 @@ function keyStoreOf(o: AgentOptions, clock: Clock): KeyStore {
   }
   const dir = globalThis.process?.env?.[DEFAULT_AGENT_OPTIONS.keyDirEnv];
   if (typeof dir === 'string' && dir !== '')
-    return new FileKeyStore({ directory: join(dir, o.agentId), clock, logger: loggerOf(o) });
+    return new FileKeyStore({ directory: agentKeyDirectory(dir, o.agentId), clock, logger: loggerOf(o) });
   throw bad(
     'keyStore',
     `is required unless ${DEFAULT_AGENT_OPTIONS.keyDirEnv} is set: pass new FileKeyStore({ directory }) so keys survive a restart (MemoryKeyStore only for ephemeral agents)`,
@@ -251,6 +251,15 @@ function shutdownOf(o: AgentOptions, closeTimeoutMs: number): Required<ShutdownS
     timeoutMs,
     exit: given.exit ?? true,
   };
+}
+
+/**
+ * The key directory of one agent under a key root (`$AMS_KEY_DIR`):
+ * `<root>/<agentId>`. The Agent's default key store and `ams keygen` both use
+ * it, so a key made by `ams keygen` is the one the agent loads.
+ */
+export function agentKeyDirectory(root: string, agentId: string): string {
+  return join(root, agentId);
 }
 
 /**

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import EventEmitter from 'eventemitter3';
+import { EventEmitter } from 'eventemitter3';
 import type { Logger } from '../core/logger.js';
 import { generateKeys } from '../crypto/keys.js';
 import type { EnvelopePayload } from '../crypto/payload.js';

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import EventEmitter from 'eventemitter3';
+import { EventEmitter } from 'eventemitter3';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { AmsError } from '../core/errors/base.js';
 import { isAmsError } from '../core/errors/guards.js';

@@ -7,24 +7,28 @@
  */
 import { resolve } from 'node:path';
 import { FileKeyStore, KeyRing, generateKeys, keyFingerprint, type AgentKeys } from '../../crypto/index.js';
-import { isCryptoError, type Logger } from '../../index.js';
-import { EXIT, stringOf } from '../args.js';
+import { agentKeyDirectory, isCryptoError, type Logger } from '../../index.js';
+import { EXIT, stringOf, type ParsedValues } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { envValue, writeJson, type CliIo } from '../io.js';
 
-/** Key directory when neither `--dir` nor `AMS_KEY_DIR` is given. */
+/** Key root when `AMS_KEY_DIR` is not set (the agent's keys go in `<root>/<agent id>`). */
 export const DEFAULT_KEY_DIR = './.ams-keys';
 
 /** Help text of `ams keygen`. */
-export const KEYGEN_HELP = `Usage: ams keygen [--dir DIR] [--force] [--json]
+export const KEYGEN_HELP = `Usage: ams keygen [--agent ID | --dir DIR] [--force] [--json]
 
 Creates an agent key store: a fresh X25519 (encryption) and Ed25519 (signing)
-key pair in DIR/keys.json (directory mode 0700, file mode 0600), and prints
-the public keys with their fingerprints (key_id). Private keys are never
-printed. The agent registers the public keys with the service on start.
+key pair in $AMS_KEY_DIR/<agent id>/keys.json, where the Agent's default key
+store looks (directory mode 0700, file mode 0600), and prints the public keys
+with their fingerprints (key_id). Private keys are never printed. The agent
+registers the public keys with the service on start.
 
 Options:
-  --dir DIR    Key directory (default $AMS_KEY_DIR, else ${DEFAULT_KEY_DIR})
+  --agent ID   The agent's id (default $AMS_AGENT_ID); the store goes in
+               $AMS_KEY_DIR/ID (AMS_KEY_DIR defaults to ${DEFAULT_KEY_DIR})
+  --dir DIR    The agent's own key directory instead, exactly as
+               new FileKeyStore({ directory: DIR }) (no agent id needed)
   --force      Replace an existing (or unreadable) store. Messages sealed to the
                old keys can no longer be opened, and the service will report
                AGENT_KEYS_MISMATCH until the agent's token is regenerated.
@@ -32,7 +36,7 @@ Options:
   -h, --help   Show this help
 
 Exit status: 0 created, 1 a store exists (without --force) or I/O failed,
-2 usage error.
+2 usage error (e.g. neither --dir nor an agent id).
 `;
 
 /** Public facts of a key set (wire field names, as the service's key view). */
@@ -87,13 +91,37 @@ function refuse(io: CliIo, file: string, found: KeyRing | 'unreadable'): number 
   return EXIT.failure;
 }
 
+/**
+ * `--dir` as given, else the Agent's default key directory
+ * `$AMS_KEY_DIR/<agent id>`; undefined when there is no agent id.
+ */
+function keyDirectory(values: ParsedValues, io: CliIo): string | undefined {
+  const explicit = stringOf(values, 'dir');
+  if (explicit !== undefined) return resolve(explicit);
+  const agentId = stringOf(values, 'agent') ?? envValue(io, 'AMS_AGENT_ID');
+  if (agentId === undefined || agentId === '') return undefined;
+  return resolve(agentKeyDirectory(envValue(io, 'AMS_KEY_DIR') ?? DEFAULT_KEY_DIR, agentId));
+}
+
 /** The `ams keygen` command. */
 export const keygenCommand: CommandSpec = {
   name: 'keygen',
   help: KEYGEN_HELP,
-  options: { dir: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
+  options: {
+    agent: { type: 'string' },
+    dir: { type: 'string' },
+    force: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
   async run(values, io) {
-    const dir = resolve(stringOf(values, 'dir') ?? envValue(io, 'AMS_KEY_DIR') ?? DEFAULT_KEY_DIR);
+    const dir = keyDirectory(values, io);
+    if (dir === undefined) {
+      io.stderr.write(
+        'ams keygen: which agent? pass --agent ID or set AMS_AGENT_ID (keys go in $AMS_KEY_DIR/<agent id>, ' +
+          'where the Agent looks), or --dir DIR for a key directory of your own.\n',
+      );
+      return EXIT.usage;
+    }
     const store = new FileKeyStore({ directory: dir, logger: stderrWarnings(io) });
     const found = await existing(store);
     const force = values['force'] === true;

@@ -46,10 +46,11 @@ const ROTATE_HELP = `Usage: ams token rotate [--emergency] [options]
 
 Regenerates the agent's token (POST /agents/:id/token/regenerate) and prints
 the new one on stdout, once, as AMS_AGENT_TOKEN=… (or in --json).
-Normal mode: the old token and the old public key stay valid 7 days.
+Normal mode: the old token and the old public key stay valid 7 days (none
+stays valid when the token was revoked before).
 --emergency: the old token and key are invalid at once.
 The service allows 5 regenerations per 24 hours.
-After a regeneration the agent must register a new key pair with the new token.
+Restart the agent with the new token: it registers new keys by itself.
 
 Options:
   --emergency            Invalidate the old token at once
@@ -129,6 +130,19 @@ async function asOwner<T>(
   return withProgress(io, `ams ${name}`, 'signing in as the owner', work());
 }
 
+/**
+ * What became of the earlier token: invalid now (`--emergency`), valid until
+ * the grace end the service reported, none left (`null`: there was no live
+ * token, e.g. after `ams token revoke`), or the documented 7 days when the
+ * service did not say.
+ */
+function previousToken(emergency: boolean, validUntil: unknown): string {
+  if (emergency) return 'the old token and key are invalid now';
+  if (typeof validUntil === 'string') return `the old token stays valid until ${validUntil}`;
+  if (validUntil === null) return 'no earlier token stays valid (there was none, e.g. after a revocation)';
+  return 'the old token stays valid for 7 days';
+}
+
 const rotateCommand: CommandSpec = {
   name: 'token rotate',
   help: ROTATE_HELP,
@@ -147,16 +161,10 @@ const rotateCommand: CommandSpec = {
       writeJson(io, { agent_id: agentId, emergency, ...data });
     } else {
       io.stdout.write(`AMS_AGENT_TOKEN=${data.token}\n`);
-      const until =
-        typeof data['previous_token_valid_until'] === 'string'
-          ? data['previous_token_valid_until']
-          : undefined;
-      const old = emergency
-        ? 'the old token and key are invalid now'
-        : `the old token stays valid${until === undefined ? ' for 7 days' : ` until ${until}`}`;
       io.stderr.write(
-        `ams token rotate: new token for agent ${agentId} above (not shown again); ${old}. ` +
-          'Register a new key pair with the new token.\n',
+        `ams token rotate: new token for agent ${agentId} above (not shown again); ` +
+          `${previousToken(emergency, data['previous_token_valid_until'])}. ` +
+          'Restart the agent with the new token: it registers new keys by itself.\n',
       );
     }
     return EXIT.ok;

@@ -140,7 +140,10 @@ export async function regenerateToken(
       authError: 'token_revoked',
     });
   }
-  const graceUntilMs = emergency ? undefined : now + LIMITS.TOKEN_GRACE_MS;
+  // The end of the grace of the earlier tokens kept: none after an emergency
+  // regeneration or when there was no live token (e.g. after a revocation).
+  const graces = updated.tokens.flatMap((t) => (t.validUntilMs === undefined ? [] : [t.validUntilMs]));
+  const graceUntilMs = graces.length === 0 ? undefined : Math.max(...graces);
   for (const t of updated.tokens) {
     if (t.validUntilMs === undefined) continue;
     for (const conn of ctx.agentSockets.connections(agentId, [t.tokenId])) {

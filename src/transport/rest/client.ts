@@ -6,7 +6,7 @@
  *
  * @module
  */
-import EventEmitter from 'eventemitter3';
+import { EventEmitter } from 'eventemitter3';
 import type { z } from 'zod';
 import { describeRequest, type ResponseHeaders } from './attempt.js';
 import { defaultDispatcher } from './default-dispatcher.js';

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Dispatcher } from 'undici';
-import type EventEmitter from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { isAmsError, isServiceError } from '../../core/errors/guards.js';
 import type { RateLimiter } from '../../core/rate-limiter.js';

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import EventEmitter from 'eventemitter3';
+import { EventEmitter } from 'eventemitter3';
 import type { AmsError } from '../../core/errors/base.js';
 import { isTerminalCode } from '../../core/errors/codes.js';
 import { isAmsError } from '../../core/errors/guards.js';

@@ -24,7 +24,12 @@ export interface NodeRequestLike {
   on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  // Overloads shaped like `on` (not `(...args: never[]) => void`): an `IncomingMessage`
+  // of current `@types/node`, whose `removeListener` is generic over its event map,
+  // is assignable to these and to those of `@types/node` 20 alike.
+  removeListener(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
+  removeListener(event: 'end' | 'close', listener: () => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
   resume?(): unknown;
   /** True once the stream has been read to its end. */
   readonly readableEnded?: boolean;

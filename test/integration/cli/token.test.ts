@@ -33,6 +33,8 @@ describe('ams token rotate|revoke', () => {
     const token = /^AMS_AGENT_TOKEN=(hsk_[0-9A-Za-z]{40})\n$/.exec(io.out)?.[1];
     expect(token).toBeDefined();
     expect(io.err).toMatch(/the old token stays valid until \S+/);
+    expect(io.err).toContain('Restart the agent with the new token: it registers new keys by itself.');
+    expect(io.err).not.toMatch(/register a new key pair/i);
     expect(io.err).not.toContain(token!);
     expect((await agentCall(token!)).status).toBe(200);
     expect((await agentCall(env['AMS_AGENT_TOKEN']!)).status).toBe(200);
@@ -68,6 +70,19 @@ describe('ams token rotate|revoke', () => {
     expect(await runCli(argv, io)).toBe(0);
     expect(io.out).toBe(`revoked the token of agent ${env['AMS_AGENT_ID']}; 0 connection(s) closed\n`);
     expect((await agentCall(env['AMS_AGENT_TOKEN']!)).status).toBe(401);
+  });
+
+  it('rotate after revoke says no earlier token stays valid', async () => {
+    const io = captureIo({ env });
+    expect(await runCli(['token', 'rotate'], io)).toBe(0);
+    expect(io.err).not.toMatch(/stays valid (until|for)/);
+    expect(io.err).toContain('no earlier token stays valid');
+    const json = captureIo({ env });
+    expect(await runCli(['token', 'rotate', '--json'], json)).toBe(0);
+    // The token printed by the first rotation is in grace now: its end is reported.
+    expect(
+      (JSON.parse(json.out) as { previous_token_valid_until: unknown }).previous_token_valid_until,
+    ).toEqual(expect.any(String));
   });
 
   it('exits 1 on a wrong password or a foreign agent, 2 without credentials', async () => {

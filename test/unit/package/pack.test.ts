@@ -1,6 +1,8 @@
 /**
- * What `npm pack` would publish: only the build, the README and
- * package.json; no tests, fixtures, sources, docs or CI files; and nothing
+ * What `npm pack` would publish: only the build, the README, the changelog,
+ * the guides (docs/*.md, so the README's links resolve for an npm user), the
+ * runnable examples (not the demo, which imports the sources) and
+ * package.json; no tests, fixtures, sources or CI files; and nothing
  * in the published files (sourcemaps included) that looks like a secret or
  * a test fixture's private key. Needs `npm run build` first (CI builds
  * before it tests).
@@ -51,19 +53,33 @@ describe('the published package', () => {
     files = packedFiles();
   });
 
-  it('holds only dist/, README.md, package.json (and LICENSE when present)', () => {
+  it('holds only dist/, docs/*.md, examples, README.md, CHANGELOG.md, package.json (and LICENSE when present)', () => {
     const allowed = (p: string): boolean =>
-      p.startsWith('dist/') || p === 'README.md' || p === 'package.json' || p === 'LICENSE';
+      p.startsWith('dist/') ||
+      /^docs\/[^/]+\.md$/.test(p) ||
+      /^examples\/([^/]+\.ts|README\.md)$/.test(p) ||
+      ['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE'].includes(p);
     expect(files.length).toBeGreaterThan(10);
     expect(files.map((f) => f.path).filter((p) => !allowed(p))).toEqual([]);
     for (const entry of ['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/testing/index.js']) {
       expect(files.map((f) => f.path)).toContain(entry);
     }
     if (existsSync(`${root}LICENSE`)) expect(files.map((f) => f.path)).toContain('LICENSE');
+    // The examples import ./env.js: it ships with them.
+    expect(files.map((f) => f.path)).toContain('examples/env.ts');
+    expect(files.map((f) => f.path)).toContain('CHANGELOG.md');
   });
 
-  it('holds no tests, fixtures, sources, docs, CI files or packed tarballs', () => {
-    const forbidden = /(^|\/)(test|tests|fixtures|src|docs|\.ci|bench|examples|scripts)\/|\.test\.|\.tgz$/;
+  it('runs no script when installed: the build runs before packing (prepack), not on install (prepare)', () => {
+    const { scripts = {} } = JSON.parse(read('package.json')) as { scripts?: Record<string, string> };
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(scripts).not.toHaveProperty(hook);
+    expect(scripts['prepack']).toBe('npm run build');
+  });
+
+  it('holds no tests, fixtures, sources, CI files, the demo or packed tarballs', () => {
+    const forbidden =
+      /(^|\/)(test|tests|fixtures|src|\.ci|bench|scripts)\/|\.test\.|\.tgz$|^examples\/demo\.ts$/;
     expect(files.map((f) => f.path).filter((p) => forbidden.test(p))).toEqual([]);
   });
 
@@ -72,7 +88,12 @@ describe('the published package', () => {
     expect(secrets.length).toBeGreaterThanOrEqual(10); // 8 fixture keys (hex and base64) and 2 webhook secrets
     const findings: string[] = [];
     for (const { path } of files) {
-      const text = read(path);
+      // The envelope test vectors are published on purpose (keys derived from labels, for interoperability);
+      // the rest of docs/envelope.md is scanned like every other file.
+      const text =
+        path === 'docs/envelope.md'
+          ? read(path).replace(/<!-- vectors:begin -->[\s\S]*?<!-- vectors:end -->/, '')
+          : read(path);
       if (AGENT_TOKEN.test(text)) findings.push(`${path}: hsk_ token`);
       if (PEM_PRIVATE_KEY.test(text)) findings.push(`${path}: PEM private key`);
       for (const s of secrets) if (text.includes(s)) findings.push(`${path}: a fixture secret`);

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileKeyStore, keyFingerprint } from '../../../../src/crypto/index.js';
+import { resolveAgentOptions } from '../../../../src/agent/options.js';
 import { runCli } from '../../../../src/cli/run.js';
 import { captureIo } from '../helpers.js';
 
@@ -75,14 +76,46 @@ describe('ams keygen', () => {
     expect(await runCli(['keygen', '--dir', dir, '--force'], captureIo())).toBe(0);
   });
 
-  it('takes the directory from AMS_KEY_DIR and exits 1 when it cannot be written', async () => {
-    const dir = fresh();
-    expect(await runCli(['keygen'], captureIo({ env: { AMS_KEY_DIR: dir } }))).toBe(0);
-    expect(statSync(join(dir, 'keys.json')).isFile()).toBe(true);
+  it('puts the store in $AMS_KEY_DIR/<agent id> and exits 1 when it cannot be written', async () => {
+    const root = fresh();
+    expect(await runCli(['keygen'], captureIo({ env: { AMS_KEY_DIR: root, AMS_AGENT_ID: 'ag_1' } }))).toBe(0);
+    expect(statSync(join(root, 'ag_1', 'keys.json')).isFile()).toBe(true);
+    expect(await runCli(['keygen', '--agent', 'ag_2'], captureIo({ env: { AMS_KEY_DIR: root } }))).toBe(0);
+    expect(statSync(join(root, 'ag_2', 'keys.json')).isFile()).toBe(true);
+    expect(existsSync(join(root, 'keys.json'))).toBe(false);
     const blocker = join(mkdtempSync(join(tmpdir(), 'ams-keygen-')), 'file');
     writeFileSync(blocker, 'x');
     const io = captureIo();
     expect(await runCli(['keygen', '--dir', join(blocker, 'sub')], io)).toBe(1);
     expect(io.err).toMatch(/KEY_STORE_IO/);
+  });
+
+  it('writes the key the Agent loads: its default key store is $AMS_KEY_DIR/<agent id>', async () => {
+    const root = fresh();
+    const io = captureIo({ env: { AMS_KEY_DIR: root, AMS_AGENT_ID: 'ag_keys' } });
+    expect(await runCli(['keygen', '--json'], io)).toBe(0);
+    const made = JSON.parse(io.out) as { file: string; key_id: string };
+    const saved = process.env['AMS_KEY_DIR'];
+    process.env['AMS_KEY_DIR'] = root;
+    try {
+      const options = resolveAgentOptions({
+        baseUrl: 'http://127.0.0.1:1',
+        agentId: 'ag_keys',
+        token: `hsk_${'a'.repeat(40)}`,
+      });
+      const store = options.keyStore as FileKeyStore;
+      expect(store.file).toBe(made.file);
+      const ring = (await store.load())!;
+      expect(keyFingerprint(ring.current.keys.encryption.publicKey)).toBe(made.key_id);
+    } finally {
+      if (saved === undefined) delete process.env['AMS_KEY_DIR'];
+      else process.env['AMS_KEY_DIR'] = saved;
+    }
+  });
+
+  it('asks which agent when neither --dir nor an agent id is given (exit 2)', async () => {
+    const io = captureIo({ env: { AMS_KEY_DIR: fresh() } });
+    expect(await runCli(['keygen'], io)).toBe(2);
+    expect(io.err).toContain('pass --agent ID or set AMS_AGENT_ID');
   });
 });

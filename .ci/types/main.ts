@@ -1,0 +1,155 @@
+/**
+ * Type matrix consumer: the main entry, as a user's project sees it. Every
+ * event of the Agent, the UserClient and the WebSocket dispatcher gets a
+ * listener; the `satisfies` lists fail to compile when an event is added to
+ * a map without being listed here.
+ */
+import {
+  Agent,
+  UserClient,
+  createWsDispatcher,
+  isServiceError,
+  ServiceError,
+  type AgentEventMap,
+  type AgentNotificationMap,
+  type AgentListenerEvent,
+  type UserClientEvents,
+  type WsDispatcherEvents,
+} from 'agent-messaging-sdk';
+
+const agentEvents = {
+  'message.new': true,
+  'relation.established': true,
+  'relation.revoked': true,
+  'relation.suspended': true,
+  'relation.restored': true,
+  artifact_response: true,
+  'agent.capability_changed': true,
+  'agent.governance': true,
+  'reaction.update': true,
+  'group.updated': true,
+  'artifact.expired': true,
+  'system.group_key_rotated': true,
+  'grant.revoked': true,
+  event: true,
+  decrypt_failure: true,
+  error: true,
+  fatal: true,
+  connected: true,
+  disconnected: true,
+  reconnecting: true,
+  recovered: true,
+  rateLimited: true,
+  duplicate: true,
+  'session.invalidated': true,
+  'auth.expiring': true,
+  keys: true,
+  closed: true,
+} as const satisfies Record<AgentListenerEvent, true>;
+const userEvents = {
+  message: true,
+  messageFailed: true,
+  connected: true,
+  tokenRenewed: true,
+  disconnected: true,
+  sessionInvalidated: true,
+  connectionFailed: true,
+} as const satisfies Record<keyof UserClientEvents, true>;
+const dispatcherEvents = {
+  open: true,
+  event: true,
+  close: true,
+  reconnecting: true,
+  fatal: true,
+  protocolError: true,
+  sessionInvalidated: true,
+  authExpiring: true,
+  renewed: true,
+  authError: true,
+  unknownFrame: true,
+  state: true,
+} as const satisfies Record<keyof WsDispatcherEvents, true>;
+export const listed: number =
+  Object.keys(agentEvents).length + Object.keys(userEvents).length + Object.keys(dispatcherEvents).length;
+
+export function useAgent(agent: Agent): void {
+  agent.on('message.new', async (msg) => {
+    const text: string | undefined = msg.text;
+    await msg.reply(`echo: ${text ?? JSON.stringify(msg.payload)}`);
+  });
+  agent.on('relation.established', (e) => void e.type);
+  agent.on('relation.revoked', (e) => void e.type);
+  agent.on('relation.suspended', (e) => void e.type);
+  agent.on('relation.restored', (e) => void e.type);
+  agent.on('artifact_response', (e) => void e.type);
+  agent.on('agent.capability_changed', (e) => void e.payload);
+  agent.on('agent.governance', (e) => void e.type);
+  agent.on('reaction.update', (e) => void e.payload);
+  agent.on('group.updated', (e) => void e.payload);
+  agent.on('artifact.expired', (e) => void e.payload);
+  agent.on('system.group_key_rotated', (e) => void e.payload);
+  agent.on('grant.revoked', (e) => void e.payload);
+  agent.on('event', (e) => void e.type);
+  agent.on('decrypt_failure', (f) => void f.reason);
+  agent.on('error', (err) => void err.code);
+  agent.on('fatal', (err, info) => void [err.code, info]);
+  agent.on('connected', (info) => void info.attempt);
+  agent.on('disconnected', (info) => void [info.code, info.reason]);
+  agent.on('reconnecting', (info) => void info.delayMs);
+  agent.on('recovered', (info) => void info.pendingCount);
+  agent.on('rateLimited', (info) => void info);
+  agent.on('duplicate', (info) => void info.by);
+  agent.on('session.invalidated', () => undefined);
+  agent.on('auth.expiring', (info) => void info.expiresInSeconds);
+  agent.on('keys', (e) => void e);
+  agent.once('closed', (r) => void r.drained);
+  const onError = (err: AgentNotificationMap['error'][0]): void => void err.message;
+  agent.on('error', onError).off('error', onError);
+  const onMessage = (msg: AgentEventMap['message.new']): void => void msg.conversationId;
+  agent.on('message.new', onMessage).off('message.new', onMessage);
+}
+
+export function useUserClient(client: UserClient): void {
+  client.on('message', (m) => void [m.senderId, m.payload]);
+  client.on('messageFailed', (f) => void f);
+  client.on('connected', () => undefined);
+  client.on('tokenRenewed', () => undefined);
+  client.on('disconnected', (info) => void [info.code, info.reason]);
+  client.on('sessionInvalidated', () => undefined);
+  client.once('connectionFailed', (err) => void err.code);
+  const listener = (m: UserClientEvents['message'][0]): void => void m.messageId;
+  client.on('message', listener);
+  client.off('message', listener);
+  client.removeAllListeners();
+}
+
+export function useDispatcher(): void {
+  const ws = createWsDispatcher({ url: 'wss://api.example.com/ws', agentId: 'a1', token: 'hsk_x' });
+  ws.on('open', (info) => void [info.attempt, info.acks]);
+  ws.on('event', (frame) => void frame.delivery_id);
+  ws.on('close', (info) => void info.code);
+  ws.on('reconnecting', (info) => void info.delayMs);
+  ws.on('fatal', (err, info) => void [err.code, info.closeCode]);
+  ws.on('protocolError', (err) => void err.code);
+  ws.on('sessionInvalidated', () => undefined);
+  ws.on('authExpiring', (info) => void info.expiresInSeconds);
+  ws.on('renewed', () => undefined);
+  ws.on('authError', (info) => void info.terminal);
+  ws.on('unknownFrame', (info) => void info.type);
+  ws.once('state', (info) => void [info.from, info.to]);
+}
+
+export async function main(): Promise<void> {
+  const agent = new Agent({ baseUrl: 'https://api.example.com', agentId: 'a1', token: 'hsk_x' });
+  useAgent(agent);
+  const client = new UserClient({ baseUrl: 'https://api.example.com' });
+  useUserClient(client);
+  useDispatcher();
+  try {
+    await agent.connect();
+  } catch (err) {
+    if (isServiceError(err, 'AGENT_BANNED')) void err.status;
+    if (err instanceof ServiceError) void err.code;
+  }
+  await agent.close({ timeoutMs: 5_000 });
+}

@@ -53,6 +53,7 @@ export {
   type RateLimitName,
   DELIVERY_FAILED_EVENT,
 } from '../server/index.js';
+export type { WsAckOptions } from '../server/delivery/types.js';
 export { ManualClock, systemClock, type Clock, type TimerHandle } from '../core/clock.js';
 
 // The testing kit: a server, a user and an agent in one call

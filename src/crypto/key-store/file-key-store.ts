@@ -116,7 +116,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   /**
-   * {@inheritDoc KeyStore.load}
+   * Loads the saved key ring (undefined when none is saved).
    *
    * A corrupt key file is replaced by the previous generation (a `warn` log
    * line; the key file is rewritten from it). A version 1 file (no checksum)
@@ -155,7 +155,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   /**
-   * {@inheritDoc KeyStore.save}
+   * Saves the key ring atomically (mode 0600).
    *
    * Steps: the generation in the key file (if intact; else `ring` itself)
    * goes atomically to `<file>.prev`, then `ring` atomically to the key file.

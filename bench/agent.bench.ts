@@ -222,11 +222,15 @@ async function runAgent(w: World, b: Blaster, r: Rig, batch: string[], paced: bo
     if (lat.length === batch.length) done();
   });
   const start = performance.now();
+  const cpu = process.cpuUsage();
   await push(server, batch, paced, sentAt);
   await all;
   const rate = (batch.length / (performance.now() - start)) * 1000;
   await agent.close();
-  return { rate, lat: lat.sort((x, y) => x - y) };
+  // Every thread of the process (the thread pool's verifications included); not disturbed by other processes.
+  const used = process.cpuUsage(cpu);
+  const cpuUsPerMessage = (used.user + used.system) / batch.length;
+  return { rate, lat: lat.sort((x, y) => x - y), cpuUsPerMessage };
 }
 
 async function decryptAlone(w: World, batch: string[], r: Rig) {
@@ -423,6 +427,8 @@ export default async function (): Promise<void> {
     one: [] as number[],
     sixteen: [] as number[],
     sixteenAcks: [] as number[],
+    cpuOff: [] as number[],
+    cpuOn: [] as number[],
     async64: [] as number[],
     sync: [] as number[],
   };
@@ -434,14 +440,18 @@ export default async function (): Promise<void> {
     const dec = await decryptAlone(w, frames(w, r.acc.agentId, r.key, N, 1), r);
     sample = frames(w, r.acc.agentId, r.key, N, 1);
     const one = (await runAgent(w, b, r, sample, false)).rate;
-    const sixteen = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false)).rate;
+    const off = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
+    const sixteen = off.rate;
     b.grantAcks = true;
     const ackedBefore = b.acked;
-    const sixteenAcks = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false)).rate;
+    const on = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
+    const sixteenAcks = on.rate;
     b.grantAcks = false;
     if (b.acked - ackedBefore !== N) throw new Error(`expected ${N} acks, got ${b.acked - ackedBefore}`);
     if (round === 0) continue;
     got.sixteenAcks.push(sixteenAcks);
+    got.cpuOff.push(off.cpuUsPerMessage);
+    got.cpuOn.push(on.cpuUsPerMessage);
     got.async64.push(dec.async64);
     got.sync.push(dec.sync);
     got.one.push(one);
@@ -471,6 +481,12 @@ export default async function (): Promise<void> {
         fmt(median(got.sixteenAcks)),
         ratio(median(got.sixteenAcks)),
         `acks off (row above): ${fmt((median(got.sixteenAcks) / median(got.sixteen) - 1) * 100, 1)} %`,
+      ],
+      [
+        'CPU per message, 16 conversations: acks on / off (all threads)',
+        `${fmt(median(got.cpuOn), 0)} / ${fmt(median(got.cpuOff), 0)} µs`,
+        '—',
+        `acks cost ${fmt((median(got.cpuOn) / median(got.cpuOff) - 1) * 100, 1)} % CPU`,
       ],
       ['bare ws client, JSON.parse per frame', fmt(bare.rate), '—', '—'],
     ],

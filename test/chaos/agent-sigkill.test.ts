@@ -225,7 +225,10 @@ describe('agent process killed after handling, before acking', () => {
     async () => {
       const { duplicated, skipped } = await killedOnce(true);
       expect(duplicated).toEqual([]);
-      expect(skipped).toBe(1);
+      // c0#0000 came again and was skipped; relation.established may have come again too, when the
+      // kill stopped its ack in the same 10 ms batch (skipped as well: still handled once).
+      expect(skipped).toBeGreaterThanOrEqual(1);
+      expect(skipped).toBeLessThanOrEqual(2);
     },
   );
 });

@@ -225,11 +225,13 @@ async function serverFigures(server: ReferenceServer, bots: Bots) {
     bots.ws.api.deliveryLogs(50),
     bots.hook.api.deliveryLogs(50),
   ]);
-  const delivered = (logs: typeof wsLogs): number =>
-    logs.filter((e) => e.final_status === 'delivered').length;
+  const delivered = (logs: typeof wsLogs, type: string): number =>
+    logs.filter((e) => e.final_status === 'delivered' && e.event_type === type).length;
   return {
-    ws: delivered(wsLogs),
-    hook: delivered(hookLogs),
+    ws: delivered(wsLogs, 'message.new'),
+    hook: delivered(hookLogs, 'message.new'),
+    wsRelations: delivered(wsLogs, 'relation.established'),
+    hookRelations: delivered(hookLogs, 'relation.established'),
     retries: hookLogs.reduce((sum, e) => sum + e.attempt_count - 1, 0),
   };
 }
@@ -256,7 +258,8 @@ async function main(): Promise<void> {
   await server.close();
   say(`5. summary: ${counts.sent} messages sent, ${counts.echoes} echoes received; ${handledText()}`);
   say(
-    `   deliveries ${figures.ws} by WebSocket + ${figures.hook} by webhook (${counts.webhookRequests} webhook requests); ` +
+    `   messages delivered: ${figures.ws} by WebSocket + ${figures.hook} by webhook, plus ` +
+      `${figures.wsRelations + figures.hookRelations} relation.established (${counts.webhookRequests} webhook requests); ` +
       `retries: ${figures.retries} webhook, ${counts.restRetries} REST`,
   );
   say(

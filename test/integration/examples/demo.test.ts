@@ -38,7 +38,7 @@ describe('the demo (npm start)', () => {
     expect(stdout).toContain(`↻ delivery ${failed![1]!} came again`);
     expect(stdout).toContain('(same delivery id: its handler did not run a second time)');
     expect(stdout).toMatch(
-      /deliveries 3 by WebSocket \+ 3 by webhook \(4 webhook requests\); retries: 1 webhook, \d+ REST/,
+      /messages delivered: 2 by WebSocket \+ 2 by webhook, plus 2 relation\.established \(4 webhook requests\); retries: 1 webhook, \d+ REST/,
     );
     expect(stdout).toContain('the webhook bot skipped 1 duplicate)');
     expect(stdout).toContain('← echo-ws: echo: hello over WebSocket');

@@ -131,7 +131,9 @@ export async function sendAttempt(
     if (req.signal?.aborted === true) throw req.signal.reason;
     throw new TransportError({
       code: 'TRANSPORT_NETWORK',
-      message: `${what} failed: network error (${lowLevelCode(cause)}).`,
+      message:
+        `${describeRequest(req.method, `${req.origin}${req.path}`)} failed: network error ` +
+        `(${lowLevelCode(cause)}). Is the service running at ${req.origin}? (\`ams serve --dev\` starts one locally.)`,
       cause,
     });
   } finally {

@@ -63,7 +63,8 @@ async function once(ctx: ExecuteContext, req: PreparedRequest): Promise<Outcome>
     const headers = req.auth ? { ...req.headers, authorization: await bearer(ctx) } : req.headers;
     const raw = await sendAttempt(ctx.dispatcher, ctx.options.clock, { ...req, headers });
     if (raw.status >= 200 && raw.status < 300) return { ok: true, raw };
-    return { ok: false, error: errorOf(raw, ctx.options.clock.now()) };
+    const where = describeRequest(req.method, `${req.origin}${req.path}`);
+    return { ok: false, error: errorOf(raw, ctx.options.clock.now(), where) };
   } catch (error) {
     return { ok: false, error };
   }

@@ -25,10 +25,23 @@ function badResponse(raw: RawResponse, what: string, problem: string): Transport
 /**
  * The typed error for an error answer (status ≥ 300): a ServiceError /
  * RateLimitError for a well-formed error object, else a TransportError
- * `TRANSPORT_BAD_RESPONSE` carrying the status (and Retry-After, if any).
+ * `TRANSPORT_BAD_RESPONSE` carrying the status (and Retry-After, if any),
+ * whose message names `where` (method and URL without its query) and asks
+ * whether baseUrl is right.
  */
-export function errorOf(raw: RawResponse, nowMs: number): ServiceError | TransportError {
-  return toServiceError({ status: raw.status, headers: raw.headers, body: raw.bytes }, nowMs);
+export function errorOf(raw: RawResponse, nowMs: number, where?: string): ServiceError | TransportError {
+  const error = toServiceError({ status: raw.status, headers: raw.headers, body: raw.bytes }, nowMs);
+  if (where === undefined || error.code !== 'TRANSPORT_BAD_RESPONSE') return error;
+  // Not the service's error shape: most often a wrong baseUrl (another server, a proxy's page).
+  return new TransportError({
+    code: 'TRANSPORT_BAD_RESPONSE',
+    status: raw.status,
+    requestId: error.requestId,
+    retryAfterMs: error.retryAfterMs,
+    message:
+      `${where} answered HTTP ${raw.status} without the service's error object: ` +
+      'is baseUrl the address of the messaging service (not a web page or another API)?',
+  });
 }
 
 /**

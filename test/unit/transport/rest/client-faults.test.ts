@@ -151,7 +151,11 @@ describe('REST client fault sequences (MockAgent)', () => {
     const err = await caught(rest.post('/agents/a1/messages', { a: 1 }));
     expect(isTransportError(err) && err.code === 'TRANSPORT_NETWORK').toBe(true);
     expect((err as Error).cause).toBeInstanceOf(Error);
-    expect((err as Error).message).toContain('POST /agents/a1/messages');
+    // The URL it tried (no query, no credential) and where to look.
+    expect((err as Error).message).toMatch(
+      /^POST https?:\/\/[^ ]+\/agents\/a1\/messages failed: network error/,
+    );
+    expect((err as Error).message).toContain('Is the service running at');
     expect(retries).toEqual([]);
   });
 
@@ -303,5 +307,14 @@ describe('REST client fault sequences (MockAgent)', () => {
       throw new Error('listener bug');
     });
     await expect(rest.get('/x')).resolves.toBe(3);
+  });
+
+  it('an answer without the service error object names the URL and asks whether baseUrl is right', async () => {
+    mock.pool.intercept({ path: '/agents/a1?x=1', method: 'GET' }).reply(404, 'Not Found');
+    const { rest } = client();
+    const err = await caught(rest.get('/agents/a1', { query: { x: 1 } }));
+    expect(isTransportError(err) && err.code === 'TRANSPORT_BAD_RESPONSE').toBe(true);
+    expect((err as Error).message).toMatch(/^GET https?:\/\/[^ ?]+\/agents\/a1 answered HTTP 404 without/);
+    expect((err as Error).message).toContain('is baseUrl the address of the messaging service');
   });
 });

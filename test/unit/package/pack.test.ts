@@ -92,7 +92,10 @@ describe('the published package', () => {
       // the rest of docs/envelope.md is scanned like every other file.
       const text =
         path === 'docs/envelope.md'
-          ? read(path).replace(/<!-- vectors(-v[\d.]+)?:begin -->[\s\S]*?<!-- vectors(-v[\d.]+)?:end -->/g, '')
+          ? read(path).replace(
+              /<!-- vectors(-v[\d.]+)?:begin -->[\s\S]*?<!-- vectors(-v[\d.]+)?:end -->/g,
+              '',
+            )
           : read(path);
       if (AGENT_TOKEN.test(text)) findings.push(`${path}: hsk_ token`);
       if (PEM_PRIVATE_KEY.test(text)) findings.push(`${path}: PEM private key`);

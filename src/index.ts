@@ -370,6 +370,7 @@ export {
   type KeyLifecycleEventType,
   KeyPins,
   MemoryKeyPinStore,
+  FileKeyPinStore,
   type KeyChangePolicy,
   type KeyChangedEvent,
   type KeyPinStore,

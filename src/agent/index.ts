@@ -112,6 +112,7 @@ export {
   type PinnedKeys,
   type PinRecord,
 } from './key-pins.js';
+export { FileKeyPinStore } from './file-key-pins.js';
 export { MemberWatch, type MembersChangedEvent, type MemberWatchOptions } from './member-watch.js';
 export {
   createMessageSender,

@@ -35,6 +35,7 @@ import {
   type AgentWebhookOptions,
   type ResolvedAgentOptions,
 } from './options.js';
+import { safetyNumber } from '../crypto/safety-number.js';
 import { autoRecover, buildAgentParts, loadKeys, type AgentParts } from './parts.js';
 import type { EventPipeline } from './pipeline/pipeline.js';
 import type { FlowControl } from './pipeline/flow-control.js';
@@ -227,6 +228,35 @@ export class Agent {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
     return this.#parts.sender.send(conversationId, body, options);
+  }
+
+  /**
+   * Accepts the key change refused for `peerId` under `keyChangePolicy: 'block'`
+   * (after the safety numbers were compared out of band). False when none was waiting.
+   */
+  confirmKey(peerId: string): Promise<boolean> {
+    return this.#parts.pins.confirmKey(peerId);
+  }
+
+  /** Accepts the new members refused for a conversation under `'block'`. False when none were waiting. */
+  confirmMembers(conversationId: string): boolean {
+    return this.#parts.members.confirmMembers(conversationId);
+  }
+
+  /**
+   * The safety number of this agent and `peerId` (60 digits in 12 groups of 5),
+   * to compare with the one the peer's app shows.
+   *
+   * @throws {@link CryptoError} `KEY_CHANGED` under `'block'` while a change waits for `confirmKey`.
+   */
+  async safetyNumber(peerId: string): Promise<string> {
+    const ring = await this.#ensureKeys();
+    const peer = await this.#parts.directory.keys(peerId);
+    const own = ring.current.keys;
+    return safetyNumber(
+      { id: this.agentId, signing: own.signing.publicKey, encryption: own.encryption.publicKey },
+      { id: peerId, signing: peer.signing, encryption: peer.encryption },
+    );
   }
 
   /**

@@ -22,6 +22,8 @@ import { IdentifierSchema } from '../core/protocol/primitives.js';
 import type { SentMessageResult } from '../client/wire/results.js';
 import type { RateLimitedInfo } from '../transport/rest/events.js';
 import type { KeyLifecycleEvent } from './key-lifecycle.js';
+import type { KeyChangedEvent } from './key-pins.js';
+import type { MembersChangedEvent } from './member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
 
 /** Events that expired in the pending queue, from the newest delivery-log entries. */
@@ -221,6 +223,10 @@ export interface AgentNotificationMap {
   keys: [event: KeyLifecycleEvent];
   /** `close()` finished. */
   closed: [info: CloseResult];
+  /** A peer's keys differ from the pinned ones (see `keyChangePolicy`). */
+  keyChanged: [event: KeyChangedEvent];
+  /** The recipients of a conversation differ from the set last sealed for. */
+  membersChanged: [event: MembersChangedEvent];
 }
 
 /** What `agent.close()` reports. */

@@ -103,6 +103,18 @@ export {
   type RetiredPeerKey,
 } from './key-directory.js';
 export {
+  KeyPins,
+  MemoryKeyPinStore,
+  type KeyChangePolicy,
+  type KeyChangedEvent,
+  type KeyPinsOptions,
+  type KeyPinStore,
+  type PinnedKeys,
+  type PinRecord,
+} from './key-pins.js';
+export { FileKeyPinStore } from './file-key-pins.js';
+export { MemberWatch, type MembersChangedEvent, type MemberWatchOptions } from './member-watch.js';
+export {
   createMessageSender,
   type MessagePoster,
   type MessageSender,

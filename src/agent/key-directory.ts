@@ -30,7 +30,12 @@ export const DEFAULT_KEY_DIRECTORY = {
   ttlMs: 300_000,
   /** Entries kept at most (oldest dropped first). */
   maxEntries: 10_000,
-} as const satisfies { ttlMs: number; maxEntries: number };
+  /**
+   * 7 days: the longest a retired generation is used after it was retired, whatever
+   * `valid_until` says (and when the service gives neither time, after it was first seen).
+   */
+  retiredGraceMs: 7 * 24 * 3_600_000,
+} as const satisfies { ttlMs: number; maxEntries: number; retiredGraceMs: number };
 
 /** Where the directory gets keys: an {@link AgentApi}, or the user client's API. */
 export interface KeySource {
@@ -50,6 +55,8 @@ export interface KeyDirectoryOptions {
   clock?: Clock;
   /** How long a fetched entry is used, ms. @defaultValue `300000` (5 minutes) */
   ttlMs?: number;
+  /** Pinned keys (trust on first use) every answer is checked against (`KeyPins`). */
+  pins?: { check(keys: PeerKeys): Promise<PeerKeys> };
 }
 
 /** A retired key generation still in grace. */
@@ -137,16 +144,23 @@ function signingKey(b64: string | null | undefined, path: string): Uint8Array | 
  * @throws {@link ValidationError} when a signing key is not an acceptable Ed25519 key
  *   (non-canonical, small order or mixed order).
  */
-export function toPeerKeys(k: PrincipalKeys, nowMs: number): PeerKeys {
+export function toPeerKeys(
+  k: PrincipalKeys,
+  nowMs: number,
+  firstSeenMs: (publicKey: string) => number = () => nowMs,
+): PeerKeys {
+  const grace = DEFAULT_KEY_DIRECTORY.retiredGraceMs;
   const retired: RetiredPeerKey[] = [];
   for (const [i, r] of (k.retired ?? []).entries()) {
-    const until = r.valid_until == null ? undefined : Date.parse(r.valid_until);
-    if (until !== undefined && until <= nowMs) continue;
+    const retiredAt = r.retired_at == null ? undefined : Date.parse(r.retired_at);
+    const bound = (retiredAt ?? firstSeenMs(r.public_key)) + grace;
+    const until = Math.min(r.valid_until == null ? bound : Date.parse(r.valid_until), bound);
+    if (until <= nowMs) continue;
     retired.push({
       encryption: decoded(r.public_key),
       signing: signingKey(r.signing_public_key, `retired.${i}.signing_public_key`),
-      validUntilMs: until,
-      retiredAtMs: r.retired_at == null ? undefined : Date.parse(r.retired_at),
+      validUntilMs: r.valid_until == null && retiredAt === undefined ? undefined : until,
+      retiredAtMs: retiredAt,
     });
   }
   return {
@@ -183,6 +197,16 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
   const ttlMs = ttlOf(options.ttlMs);
   const keyCache = new Map<string, Entry<PrincipalKeys>>();
   const convCache = new Map<string, Entry<ConversationDetail>>();
+  // When a retired key without retired_at or valid_until was first seen (bounded retention).
+  const firstSeen = new Map<string, number>();
+  function seen(publicKey: string): number {
+    const at = firstSeen.get(publicKey);
+    if (at !== undefined) return at;
+    if (firstSeen.size >= DEFAULT_KEY_DIRECTORY.maxEntries) firstSeen.delete(firstSeen.keys().next().value!);
+    firstSeen.set(publicKey, clock.now());
+    return clock.now();
+  }
+  const pins = options.pins;
 
   function cached<T>(cache: Map<string, Entry<T>>, id: string, load: () => Promise<T>): Promise<T> {
     const hit = cache.get(id);
@@ -208,7 +232,10 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
   }
 
   const directory: KeyDirectory = {
-    keys: async (id) => toPeerKeys(await wire(id), clock.now()),
+    async keys(id) {
+      const k = toPeerKeys(await wire(id), clock.now(), seen);
+      return pins === undefined ? k : pins.check(k);
+    },
     encryptionKey: async (id) => (await directory.keys(id)).encryption,
     signingKey: async (id) => (await directory.keys(id)).signing,
     async retiredSigningKeys(id) {

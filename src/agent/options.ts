@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { KeyChangePolicy, KeyPinStore } from './key-pins.js';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -152,6 +153,17 @@ export interface AgentOptions {
    */
   acceptLegacyV10?: boolean;
   /**
+   * What a peer's key change does (keys are pinned on first use): `'warn'`
+   * accepts, re-pins, emits `keyChanged` and logs a warning; `'block'` refuses
+   * to seal to or open from the peer (`CryptoError` `KEY_CHANGED`) until
+   * `agent.confirmKey(peerId)`, and refuses to seal for a conversation that
+   * gained a member (`MEMBERS_CHANGED`) until `agent.confirmMembers(id)`.
+   * @defaultValue `'warn'`
+   */
+  keyChangePolicy?: KeyChangePolicy;
+  /** Where pinned keys are kept. @defaultValue in memory (pins are lost on restart) */
+  keyPinStore?: KeyPinStore;
+  /**
    * WebSocket flow control: above `highWaterMark` events (or `highWaterBytes`)
    * received but not finished, the agent stops reading the socket (`ws` only)
    * until they fall to the low-water marks. `false` turns it off.
@@ -283,6 +295,8 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     throw bad('autoRecover', 'must be a boolean');
   if (o.acceptLegacyV10 !== undefined && typeof o.acceptLegacyV10 !== 'boolean')
     throw bad('acceptLegacyV10', 'must be a boolean');
+  if (o.keyChangePolicy !== undefined && o.keyChangePolicy !== 'warn' && o.keyChangePolicy !== 'block')
+    throw bad('keyChangePolicy', 'must be "warn" or "block"');
   return {
     baseUrl,
     agentId: o.agentId,

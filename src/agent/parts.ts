@@ -16,7 +16,10 @@ import { createAgentApi, type AgentApi } from './api.js';
 import { createEventDedup } from './dedup.js';
 import { TypedEmitter } from './emitter.js';
 import type { AgentListenerArgs, SendResult } from './events.js';
-import { createKeyDirectory } from './key-directory.js';
+import { createKeyDirectory, type KeyDirectory } from './key-directory.js';
+import type { KeyPins } from './key-pins.js';
+import type { MemberWatch } from './member-watch.js';
+import { trustParts } from './trust.js';
 import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
@@ -42,6 +45,9 @@ export interface AgentParts {
   readonly api: AgentApi;
   readonly sender: MessageSender;
   readonly pipeline: EventPipeline;
+  readonly directory: KeyDirectory;
+  readonly pins: KeyPins;
+  readonly members: MemberWatch;
 }
 
 /** Builds every part of an Agent from its resolved options. */
@@ -60,7 +66,11 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
   });
   rest.on('rateLimited', (info) => emitter.emit('rateLimited', info));
   const api = createAgentApi({ baseUrl: o.baseUrl, agentId: o.agentId, token: () => hooks.token(), rest });
-  const directory = createKeyDirectory({ api, clock: o.clock });
+  const { pins, members } = trustParts(o.source, o.logger, {
+    keyChanged: (e) => emitter.emit('keyChanged', e),
+    membersChanged: (e) => emitter.emit('membersChanged', e),
+  });
+  const directory = createKeyDirectory({ api, clock: o.clock, pins });
   const sender = createMessageSender({
     api,
     agentId: o.agentId,
@@ -68,6 +78,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     directory,
     clock: o.clock,
     logger: o.logger,
+    members,
     ...(src.backend === undefined ? {} : { backend: src.backend }),
   });
   const scheduler = createOrderedScheduler({
@@ -89,7 +100,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     scheduler,
     emitter,
   });
-  return { emitter, api, sender, pipeline };
+  return { emitter, api, sender, pipeline, directory, pins, members };
 }
 
 /** Runs the key lifecycle (load or create, register, heal a mismatch, rotate after a regeneration). */

@@ -32,6 +32,7 @@ import type { EnvelopeRecipient } from '../crypto/seal-options.js';
 import { sealAsync } from '../crypto/seal.js';
 import type { SentMessageResult } from '../client/wire/results.js';
 import type { KeyDirectory, PeerKeys } from './key-directory.js';
+import type { MemberWatch } from './member-watch.js';
 
 /** Posts a sealed envelope: `AgentApi.sendMessage` (agents) or the user client's equivalent. */
 export interface MessagePoster {
@@ -62,6 +63,8 @@ export interface MessageSenderOptions {
   includeSelf?: boolean;
   /** Where log lines go (ids only, never payloads). @defaultValue silent */
   logger?: Logger;
+  /** Watches the recipient set per conversation (`membersChanged`). @defaultValue none */
+  members?: Pick<MemberWatch, 'observe'>;
 }
 
 /** Per-send options. */
@@ -121,6 +124,10 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
 
   async function recipientsOf(conversationId: string, ring: KeyRing): Promise<EnvelopeRecipient[]> {
     const members = await directory.conversationMembers(conversationId);
+    options.members?.observe(
+      conversationId,
+      members.filter((id) => id !== agentId),
+    );
     const out: EnvelopeRecipient[] = [];
     for (const id of members) {
       if (id === agentId) continue;

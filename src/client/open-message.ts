@@ -85,11 +85,16 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
       },
     });
   } catch (err) {
+    // A key change refused by the pins (keyChangePolicy 'block') is reported as itself.
+    if (isCryptoError(err) && isCryptoError(err.cause, 'KEY_CHANGED')) throw err.cause;
     if (!isCryptoError(err, 'DECRYPT_FAILURE') || err.reason !== 'signature' || senderId === undefined)
       throw err;
     c.directory.invalidate(senderId);
     const options = { recipientId: c.recipientId, keys: c.keys, acceptLegacyV10: c.acceptLegacyV10 ?? true };
-    const current = await c.directory.signingKey(senderId).catch(() => undefined);
+    const current = await c.directory.signingKey(senderId).catch((e: unknown) => {
+      if (isCryptoError(e, 'KEY_CHANGED')) throw e;
+      return undefined;
+    });
     if (current !== undefined) {
       try {
         return await openAsync(wire, { ...options, senderKey: current });

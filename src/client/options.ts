@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { KeyChangePolicy, KeyPinStore } from '../agent/key-pins.js';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../core/clock.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
@@ -60,6 +61,17 @@ export interface UserClientOptions {
    * @defaultValue `true`
    */
   acceptLegacyV10?: boolean;
+  /**
+   * What a peer's key change does (keys are pinned on first use): `'warn'`
+   * accepts, re-pins, emits `keyChanged` and logs a warning; `'block'` refuses
+   * to seal to or open from the peer (`CryptoError` `KEY_CHANGED`) until
+   * `client.confirmKey(peerId)`, and refuses to seal for a conversation that
+   * gained a member (`MEMBERS_CHANGED`) until `client.confirmMembers(id)`.
+   * @defaultValue `'warn'`
+   */
+  keyChangePolicy?: KeyChangePolicy;
+  /** Where pinned keys are kept. @defaultValue in memory (pins are lost on restart) */
+  keyPinStore?: KeyPinStore;
   /** Where log lines go (redacted; never tokens, keys or plaintext). @defaultValue silent */
   logger?: Logger;
   /** undici dispatcher for REST calls. @defaultValue a shared keep-alive `Agent` */
@@ -107,6 +119,10 @@ export interface ResolvedUserClientOptions {
   readonly authTimeoutMs: number;
   readonly keyCacheTtlMs: number;
   readonly acceptLegacyV10: boolean;
+  /** See {@link UserClientOptions.keyChangePolicy}. */
+  readonly keyChangePolicy: KeyChangePolicy;
+  /** See {@link UserClientOptions.keyPinStore}. */
+  readonly keyPinStore: KeyPinStore | undefined;
   readonly acks: boolean;
 }
 
@@ -169,5 +185,13 @@ export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClie
     authTimeoutMs: positive(o.authTimeoutMs, d.authTimeoutMs, 'authTimeoutMs'),
     keyCacheTtlMs: o.keyCacheTtlMs ?? d.keyCacheTtlMs,
     acceptLegacyV10: legacyOption(o.acceptLegacyV10),
+    keyChangePolicy: policyOption(o.keyChangePolicy),
+    keyPinStore: o.keyPinStore,
   };
+}
+
+function policyOption(value: unknown): KeyChangePolicy {
+  if (value === undefined) return 'warn';
+  if (value === 'warn' || value === 'block') return value;
+  throw bad('keyChangePolicy', 'must be "warn" or "block"');
 }

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import type { KeyChangedEvent } from '../agent/key-pins.js';
+import type { MembersChangedEvent } from '../agent/member-watch.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 
@@ -103,4 +105,8 @@ export interface UserClientEvents {
   sessionInvalidated: [];
   /** The WebSocket stopped for good. */
   connectionFailed: [error: AmsError];
+  /** A peer's keys differ from the pinned ones (see `keyChangePolicy`). */
+  keyChanged: [event: KeyChangedEvent];
+  /** The recipients of a conversation differ from the set last sealed for. */
+  membersChanged: [event: MembersChangedEvent];
 }

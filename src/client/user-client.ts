@@ -19,6 +19,11 @@ import { generateKeys } from '../crypto/keys.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
 import { createRestClient, type RestClient } from '../transport/rest/client.js';
 import { createKeyDirectory, type KeyDirectory } from '../agent/key-directory.js';
+import type { KeyPins } from '../agent/key-pins.js';
+import type { MemberWatch } from '../agent/member-watch.js';
+import { trustParts } from '../agent/trust.js';
+import { safetyNumber } from '../crypto/safety-number.js';
+import { ConfigurationError } from '../core/errors/configuration-error.js';
 import type { SendOptions } from '../agent/sender.js';
 import { RefreshCookieJar } from './cookie-jar.js';
 import {
@@ -87,6 +92,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly #directory: KeyDirectory;
   readonly #log: Logger;
   readonly #messaging: UserMessaging;
+  readonly #pins: KeyPins;
+  readonly #members: MemberWatch;
   #keys: UserKeySet | undefined;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
@@ -113,7 +120,18 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       rateLimits: false,
     });
     this.#api = createUserApi(this.#rest);
-    this.#directory = createKeyDirectory({ api: this.#api, clock: o.clock, ttlMs: o.keyCacheTtlMs });
+    const trust = trustParts(o, o.logger, {
+      keyChanged: (e) => this.#emit('keyChanged', e),
+      membersChanged: (e) => this.#emit('membersChanged', e),
+    });
+    this.#pins = trust.pins;
+    this.#members = trust.members;
+    this.#directory = createKeyDirectory({
+      api: this.#api,
+      clock: o.clock,
+      ttlMs: o.keyCacheTtlMs,
+      pins: trust.pins,
+    });
     this.#messaging = new UserMessaging({
       api: this.#api,
       session: this.#session,
@@ -123,6 +141,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       backoff: options.backoff,
       log: o.logger,
       keys: () => this.#keys,
+      members: trust.members,
       emit: (event, ...args) => this.#emit(event, ...args),
     });
     this.#session.onToken((token) => this.#messaging.renew(token));
@@ -374,6 +393,41 @@ export class UserClient extends EventEmitter<UserClientEvents> {
    */
   async connect(): Promise<void> {
     return this.#messaging.connect();
+  }
+
+  /**
+   * Accepts the key change refused for `peerId` under `keyChangePolicy: 'block'`
+   * (after the safety numbers were compared out of band). False when none was waiting.
+   */
+  confirmKey(peerId: string): Promise<boolean> {
+    return this.#pins.confirmKey(peerId);
+  }
+
+  /** Accepts the new members refused for a conversation under `'block'`. False when none were waiting. */
+  confirmMembers(conversationId: string): boolean {
+    return this.#members.confirmMembers(conversationId);
+  }
+
+  /**
+   * The safety number of the signed-in user and `peerId` (60 digits in 12
+   * groups of 5), to compare with the one the peer shows.
+   *
+   * @throws {@link ConfigurationError} before sign-in or without keys in memory;
+   *   {@link CryptoError} `KEY_CHANGED` under `'block'` while a change waits for `confirmKey`.
+   */
+  async safetyNumber(peerId: string): Promise<string> {
+    const { userId } = this.#requireSession();
+    const keys = this.#keys;
+    if (keys === undefined) {
+      throw new ConfigurationError({
+        message: 'No keys in memory: call register(), setUpKeys() or unlockKeys() first.',
+      });
+    }
+    const peer = await this.#directory.keys(peerId);
+    return safetyNumber(
+      { id: userId, signing: keys.signing?.publicKey, encryption: keys.encryption.publicKey },
+      { id: peerId, signing: peer.signing, encryption: peer.encryption },
+    );
   }
 
   /** Closes the WebSocket (no reconnect). */

@@ -19,6 +19,7 @@ import { TransportError } from '../core/errors/transport-error.js';
 import type { Logger } from '../core/logger.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
 import type { KeyDirectory } from '../agent/key-directory.js';
+import type { MemberWatch } from '../agent/member-watch.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../agent/sender.js';
 import { openDelivered, type OpenContext, type ReceivedMessage } from './open-message.js';
 import { RecentMessageIds } from './recent-ids.js';
@@ -44,6 +45,8 @@ export interface UserMessagingDeps {
   readonly log: Logger;
   /** The user's keys in memory, if any. */
   readonly keys: () => UserKeySet | undefined;
+  /** Watches the recipient set per conversation. */
+  readonly members?: MemberWatch | undefined;
   /** Emits a client event. */
   readonly emit: <E extends keyof UserClientEvents>(event: E, ...args: UserClientEvents[E]) => void;
 }
@@ -242,6 +245,7 @@ export class UserMessaging {
         directory,
         clock: options.clock,
         logger: log,
+        ...(this.#d.members === undefined ? {} : { members: this.#d.members }),
       });
       this.#sender = { userId, sender };
     }

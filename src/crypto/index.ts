@@ -135,3 +135,9 @@ export {
   type LoadedKeys,
   type RotateStoredKeysOptions,
 } from './key-store/index.js';
+export {
+  fingerprint,
+  safetyNumber,
+  SAFETY_NUMBER_ITERATIONS,
+  type SafetyNumberParty,
+} from './safety-number.js';

@@ -131,6 +131,10 @@ async function openRetired(
   );
 }
 
+/** A lookup error that stands on its own: transient, or a key change refused (`KEY_CHANGED`). */
+const refused = (err: unknown): boolean =>
+  err !== undefined && (isTransient(err) || isCryptoError(err, 'KEY_CHANGED'));
+
 /**
  * Opens an envelope as this agent.
  *
@@ -146,13 +150,13 @@ export async function openEnvelope(
   let attempt = await openOnce(deps, input, referenced);
   if (attempt.opened !== undefined) return attempt.opened;
   if (isCryptoError(attempt.error, 'DECRYPT_FAILURE') && attempt.error.reason === 'signature') {
-    if (attempt.lookupError !== undefined && isTransient(attempt.lookupError)) throw attempt.lookupError;
+    if (refused(attempt.lookupError)) throw attempt.lookupError;
     if (attempt.senderId !== undefined && attempt.lookupError === undefined) {
       // The cached key may be stale (the sender rotated): look it up afresh once.
       deps.keys.invalidate(attempt.senderId);
       attempt = await openOnce(deps, input, referenced);
       if (attempt.opened !== undefined) return attempt.opened;
-      if (attempt.lookupError !== undefined && isTransient(attempt.lookupError)) throw attempt.lookupError;
+      if (refused(attempt.lookupError)) throw attempt.lookupError;
       const retired = await openRetired(deps, input, referenced, attempt.senderId);
       if (retired !== undefined) return retired;
     }

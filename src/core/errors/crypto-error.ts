@@ -9,7 +9,9 @@ export type CryptoErrorCode =
   | 'KEY_BACKUP_PARAMS_TOO_WEAK'
   | 'KEY_BACKUP_INVALID'
   | 'KEY_STORE_CORRUPT'
-  | 'KEY_STORE_IO';
+  | 'KEY_STORE_IO'
+  | 'KEY_CHANGED'
+  | 'MEMBERS_CHANGED';
 
 /** Options of {@link CryptoError}. */
 export interface CryptoErrorOptions {

@@ -202,3 +202,39 @@ describe('unacceptable signing keys', () => {
     }
   });
 });
+
+describe('bounded retention of retired keys', () => {
+  const DAY = 86_400_000;
+  const iso = (ms: number): string => new Date(ms).toISOString();
+
+  it('keeps a retired key at most 7 days after retired_at, whatever valid_until says', () => {
+    const at = (retiredAgo: number, validUntil: string | null) =>
+      toPeerKeys(
+        keysOf('a1', 1, {
+          retired: [{ public_key: key(2), valid_until: validUntil, retired_at: iso(T0 - retiredAgo) }],
+        }),
+        T0,
+      ).retired.length;
+    expect(at(6 * DAY, null)).toBe(1);
+    expect(at(8 * DAY, null)).toBe(0);
+    expect(at(8 * DAY, iso(T0 + 365 * DAY))).toBe(0);
+  });
+
+  it('without retired_at or valid_until, drops it 7 days after the directory first saw it', async () => {
+    const clock = new ManualClock(T0);
+    const answer = keysOf('a1', 1, { retired: [{ public_key: key(2), valid_until: null }] });
+    const directory = createKeyDirectory({
+      api: {
+        publicKeys: async () => answer,
+        systemKeys: async () => answer,
+        conversation: async () => ({}) as never,
+      },
+      clock,
+    });
+    expect((await directory.keys('a1')).retired).toHaveLength(1);
+    clock.advance(6 * DAY);
+    expect((await directory.keys('a1')).retired).toHaveLength(1);
+    clock.advance(2 * DAY);
+    expect((await directory.keys('a1')).retired).toHaveLength(0);
+  });
+});

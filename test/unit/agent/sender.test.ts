@@ -156,3 +156,31 @@ describe('createMessageSender', () => {
     expect(w.posts).toHaveLength(0);
   });
 });
+
+describe('membersChanged through the sender', () => {
+  it('observes the recipient set without the sender itself', async () => {
+    const observed: string[][] = [];
+    const user = generateKeys();
+    const me = generateKeys();
+    const source: KeySource = {
+      publicKeys: async (id) => wireKeys(id, user),
+      systemKeys: async () => wireKeys('system', user),
+      conversation: async (id) =>
+        ({
+          id,
+          members: [wireKeys('u1', user), wireKeys('a1', me)],
+        }) as never,
+    };
+    const sender = createMessageSender({
+      api: {
+        sendMessage: async (c) => ({ messageId: 'm', conversationId: c, seq: 1, created: true }) as never,
+      },
+      agentId: 'a1',
+      keys: () => KeyRing.create(me, NOW),
+      directory: createKeyDirectory({ api: source }),
+      members: { observe: (_c, ids) => void observed.push([...ids]) },
+    });
+    await sender.send('c1', { type: 'text', text: 'hi' });
+    expect(observed).toEqual([['u1']]);
+  });
+});

@@ -11,6 +11,7 @@ import type { ResolvedUserClientOptions } from '../../../src/client/options.js';
 import type { UserSession } from '../../../src/client/session.js';
 import type { UserApi } from '../../../src/client/user-api.js';
 import type { FailedMessage } from '../../../src/client/user-client-types.js';
+import { KeyPins } from '../../../src/agent/key-pins.js';
 import { UserMessaging } from '../../../src/client/user-messaging.js';
 import type { PrincipalKeys } from '../../../src/client/wire/keys.js';
 import { ManualClock } from '../../../src/core/clock.js';
@@ -25,7 +26,7 @@ const AGENT = 'agent-1';
 const CONV = 'conv-1';
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
-function setup(acceptLegacyV10 = true) {
+function setup(acceptLegacyV10 = true, pins?: KeyPins) {
   const clock = new ManualClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const user = generateKeys();
   const system = generateKeys();
@@ -64,7 +65,7 @@ function setup(acceptLegacyV10 = true) {
   const messaging = new UserMessaging({
     api: {} as UserApi,
     session,
-    directory: createKeyDirectory({ api: source, clock, ttlMs: 0 }),
+    directory: createKeyDirectory({ api: source, clock, ttlMs: 0, ...(pins === undefined ? {} : { pins }) }),
     options: {
       wsUrl: 'ws://127.0.0.1:1/ws',
       clock,
@@ -184,5 +185,23 @@ describe('UserClient receive path: legacy v1.0 envelopes', () => {
       );
       await s.messaging.disconnect();
     }
+  });
+});
+
+describe("UserClient receive path: pinned keys under keyChangePolicy 'block'", () => {
+  it('refuses a message signed by a changed key (KEY_CHANGED) until confirmKey, then opens it', async () => {
+    const changes: string[] = [];
+    const pins = new KeyPins({ policy: 'block', onKeyChanged: (e) => changes.push(e.peerId) });
+    const s = setup(true, pins);
+    await s.connect();
+    await s.deliver('message.new', s.sealAs({ id: AGENT, keys: s.agent.current }), 1);
+    s.agent.current = generateKeys(); // the service now shows other keys (no retired generation)
+    await s.deliver('message.new', s.sealAs({ id: AGENT, keys: s.agent.current }), 2);
+    expect(reasons(s.failed)).toEqual([['KEY_CHANGED', undefined]]);
+    expect(changes).toEqual([AGENT]);
+    expect(await pins.confirmKey(AGENT)).toBe(true);
+    await s.deliver('message.new', s.sealAs({ id: AGENT, keys: s.agent.current }), 3);
+    expect(s.messages.map((m) => m.seq)).toEqual([1, 3]);
+    await s.messaging.disconnect();
   });
 });

@@ -10,7 +10,7 @@ import type {
   RelationEvent,
 } from '../../../../src/agent/events.js';
 import type { AmsError } from '../../../../src/core/errors/index.js';
-import { isHandlerError, TransportError } from '../../../../src/core/errors/index.js';
+import { CryptoError, isHandlerError, TransportError } from '../../../../src/core/errors/index.js';
 import { utf8 } from '../../../../src/core/encoding.js';
 import { generateKeys } from '../../../../src/crypto/index.js';
 import { sealPlaintext } from '../../../../src/crypto/seal.js';
@@ -296,6 +296,15 @@ describe('event pipeline: decrypt failures', () => {
     h.failLookups = undefined;
     await h.pipeline.ingest(ev); // the same delivery again: handled now
     expect(seen.messages.map((m) => m.text)).toEqual(['later']);
+  });
+
+  it('a key change refused by the pins (KEY_CHANGED) is reported as itself, not as a signature failure', async () => {
+    const h = createHarness();
+    const seen = collect(h);
+    h.failLookups = new CryptoError({ code: 'KEY_CHANGED', message: 'changed' });
+    await h.pipeline.ingest(h.sealed('message.new', h.sealFrom({ type: 'text', text: 'x' })));
+    expect(seen.failures).toEqual([]);
+    expect(seen.errors.map((e) => e.code)).toEqual(['KEY_CHANGED']);
   });
 
   it('a retired key opens messages during its grace, not after', async () => {

@@ -46,7 +46,13 @@ export async function loadDevState(path: string): Promise<DevOwnerState & { read
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     return { deviceId: randomUUID(), fresh: true };
   }
-  const parsed = StateSchema.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = StateSchema.safeParse(json);
   if (!parsed.success) throw new Error(`${path} is not a state file of this CLI: remove it to start over`);
   return {
     deviceId: parsed.data.device_id,

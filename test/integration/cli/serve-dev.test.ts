@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { devHint, runServe } from '../../../src/cli/commands/serve.js';
 import { runCli } from '../../../src/cli/run.js';
@@ -45,8 +48,11 @@ describe('ams serve --dev', () => {
       const exit = runServe(argv, io, () => new Promise<void>((r) => (stop = r)));
       while (!io.out.includes('\n')) await new Promise((r) => setTimeout(r, 5));
       const url = /listening on (\S+)/.exec(io.out)![1]!;
+      const keyDir = await mkdtemp(join(tmpdir(), 'ams-serve-'));
       const boot = captureIo();
-      expect(await runCli(['dev', 'bootstrap', '--base-url', url, '--json'], boot)).toBe(0);
+      expect(await runCli(['dev', 'bootstrap', '--base-url', url, '--key-dir', keyDir, '--json'], boot)).toBe(
+        0,
+      );
       const env = JSON.parse(boot.out) as Record<string, string>;
       const agent = newAgent({ url } as ReferenceServer, {
         agentId: env['AMS_AGENT_ID']!,

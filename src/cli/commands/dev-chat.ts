@@ -1,7 +1,8 @@
 /**
  * `ams dev chat`: the owner talks to the agent from a terminal. Each line of
  * standard input is sent; what the agent sends is printed as it arrives
- * (`agent: <text>`), connection events on stderr. Ends on EOF or Ctrl-C.
+ * (`agent: <text>`), connection events on stderr. Ends on EOF or Ctrl-C (exit 0),
+ * or with exit 1 when the connection is lost for good.
  *
  * @module
  */
@@ -33,7 +34,8 @@ export const DEV_CHAT_HELP = `Usage: ams dev chat [--base-url URL] [--key-dir DI
 
 Talk to the agent as its owner: every line you type is sent; the agent's
 messages are printed as they arrive ('agent: <text>'), service notices and
-connection changes on stderr. Ends on EOF (Ctrl-D) or Ctrl-C. Signs in as
+connection changes on stderr. Ends on EOF (Ctrl-D) or Ctrl-C (exit 0), or
+when the connection is lost for good, e.g. the device was removed (exit 1). Signs in as
 the same device as 'ams dev send' (see 'ams dev send --help').
 
 Options:
@@ -58,7 +60,8 @@ export const devChatCommand: CommandSpec = {
     const input = source instanceof Readable ? source : Readable.from(source);
     // Created only when read: lines emitted before its iterator exists would be lost.
     let lines: Interface | undefined;
-    const stopOnSignal = (): void => {
+    let lost = false;
+    const stop = (): void => {
       lines?.close();
       input.destroy();
     };
@@ -90,13 +93,14 @@ export const devChatCommand: CommandSpec = {
       client.on('sessionInvalidated', () => io.stderr.write('ams dev chat: this device was signed out\n'));
       client.on('connectionFailed', (e) => {
         io.stderr.write(`ams dev chat: connection lost: ${describeError(e)}\n`);
-        stopOnSignal();
+        lost = true;
+        stop();
       });
       await client.connect();
       io.stderr.write(
         `ams dev chat: talking to agent ${agentId} (conversation ${conversationId}); Ctrl-D ends\n`,
       );
-      process.once('SIGINT', stopOnSignal);
+      process.once('SIGINT', stop);
       lines = createInterface({ input, terminal: false });
       for await (const line of lines) {
         if (line.trim() === '') continue;
@@ -105,11 +109,11 @@ export const devChatCommand: CommandSpec = {
         firstSentSeq ??= result.seq;
       }
       // Input ended (e.g. piped): give the agent a moment to answer the last line.
-      if (!answered()) await waitUpTo(LAST_REPLY_WAIT_MS, (done) => (onAnswer = done));
-      return EXIT.ok;
+      if (!lost && !answered()) await waitUpTo(LAST_REPLY_WAIT_MS, (done) => (onAnswer = done));
+      return lost ? EXIT.failure : EXIT.ok;
     } finally {
-      process.off('SIGINT', stopOnSignal);
-      stopOnSignal(); // stops reading standard input, so the process can end
+      process.off('SIGINT', stop);
+      stop(); // stops reading standard input, so the process can end
       await client.signOut().catch(() => {});
     }
   },

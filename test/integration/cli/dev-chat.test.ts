@@ -1,8 +1,13 @@
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/agent/index.js';
+import { runCli } from '../../../src/cli/run.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';
+import { call } from '../../helpers/server-http.js';
+import { captureIo } from '../../unit/cli/helpers.js';
 import { startWorld, waitFor } from '../../helpers/agent-world.js';
 import { bootstrap, echoAgent } from './dev-owner.js';
 
@@ -60,4 +65,42 @@ describe('ams dev chat (spawned, typed into stdin)', () => {
     typed.kill('SIGINT');
     expect(await exit, err).toBe(0);
   }, 60_000);
+});
+
+describe('ams dev chat (in-process)', () => {
+  let server: ReferenceServer;
+  let env: Record<string, string>;
+  let agent: Agent;
+  beforeAll(async () => {
+    server = await startWorld();
+    env = await bootstrap(server);
+    agent = await echoAgent(server, env);
+  });
+  afterAll(async () => {
+    await agent.close();
+    await server.close();
+  });
+
+  it('exits 1 with a reason when its device is removed from elsewhere', async () => {
+    const stdin = new PassThrough();
+    const io = captureIo({ env });
+    io.stdin = stdin;
+    const exit = runCli(['dev', 'chat'], io);
+    await waitFor(() => io.err.includes('Ctrl-D ends'), 'the chat to start');
+    stdin.write('ping\n');
+    await waitFor(() => io.out.includes('agent: echo: ping\n'), 'the echo');
+    const [file] = (await readdir(env['AMS_KEY_DIR']!)).filter((f) => f.startsWith('dev-owner-'));
+    const state = JSON.parse(await readFile(join(env['AMS_KEY_DIR']!, file!), 'utf8')) as {
+      device_id: string;
+    };
+    const userId = (await server.control.account(env['AMS_OWNER_EMAIL']!))!.userId;
+    const other = await server.control.accessToken(userId);
+    const removed = await call(server, 'DELETE', `/users/me/devices/${state.device_id}`, {
+      token: other.accessToken,
+    });
+    expect(removed.status, removed.text).toBe(200);
+    expect(await exit).toBe(1);
+    expect(io.err).toContain('ams dev chat: this device was signed out\n');
+    expect(io.err).toMatch(/ams dev chat: connection lost: .+\n$/);
+  });
 });

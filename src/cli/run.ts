@@ -26,6 +26,9 @@ Options:
 Commands:
   serve           Run the reference server in the foreground (ams serve --help)
   dev bootstrap   Create a user and an agent on a dev server; print the env lines
+  dev send        Send one message to the agent as its owner; print the reply
+  dev chat        Talk to the agent as its owner, line by line
+  dev devices     List (or --remove) the owner's devices
   keygen          Create an agent key store; print the public key fingerprints
   webhook sign    Sign a test delivery and POST it to a local receiver
   webhook verify  Say precisely why a captured delivery is (not) valid

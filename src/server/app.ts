@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { redactSecrets } from '../core/errors/index.js';
 import { authenticateAgent, requireAgentSelf } from './agents/authenticate-agent.js';
 import { authenticateUser, bearerToken } from './auth/authenticate.js';
+import { emitActivity } from './activity.js';
 import type { ServerContext } from './context.js';
 import { decodeJsonBody } from './http/body.js';
 import { fail, invalidRequest, isServerFailure, ServerFailure } from './http/failure.js';
@@ -35,7 +36,12 @@ function decodeBodyFor(route: Route, req: ServerRequest, options: ResolvedServer
   return parseBody(route.body, decoded.value);
 }
 
-async function dispatch(ctx: ServerContext, router: Router, req: ServerRequest): Promise<ServerResponse> {
+async function dispatch(
+  ctx: ServerContext,
+  router: Router,
+  req: ServerRequest,
+  seen: { principal?: AnyPrincipal | undefined },
+): Promise<ServerResponse> {
   const match = router.match(req.method, req.path);
   if (match.kind === 'not_found') throw fail('NOT_FOUND', 'No such endpoint.');
   if (match.kind === 'method_not_allowed') {
@@ -48,6 +54,7 @@ async function dispatch(ctx: ServerContext, router: Router, req: ServerRequest):
   }
   const { route, params } = match;
   const principal = await authenticate(ctx, route, req, params);
+  seen.principal = principal;
   if (route.guard !== undefined) await route.guard({ req, params, principal, ctx });
   const body = decodeBodyFor(route, req, ctx.options);
   return route.handle({ req, params, body, principal, ctx });
@@ -93,6 +100,22 @@ async function authenticate(
   }
 }
 
+async function answer(
+  ctx: ServerContext,
+  router: Router,
+  req: ServerRequest,
+  seen: { principal?: AnyPrincipal | undefined },
+): Promise<ServerResponse> {
+  try {
+    return await dispatch(ctx, router, req, seen);
+  } catch (err) {
+    if (isServerFailure(err)) return failureResponse(err);
+    const what = err instanceof Error ? `${err.name}: ${err.message}` : 'non-error thrown';
+    ctx.logger.error(`internal error on ${req.method} ${req.path}: ${redactSecrets(what)}`);
+    return internalErrorResponse();
+  }
+}
+
 /**
  * Builds the core request handler over a route table.
  *
@@ -104,13 +127,19 @@ async function authenticate(
  */
 export function createRequestHandler(ctx: ServerContext, router: Router): RequestHandler {
   return async (req) => {
-    try {
-      return await dispatch(ctx, router, req);
-    } catch (err) {
-      if (isServerFailure(err)) return failureResponse(err);
-      const what = err instanceof Error ? `${err.name}: ${err.message}` : 'non-error thrown';
-      ctx.logger.error(`internal error on ${req.method} ${req.path}: ${redactSecrets(what)}`);
-      return internalErrorResponse();
+    const started = performance.now();
+    const seen: { principal?: AnyPrincipal | undefined } = {};
+    const res = await answer(ctx, router, req, seen);
+    if (ctx.onActivity !== undefined) {
+      emitActivity(ctx.onActivity, {
+        kind: 'request',
+        method: req.method,
+        path: req.path,
+        status: res.status,
+        agentId: seen.principal?.kind === 'agent' ? seen.principal.agentId : undefined,
+        durationMs: Math.round(performance.now() - started),
+      });
     }
+    return res;
   };
 }

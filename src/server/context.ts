@@ -19,6 +19,7 @@ import { AgentSockets } from './agents/agent-sockets.js';
 import { KeyChallenges } from './agents/key-challenges.js';
 import { createSystemSender, type SystemSender } from './agents/system-sender.js';
 import { createAgentTokenService, type AgentTokenService } from './agents/token-service.js';
+import { deliveryActivity, emitActivity, type ActivityListener } from './activity.js';
 import { createDeliveryEngine, type ReferenceDeliveryEngine } from './delivery/index.js';
 import type { OutboundEvent } from './delivery/types.js';
 import { sendDeliveryFailureNotices } from './messages/notices.js';
@@ -47,6 +48,8 @@ export interface ServerContext {
   readonly devTurnstile: DevTurnstile | undefined;
   readonly hub: WsHub;
   readonly logger: ServerLogger;
+  /** Where request and delivery records go (`onActivity`), if anywhere. */
+  readonly onActivity: ActivityListener | undefined;
   /** Agent tokens: issuing and the fast (verified-digest) check. */
   readonly agentTokens: AgentTokenService;
   /** Ids of the agents that exist (a synchronous view for the delivery engine). */
@@ -113,6 +116,9 @@ export function createServerContext(
     wsAck: resolved.wsAck,
     onExpired: (agentId, events) => onExpired(agentId, events),
     webhookTimeoutMs: resolved.webhookTimeoutMs,
+    ...(options.onActivity === undefined
+      ? {}
+      : { log: (event, fields) => emitActivity(options.onActivity, deliveryActivity(event, fields)) }),
   });
   const ctx: ServerContext = {
     options: resolved,
@@ -127,6 +133,7 @@ export function createServerContext(
     devTurnstile,
     hub,
     logger,
+    onActivity: options.onActivity,
     agentTokens: createAgentTokenService(store.agents, clock, resolved.agentTokenBcryptCost),
     agentIds,
     agentSockets,

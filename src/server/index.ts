@@ -5,6 +5,7 @@
  * @module
  */
 export { startReferenceServer, type ReferenceServer } from './start.js';
+export type { ActivityListener, DeliveryActivity, RequestActivity, ServerActivity } from './activity.js';
 export {
   DEFAULT_SERVER_OPTIONS,
   type ReferenceServerOptions,

@@ -11,6 +11,7 @@ import type { Mailer } from './auth/mailbox.js';
 import type { TurnstileVerifier } from './auth/turnstile.js';
 import type { WsAckOptions } from './delivery/types.js';
 import { DEFAULT_DELIVERY_ENGINE_OPTIONS } from './delivery/options.js';
+import type { ActivityListener } from './activity.js';
 
 /** Lines the server may log. Never receives passwords, codes or tokens. */
 export interface ServerLogger {
@@ -114,6 +115,12 @@ export interface ReferenceServerOptions {
    * Where the server logs (start-up, internal errors; never secrets).
    * @defaultValue silent
    */
+  /**
+   * Receives one record per HTTP request and per delivery step (ids, paths,
+   * status codes, attempts; never tokens or bodies), e.g. for a request log.
+   * @defaultValue none
+   */
+  readonly onActivity?: ActivityListener;
   readonly logger?: ServerLogger;
   /**
    * bcrypt cost of agent tokens (4 to 15). The service uses 10; lower it only in

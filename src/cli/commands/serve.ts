@@ -9,9 +9,10 @@
  */
 import { startReferenceServer, type ReferenceServerOptions } from '../../testing/index.js';
 import type { CliIo } from '../io.js';
+import { activityLine } from '../serve-log.js';
 
 /** Help text of `ams serve`. */
-export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time]
+export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time] [--quiet]
 
 Runs the reference server (in-memory state) until Ctrl-C.
 
@@ -21,6 +22,9 @@ Options:
   --dev            Enable the control API under /_control/ (reads emailed codes,
                    sets Turnstile verdicts, moves virtual time). Local use only.
   --virtual-time   Run on a virtual clock that only moves through the control API
+  --quiet          In dev mode, no request and delivery log on stderr (one line
+                   each: method, path, status, agent id / delivery step,
+                   agent id, attempt; never tokens or bodies)
   -h, --help       Show this help
 `;
 
@@ -30,6 +34,7 @@ export interface ServeArgs {
   readonly host: string;
   readonly dev: boolean;
   readonly virtualTime: boolean;
+  readonly quiet: boolean;
 }
 
 /** Parses `ams serve` arguments; returns an error message for bad input. */
@@ -38,6 +43,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | { readonly 
   let host = '127.0.0.1';
   let dev = false;
   let virtualTime = false;
+  let quiet = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] =
@@ -48,6 +54,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | { readonly 
     if (flag === '-h' || flag === '--help') return 'help';
     else if (flag === '--dev') dev = true;
     else if (flag === '--virtual-time') virtualTime = true;
+    else if (flag === '--quiet') quiet = true;
     else if (flag === '--port') {
       const v = value();
       if (v === undefined || !/^\d{1,5}$/.test(v) || Number(v) > 65_535)
@@ -59,7 +66,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | { readonly 
       host = v;
     } else return { error: `unknown option '${arg}'` };
   }
-  return { port, host, dev, virtualTime };
+  return { port, host, dev, virtualTime, quiet };
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -120,6 +127,7 @@ export async function runServe(
     host: args.host,
     dev: args.dev,
     virtualTime: args.virtualTime,
+    ...(args.dev && !args.quiet ? { onActivity: (a) => io.stderr.write(`${activityLine(a)}\n`) } : {}),
     logger: {
       info: () => {},
       warn: (m) => io.stderr.write(`ams serve: ${m}\n`),

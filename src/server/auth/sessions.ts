@@ -85,9 +85,14 @@ export async function signIn(
   });
   if (!outcome.ok) {
     throw outcome.reason === 'device_limit'
-      ? fail('DEVICE_LIMIT_EXCEEDED', `An account can have at most ${LIMITS.DEVICES_PER_ACCOUNT} devices.`, {
-          max: LIMITS.DEVICES_PER_ACCOUNT,
-        })
+      ? fail(
+          'DEVICE_LIMIT_EXCEEDED',
+          `An account can have at most ${LIMITS.DEVICES_PER_ACCOUNT} devices: sign in again with the device_id of one of them, ` +
+            'or remove one (GET /users/me/devices lists them, DELETE /users/me/devices/:id removes one).',
+          {
+            max: LIMITS.DEVICES_PER_ACCOUNT,
+          },
+        )
       : fail('DEVICE_NAME_TAKEN', 'Another device of this account already has that name.', {
           field: 'device_name',
         });

@@ -32,7 +32,8 @@ describe('ams serve', () => {
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
     expect(out).toHaveLength(1);
-    expect(err).toEqual([]);
+    // Dev mode logs each request on stderr (stdout keeps its one line).
+    expect(err).toEqual([expect.stringMatching(/^ams serve: GET \/_control\/clock 200 \d+ms\n$/)]);
     await expect(fetch(`${url}/_control/clock`)).rejects.toThrow();
   });
 
@@ -52,7 +53,9 @@ describe('ams serve', () => {
       host: '::1',
       dev: true,
       virtualTime: false,
+      quiet: false,
     });
+    expect(parseServeArgs(['--dev', '--quiet'])).toMatchObject({ dev: true, quiet: true });
     expect(parseServeArgs(['--help'])).toBe('help');
     for (const bad of [['--port'], ['--port', '70000'], ['--port', 'x'], ['--host'], ['--bogus']]) {
       expect(parseServeArgs(bad)).toHaveProperty('error');

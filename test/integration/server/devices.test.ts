@@ -47,7 +47,11 @@ describe('devices', () => {
       ).toBe(200);
     }
     const sixth = await passwordLogin(server, s.email, s.password, { deviceId: 'd6', deviceName: 'six' });
-    expect(expectError(sixth, 400, 'DEVICE_LIMIT_EXCEEDED').params).toMatchObject({ max: 5 });
+    const refused = expectError(sixth, 400, 'DEVICE_LIMIT_EXCEEDED');
+    expect(refused.params).toMatchObject({ max: 5 });
+    // The message says how to get out: reuse a device id, or remove a device.
+    expect(refused.message).toContain('device_id of one of them');
+    expect(refused.message).toContain('DELETE /users/me/devices/:id');
     expect((await passwordLogin(server, s.email, s.password, { deviceId: 'd3' })).status).toBe(200);
   });
 

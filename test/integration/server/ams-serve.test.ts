@@ -69,7 +69,7 @@ describe('ams serve', () => {
   });
 
   it('warns when --dev would bind a non-loopback interface', () => {
-    const args = { port: 0, dev: true, virtualTime: false };
+    const args = { port: 0, dev: true, virtualTime: false, quiet: false };
     expect(serveWarnings({ ...args, host: '0.0.0.0' })).toEqual([
       '--dev on a non-loopback interface exposes verification codes.',
     ]);

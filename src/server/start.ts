@@ -108,9 +108,16 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   try {
     address = await listen(server, ctx.options.port, ctx.options.host);
   } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    const hint =
+      code === 'EADDRINUSE'
+        ? ` Port ${ctx.options.port} is in use: try --port 0 (a free port) or stop the other process.`
+        : code === 'EACCES'
+          ? ` Port ${ctx.options.port} needs privileges: try a port above 1023, or --port 0.`
+          : '';
     throw new ConfigurationError({
       option: 'port',
-      message: `Cannot listen on ${ctx.options.host}:${ctx.options.port}.`,
+      message: `Cannot listen on ${ctx.options.host}:${ctx.options.port}.${hint}`,
       cause: err,
     });
   }

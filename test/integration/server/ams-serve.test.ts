@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/run.js';
 import { parseServeArgs, runServe, serveWarnings } from '../../../src/cli/commands/serve.js';
@@ -82,5 +83,20 @@ describe('ams serve', () => {
     expect(await runCli(['--help'], io)).toBe(0);
     expect(out.join('')).toMatch(/serve\s+Run the reference server/);
     expect(await runCli(['nope'], capture().io)).toBe(2);
+  });
+
+  it('a busy port is named with the fix (--port 0)', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const { io } = capture();
+      // The CLI's entry prints the message as `ams: …` and exits 1.
+      await expect(runCli(['serve', '--port', String(port)], io)).rejects.toThrow(
+        `Port ${port} is in use: try --port 0`,
+      );
+    } finally {
+      await new Promise<void>((resolve) => busy.close(() => resolve()));
+    }
   });
 });

@@ -44,6 +44,8 @@ const agentEvents = {
   'session.invalidated': true,
   'auth.expiring': true,
   keys: true,
+  keyChanged: true,
+  membersChanged: true,
   closed: true,
 } as const satisfies Record<AgentListenerEvent, true>;
 const userEvents = {
@@ -54,6 +56,8 @@ const userEvents = {
   disconnected: true,
   sessionInvalidated: true,
   connectionFailed: true,
+  keyChanged: true,
+  membersChanged: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,
@@ -102,6 +106,8 @@ export function useAgent(agent: Agent): void {
   agent.on('session.invalidated', () => undefined);
   agent.on('auth.expiring', (info) => void info.expiresInSeconds);
   agent.on('keys', (e) => void e);
+  agent.on('keyChanged', (e) => void [e.peerId, e.fingerprints]);
+  agent.on('membersChanged', (e) => void [e.conversationId, e.added, e.removed]);
   agent.once('closed', (r) => void r.drained);
   const onError = (err: AgentNotificationMap['error'][0]): void => void err.message;
   agent.on('error', onError).off('error', onError);
@@ -117,6 +123,8 @@ export function useUserClient(client: UserClient): void {
   client.on('disconnected', (info) => void [info.code, info.reason]);
   client.on('sessionInvalidated', () => undefined);
   client.once('connectionFailed', (err) => void err.code);
+  client.on('keyChanged', (e) => void e.peerId);
+  client.on('membersChanged', (e) => void e.added);
   const listener = (m: UserClientEvents['message'][0]): void => void m.messageId;
   client.on('message', listener);
   client.off('message', listener);

@@ -191,3 +191,10 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 10
     await pause(5);
   }
 }
+
+/** A promise the test releases by hand (a handler that waits for it). */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}

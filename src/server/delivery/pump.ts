@@ -16,7 +16,7 @@ import type { AgentState, PendingDelivery } from './queue.js';
 import { nextRetryDelayMs } from './schedule.js';
 import type { WebhookSigner } from '../../webhook/sign.js';
 import type { WebhookRegistration } from './types.js';
-import { WsAckWindow } from './ws-acks.js';
+import { WsAckWindow, writeWsFrame } from './ws-acks.js';
 
 /** A registration with its signer (HMAC key prepared once). */
 export interface Hook {
@@ -94,15 +94,16 @@ export class AgentPump {
       state.status === 'unreachable'
     )
       return;
+    // Mode and session cannot change inside this synchronous loop: looked up once.
+    const mode = this.#opts.target.mode(state.agentId);
+    const session = mode === 'websocket' ? this.#opts.target.wsSession?.(state.agentId) : undefined;
     for (let head = state.queue.peek(); head !== undefined; head = state.queue.peek()) {
-      const mode = this.#opts.target.mode(state.agentId);
       if (mode === 'websocket') {
-        const session = this.#opts.target.wsSession?.(state.agentId);
         if (session?.acks === true) {
           if (!this.acks.sendHead(state, head, session.id)) return;
           continue;
         }
-        if (!this.#sendWs(state.agentId, head)) return;
+        if (!writeWsFrame(this.#opts, state.agentId, head)) return;
         head.attempts++;
         this.#finish(state, 'delivered');
         continue;
@@ -112,17 +113,6 @@ export class AgentPump {
       return;
     }
     this.#tidy(state);
-  }
-
-  #sendWs(agentId: string, head: PendingDelivery): boolean {
-    try {
-      return this.#opts.target.sendWs(agentId, {
-        ...bodyOf(head.event, head.ref),
-        delivery_id: head.deliveryId,
-      });
-    } catch {
-      return false;
-    }
   }
 
   #startAttempt(state: AgentState, head: PendingDelivery, hook: Hook): void {

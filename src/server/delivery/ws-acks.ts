@@ -15,6 +15,28 @@ import { bodyOf } from './body.js';
 import type { ResolvedEngineOptions } from './options.js';
 import type { AgentState, PendingDelivery } from './queue.js';
 
+/**
+ * Writes one delivery as an event frame to the agent's open WebSocket: the
+ * delivery body plus `delivery_id` (and `redelivered: true` once sent
+ * before). False when no socket took it.
+ */
+export function writeWsFrame(
+  opts: ResolvedEngineOptions,
+  agentId: string,
+  delivery: PendingDelivery,
+): boolean {
+  const frame: Record<string, unknown> = {
+    ...bodyOf(delivery.event, delivery.ref),
+    delivery_id: delivery.deliveryId,
+  };
+  if (delivery.attempts > 0) frame['redelivered'] = true;
+  try {
+    return opts.target.sendWs(agentId, frame);
+  } catch {
+    return false;
+  }
+}
+
 /** What the ack window needs from the pump. */
 export interface WsAckDeps {
   readonly opts: ResolvedEngineOptions;
@@ -101,16 +123,7 @@ export class WsAckWindow {
   }
 
   #write(agentId: string, delivery: PendingDelivery): boolean {
-    const frame: Record<string, unknown> = {
-      ...bodyOf(delivery.event, delivery.ref),
-      delivery_id: delivery.deliveryId,
-    };
-    if (delivery.attempts > 0) frame['redelivered'] = true;
-    try {
-      return this.#d.opts.target.sendWs(agentId, frame);
-    } catch {
-      return false;
-    }
+    return writeWsFrame(this.#d.opts, agentId, delivery);
   }
 
   /**

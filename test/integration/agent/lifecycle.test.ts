@@ -11,6 +11,7 @@ import { generateKeys, MemoryKeyStore, seal } from '../../../src/crypto/index.js
 import type { ReferenceServer } from '../../../src/testing/index.js';
 import {
   createAccount,
+  gate,
   newAgent,
   recordingLogger,
   startWorld,
@@ -23,12 +24,6 @@ beforeAll(async () => {
   server = await startWorld();
 });
 afterAll(() => server.close());
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
 
 describe('graceful close', () => {
   it('stops taking events, lets the running handler finish (and reply), then resolves', async () => {

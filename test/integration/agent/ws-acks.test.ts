@@ -9,6 +9,7 @@ import { createMemoryDedupStore } from '../../../src/webhook/dedup/memory.js';
 import type { DedupStore } from '../../../src/webhook/dedup/types.js';
 import {
   createAccount,
+  gate,
   newAgent,
   recordingLogger,
   startWorld,
@@ -30,12 +31,6 @@ beforeAll(async () => {
   server = await startWorld({ wsAck: { timeoutMs: 400, maxAttempts: 3 } });
 });
 afterAll(() => server.close());
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
 
 /** A registered agent and its owner; `link()` makes the owner add it (a `relation.established`). */
 async function rawAccount(): Promise<TestAgent & { link: () => Promise<string> }> {

@@ -47,6 +47,14 @@ import { reportFatal } from './fatal-report.js';
 import { Composer, runComposer, type HearsTrigger, type MiddlewareLike } from './composer.js';
 import { createContext, type CommandContext, type Context, type HearsContext } from './context.js';
 import type { SendOptions } from './sender.js';
+import { AgentArtifacts } from './artifacts.js';
+import {
+  RelayActions,
+  type ForwardedCopy,
+  type ForwardSource,
+  type ReactionResult,
+  type ReactOptions,
+} from './relay-actions.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -81,6 +89,9 @@ export class Agent {
   readonly mode: AgentMode;
   /** The agent's REST calls (delivery logs, governance, conversations …). */
   readonly api: AgentApi;
+  /** Artifacts: send one, update it, await its answer (docs/artifacts.md). */
+  readonly artifacts: AgentArtifacts;
+  readonly #relay: RelayActions;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
@@ -116,6 +127,17 @@ export class Agent {
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
     this.#host = defaultShutdownHost();
+    const sender = async () => (await this.#ensureKeys(), this.#parts.sender);
+    this.#relay = new RelayActions({ rest: () => this.api.rest, sender });
+    this.artifacts = new AgentArtifacts({
+      agentId: o.agentId,
+      rest: () => this.api.rest,
+      sender,
+      emitter: this.#emitter,
+      relay: this.#relay,
+      clock: o.clock,
+      logger: o.logger,
+    });
   }
 
   /** Where the agent is in its life. */
@@ -228,6 +250,27 @@ export class Agent {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
     return this.#parts.sender.send(conversationId, body, options);
+  }
+
+  /**
+   * Forwards an opened message (e.g. a `message.new` event) to up to 10
+   * conversations of the agent, re-sealed for each (docs/artifacts.md).
+   *
+   * @throws {@link ServiceError} `FORWARD_TARGET_LIMIT` (checked before sending too),
+   * `ARTIFACT_NOT_FORWARDABLE`, `MESSAGE_NOT_FOUND`, `CONVERSATION_FORBIDDEN`.
+   */
+  forward(source: ForwardSource, targets: readonly string[]): Promise<ForwardedCopy[]> {
+    return this.#relay.forward(source, targets);
+  }
+
+  /**
+   * Reacts to a message with an emoji (sealed; the human gets it over WebSocket),
+   * or withdraws the reaction with `{ remove: true }`.
+   *
+   * @throws {@link ValidationError} for something that is not an emoji; {@link ServiceError} `MESSAGE_NOT_FOUND`.
+   */
+  react(conversationId: string, messageId: string, emoji: string, options?: ReactOptions): Promise<ReactionResult> {
+    return this.#relay.react(conversationId, messageId, emoji, options);
   }
 
   /**

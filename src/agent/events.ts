@@ -17,6 +17,7 @@ import type { AmsError } from '../core/errors/base.js';
 import type { ArtifactDeniedReason, DecryptFailureReason } from '../core/errors/codes.js';
 import type { CryptoError } from '../core/errors/crypto-error.js';
 import type { ArtifactResponsePayload } from '../core/protocol/events.js';
+import type { ArtifactExpiredPayload, ReactionPayload } from '../core/protocol/artifacts.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import { IdentifierSchema } from '../core/protocol/primitives.js';
 import type { SentMessageResult } from '../client/wire/results.js';
@@ -117,6 +118,26 @@ export interface ArtifactResponseEvent extends AgentEventBase<'artifact_response
   readonly deniedReason: ArtifactDeniedReason | undefined;
 }
 
+/** `reaction.update` (WebSocket only, sealed by the reacting member): a reaction to a message. */
+export interface ReactionEvent extends AgentEventBase<'reaction.update'> {
+  readonly payload: ReactionPayload;
+  /** The message reacted to. */
+  readonly targetMessageId: string;
+  /** The emoji. */
+  readonly emoji: string;
+  /** `add` or `remove`. */
+  readonly action: 'add' | 'remove';
+}
+
+/** `artifact.expired` (WebSocket only, sealed by `system`): an artifact's time to live ran out unanswered. */
+export interface ArtifactExpiredEvent extends AgentEventBase<'artifact.expired'> {
+  readonly payload: ArtifactExpiredPayload;
+  /** The artifact. */
+  readonly artifactId: string;
+  /** Its revision when it expired. */
+  readonly revision: number;
+}
+
 /** `agent.governance` (WebSocket only, cleartext): the platform changed the agent's governance level. */
 export interface GovernanceEvent extends AgentEventBase<'agent.governance'> {
   readonly payload: GovernancePayload;
@@ -141,9 +162,9 @@ export interface AgentEventMap {
   artifact_response: ArtifactResponseEvent;
   'agent.capability_changed': GenericAgentEvent<'agent.capability_changed'>;
   'agent.governance': GovernanceEvent;
-  'reaction.update': GenericAgentEvent<'reaction.update'>;
+  'reaction.update': ReactionEvent;
   'group.updated': GenericAgentEvent<'group.updated'>;
-  'artifact.expired': GenericAgentEvent<'artifact.expired'>;
+  'artifact.expired': ArtifactExpiredEvent;
   'system.group_key_rotated': GenericAgentEvent<'system.group_key_rotated'>;
   'grant.revoked': GenericAgentEvent<'grant.revoked'>;
 }

@@ -85,6 +85,25 @@ export interface MessageSender {
    *   (a payload that is not a JSON object, or a bad service answer), {@link TransportError}.
    */
   send(conversationId: string, payload: EnvelopePayload, options?: SendOptions): Promise<SentMessageResult>;
+  /**
+   * Seals `payload` as `eventType` to the conversation's members and hands
+   * the envelope to `post` (any route that carries one), with the same
+   * stale-key retry as {@link MessageSender.send}.
+   */
+  sealAndPost<T>(
+    conversationId: string,
+    payload: EnvelopePayload,
+    options: SealAndPostOptions,
+    post: (wireEnvelope: string, messageId: string) => Promise<T>,
+  ): Promise<T>;
+}
+
+/** Options of {@link MessageSender.sealAndPost}. */
+export interface SealAndPostOptions {
+  /** The event type sealed under the signature. @defaultValue `'message.new'` */
+  readonly eventType?: string;
+  /** The message id to bind. @defaultValue a random UUID */
+  readonly messageId?: string;
 }
 
 const STALE_KEY_REASONS: ReadonlySet<unknown> = new Set(['missing_recipient', 'unknown_recipient']);
@@ -144,9 +163,11 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
     conversationId: string,
     payload: EnvelopePayload,
     messageId: string,
+    eventType?: string,
   ): Promise<string> {
     const ring = options.keys();
     return sealAsync(payload, {
+      ...(eventType === undefined ? {} : { eventType }),
       sender: { id: agentId, signing: ring.current.keys.signing },
       recipients: await recipientsOf(conversationId, ring),
       conversationId,
@@ -163,6 +184,19 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
   }
 
   return {
+    async sealAndPost(conversationId, payload, o, post) {
+      const messageId = o.messageId ?? globalThis.crypto.randomUUID();
+      try {
+        return await post(await sealFor(conversationId, payload, messageId, o.eventType), messageId);
+      } catch (err) {
+        if (isServiceError(err) && RELATION_CODES.has(err.code))
+          directory.invalidateConversation(conversationId);
+        if (!isServiceError(err, 'INVALID_ENVELOPE') || !STALE_KEY_REASONS.has(err.params['reason']))
+          throw err;
+        await forgetMembers(conversationId);
+        return post(await sealFor(conversationId, payload, messageId, o.eventType), messageId);
+      }
+    },
     async send(conversationId, payload, sendOptions = {}) {
       const messageId = sendOptions.messageId ?? globalThis.crypto.randomUUID();
       const post = { signal: sendOptions.signal };

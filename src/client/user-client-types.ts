@@ -7,6 +7,7 @@ import type { KeyChangedEvent } from '../agent/key-pins.js';
 import type { MembersChangedEvent } from '../agent/member-watch.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
+import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
 
 /** Options of `UserClient.sendCode`. */
 export interface SendCodeOptions {
@@ -93,6 +94,10 @@ export interface InboxPage {
 export interface UserClientEvents {
   /** A message arrived over the WebSocket and was opened. */
   message: [message: ReceivedMessage];
+  /** An artifact arrived (also emitted as `message`): answer it with `approve(data)` or `deny(reason)`. */
+  artifact: [artifact: ReceivedArtifact];
+  /** A reaction arrived (WebSocket only; not emitted as `message`). */
+  reaction: [reaction: ReceivedReaction];
   /** A message arrived but could not be opened. */
   messageFailed: [failure: FailedMessage];
   /** The WebSocket authenticated (also after a reconnect). */

@@ -13,6 +13,14 @@
  *
  * @module
  */
+import {
+  RelayActions,
+  type ForwardedCopy,
+  type ForwardSource,
+  type ReactionResult,
+  type ReactOptions,
+} from '../agent/relay-actions.js';
+import { UserArtifacts } from './user-artifacts.js';
 import { EventEmitter } from 'eventemitter3';
 import type { Logger } from '../core/logger.js';
 import { generateKeys } from '../crypto/keys.js';
@@ -94,7 +102,10 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly #messaging: UserMessaging;
   readonly #pins: KeyPins;
   readonly #members: MemberWatch;
+  readonly #relay: RelayActions;
   #keys: UserKeySet | undefined;
+  /** Artifacts the user received: answer helpers (`from(message)`); live ones come as `artifact` events. */
+  readonly artifacts: UserArtifacts;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: UserClientOptions) {
@@ -143,6 +154,15 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       keys: () => this.#keys,
       members: trust.members,
       emit: (event, ...args) => this.#emit(event, ...args),
+      onReceived: (m) => this.artifacts.received(m),
+    });
+    this.#relay = new RelayActions({ rest: () => this.#rest, sender: async () => this.#messaging.sender() });
+    this.artifacts = new UserArtifacts({
+      rest: () => this.#rest,
+      sender: () => this.#messaging.sender(),
+      logger: o.logger,
+      emitArtifact: (a) => this.#emit('artifact', a),
+      emitReaction: (r) => this.#emit('reaction', r),
     });
     this.#session.onToken((token) => this.#messaging.renew(token));
   }
@@ -372,6 +392,32 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     options: SendOptions = {},
   ): Promise<SentMessageResult> {
     return this.#messaging.send(conversationId, payload, options);
+  }
+
+  /**
+   * Forwards an opened message or artifact (`artifact.message`) to up to 10
+   * of the user's conversations, re-sealed for each.
+   *
+   * @throws {@link ServiceError} `FORWARD_TARGET_LIMIT` (checked before sending too),
+   * `ARTIFACT_NOT_FORWARDABLE`, `MESSAGE_NOT_FOUND`, `CONVERSATION_NOT_FOUND`.
+   */
+  async forward(source: ForwardSource, targets: readonly string[]): Promise<ForwardedCopy[]> {
+    return this.#relay.forward(source, targets);
+  }
+
+  /**
+   * Reacts to a message with an emoji (sealed; the agent gets `reaction.update`
+   * over WebSocket), or withdraws it with `{ remove: true }`.
+   *
+   * @throws {@link ValidationError} for something that is not an emoji; {@link ServiceError} `MESSAGE_NOT_FOUND`.
+   */
+  async react(
+    conversationId: string,
+    messageId: string,
+    emoji: string,
+    options?: ReactOptions,
+  ): Promise<ReactionResult> {
+    return this.#relay.react(conversationId, messageId, emoji, options);
   }
 
   /**

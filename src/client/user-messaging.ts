@@ -49,6 +49,8 @@ export interface UserMessagingDeps {
   readonly members?: MemberWatch | undefined;
   /** Emits a client event. */
   readonly emit: <E extends keyof UserClientEvents>(event: E, ...args: UserClientEvents[E]) => void;
+  /** Sees each opened live delivery first; true when it consumed it (then no `message` is emitted). */
+  readonly onReceived?: ((message: ReceivedMessage) => boolean) | undefined;
 }
 
 const asError = (err: unknown): AmsError =>
@@ -97,6 +99,11 @@ export class UserMessaging {
     options: SendOptions,
   ): Promise<SentMessageResult> {
     return this.#senderFor(this.requireSession().userId).send(conversationId, payload, options);
+  }
+
+  /** The signed-in user's sealer (for artifacts, reactions, forwards). */
+  sender(): MessageSender {
+    return this.#senderFor(this.requireSession().userId);
   }
 
   /** See `UserClient.messages`. */
@@ -198,7 +205,7 @@ export class UserMessaging {
         return;
       }
       this.#dedup.add(key);
-      this.#d.emit('message', message);
+      if (this.#d.onReceived?.(message) !== true) this.#d.emit('message', message);
     } catch (err) {
       this.#dedup.add({ deliveryId, conversationId, messageId: undefined });
       const error = asError(err);

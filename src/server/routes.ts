@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { artifactRoutes } from './artifacts/routes.js';
+import { relayRoutes } from './artifacts/relay-routes.js';
 import { governanceRoutes } from './agents/governance.js';
 import { agentKeyRoutes } from './agents/key-routes.js';
 import { agentRoutes } from './agents/routes.js';
@@ -44,6 +46,8 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...messageRoutes,
     ...deliveryRoutes,
     ...objectRoutes,
+    ...artifactRoutes,
+    ...relayRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

@@ -9,6 +9,7 @@
  *   sender): checked before this, by the pipeline, see `delivery-checks.ts`;
  * - service events (relation.*, …) must arrive sealed, not in cleartext;
  * - `artifact_response` payloads are checked (a denied one needs a known reason);
+ * - `reaction.update` and `artifact.expired` payloads are checked (docs/artifacts.md);
  * - `agent.governance` carries a cleartext `{ agent_id, level, reason }`;
  * - other types keep their payload as-is.
  *
@@ -19,6 +20,7 @@ import type { ArtifactDeniedReason } from '../../core/errors/codes.js';
 import { ValidationError } from '../../core/errors/validation-error.js';
 import { parseEventPayload } from '../../core/protocol/events.js';
 import { parseWith } from '../../core/protocol/parse.js';
+import { ArtifactExpiredPayloadSchema, parseReactionPayload } from '../../core/protocol/artifacts.js';
 import { SYSTEM_SENDER_ID } from '../../core/protocol/system-events.js';
 import { isTextPayload, parseMessagePayload, type MessagePayload } from '../../core/protocol/payloads.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
@@ -80,6 +82,14 @@ function typed(base: AgentEventBase, payload: Record<string, unknown>): AnyAgent
     const p = parseEventPayload('artifact_response', payload);
     const deniedReason = (p.status === 'denied' ? p.reason : undefined) as ArtifactDeniedReason | undefined;
     return { ...base, type, payload: p, status: p.status, deniedReason };
+  }
+  if (type === 'reaction.update') {
+    const p = parseReactionPayload(payload);
+    return { ...base, type, payload: p, targetMessageId: p.message_id, emoji: p.emoji, action: p.action };
+  }
+  if (type === 'artifact.expired') {
+    const p = parseWith(ArtifactExpiredPayloadSchema, payload, 'artifact.expired payload');
+    return { ...base, type, payload: p, artifactId: p.artifact_id, revision: p.revision };
   }
   if (type === 'agent.governance') {
     const p = parseWith(GovernancePayloadSchema, payload, 'agent.governance payload');

@@ -156,7 +156,44 @@ export const STREAM_FRAMES = {} as const satisfies FrameTable;
 // ---------------------------------------------------------------------------
 
 /** Routes of artifacts, forwarding and reactions. */
-export const ARTIFACT_ROUTES = {} as const satisfies RouteTable;
+export const ARTIFACT_ROUTES = {
+  createArtifact: {
+    method: 'POST',
+    path: '/agents/:id/artifacts',
+    auth: 'agent',
+    summary: 'An agent sends an artifact (sealed content plus routing metadata), revision 1.',
+  },
+  getArtifact: {
+    method: 'GET',
+    path: '/agents/:id/artifacts/:artifact_id',
+    auth: 'agent',
+    summary: "The artifact's routing metadata: current revision, state, outcome.",
+  },
+  updateArtifact: {
+    method: 'PUT',
+    path: '/agents/:id/artifacts/:artifact_id',
+    auth: 'agent',
+    summary: 'A new revision, based_on_revision the current one (409 ARTIFACT_REVISION_CONFLICT otherwise).',
+  },
+  answerArtifact: {
+    method: 'POST',
+    path: '/conversations/:id/artifacts/:artifact_id/answer',
+    auth: 'user',
+    summary: "The human's sealed answer (approved with data, or denied with a reason).",
+  },
+  react: {
+    method: 'POST',
+    path: '/conversations/:id/reactions',
+    auth: 'member',
+    summary: 'A sealed reaction to a message, relayed as reaction.update (WebSocket only).',
+  },
+  forward: {
+    method: 'POST',
+    path: '/forwards',
+    auth: 'member',
+    summary: 'Forward a message or artifact: one sealed copy per target conversation (at most 10).',
+  },
+} as const satisfies RouteTable;
 /** Frames of artifacts, forwarding and reactions. */
 export const ARTIFACT_FRAMES = {} as const satisfies FrameTable;
 

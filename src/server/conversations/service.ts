@@ -21,6 +21,7 @@ import type { SystemSealedEventType } from '../../core/protocol/system-events.js
 import type { ServerContext } from '../context.js';
 import { fail } from '../http/failure.js';
 import type { ConversationRecord, RelationState } from '../store/agent-types.js';
+import { denyOpenArtifactsOnRevoke } from '../artifacts/service.js';
 
 /** Wire view of a conversation. */
 export function conversationView(c: ConversationRecord) {
@@ -104,5 +105,6 @@ export async function changeRelation(
     });
   }
   await relationEvent(ctx, t.event, next);
+  if (change === 'revoke') await denyOpenArtifactsOnRevoke(ctx, conversationId);
   return next;
 }

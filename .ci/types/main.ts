@@ -58,6 +58,8 @@ const userEvents = {
   connectionFailed: true,
   keyChanged: true,
   membersChanged: true,
+  artifact: true,
+  reaction: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,
@@ -88,9 +90,9 @@ export function useAgent(agent: Agent): void {
   agent.on('artifact_response', (e) => void e.type);
   agent.on('agent.capability_changed', (e) => void e.payload);
   agent.on('agent.governance', (e) => void e.type);
-  agent.on('reaction.update', (e) => void e.payload);
+  agent.on('reaction.update', (e) => void [e.payload, e.emoji, e.targetMessageId, e.action]);
   agent.on('group.updated', (e) => void e.payload);
-  agent.on('artifact.expired', (e) => void e.payload);
+  agent.on('artifact.expired', (e) => void [e.payload, e.artifactId, e.revision]);
   agent.on('system.group_key_rotated', (e) => void e.payload);
   agent.on('grant.revoked', (e) => void e.payload);
   agent.on('event', (e) => void e.type);
@@ -125,6 +127,8 @@ export function useUserClient(client: UserClient): void {
   client.once('connectionFailed', (err) => void err.code);
   client.on('keyChanged', (e) => void e.peerId);
   client.on('membersChanged', (e) => void e.added);
+  client.on('artifact', (a) => void [a.content.kind, a.approve, a.deny]);
+  client.on('reaction', (r) => void [r.emoji, r.messageId, r.action]);
   const listener = (m: UserClientEvents['message'][0]): void => void m.messageId;
   client.on('message', listener);
   client.off('message', listener);

@@ -12,16 +12,10 @@
  *   ams dev bootstrap > .env
  *   npx tsx --env-file=.env examples/relations-bot.ts
  *
- * The reference server has no artifact feature (the service interface shows
- * only the `artifact_response` event and the artifact error codes, no
- * endpoint that sends or answers an artifact). On `ams serve --dev` the
- * control API stands in for the user's answer: it seals the payload from the
- * system sender and delivers it like any other event.
- *
- *   curl -X POST "$AMS_BASE_URL/_control/agents/$AMS_AGENT_ID/events" \
- *     -H 'content-type: application/json' \
- *     -d '{"type":"artifact_response","conversation_id":"<id from relation.established>",
- *          "payload":{"status":"denied","reason":"user_rejected"}}'
+ * On `relation.established` the bot also sends an artifact (a confirmation,
+ * sealed end to end) and awaits the answer: answer it from the human's side
+ * (`ams dev chat`, or a `UserClient` with `client.on('artifact', (a) => a.approve())`).
+ * See docs/artifacts.md.
  */
 import { Agent } from 'agent-messaging-sdk';
 import { agentEnv } from './env.js';
@@ -35,6 +29,17 @@ agent.on('relation.established', async (e) => {
   relations.set(e.conversationId, 'active');
   console.log(`relation.established: user ${e.userId} in ${e.conversationId}`);
   await agent.send(e.conversationId, 'Hello! I will tell you when your artifacts are answered.');
+  // An artifact round trip: ask, then await the answer without holding up this handler.
+  const artifact = await agent.artifacts.send(e.conversationId, {
+    content: { kind: 'confirm', title: 'Shall I send you a daily summary?' },
+  });
+  artifact.response({ timeoutMs: 10 * 60_000 }).then(
+    (outcome) =>
+      console.log(
+        `artifact ${artifact.artifactId}: ${outcome.status === 'denied' ? `denied (${outcome.reason}, by ${outcome.by})` : outcome.status}`,
+      ),
+    (err: unknown) => console.log(`artifact ${artifact.artifactId}: no answer (${(err as Error).name})`),
+  );
 });
 agent.on('relation.suspended', (e) => {
   relations.set(e.conversationId, 'suspended');

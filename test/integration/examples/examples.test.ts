@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserClient, type ReceivedMessage } from '../../../src/index.js';
+import { UserClient, type ReceivedArtifact, type ReceivedMessage } from '../../../src/index.js';
 import { startReferenceServer, type ReferenceServer } from '../../../src/testing/index.js';
 
 const EXAMPLE_TIMEOUT_MS = 20_000;
@@ -20,6 +20,7 @@ let server: ReferenceServer;
 let user: UserClient;
 let keyDir: string;
 const received: ReceivedMessage[] = [];
+const artifacts: ReceivedArtifact[] = [];
 
 beforeAll(async () => {
   server = await startReferenceServer({
@@ -43,6 +44,7 @@ beforeAll(async () => {
     protectionPassword: 'protection-password-1',
   });
   user.on('message', (m) => void received.push(m));
+  user.on('artifact', (a) => void artifacts.push(a));
   await user.connect();
 });
 
@@ -134,26 +136,15 @@ async function replyFrom(agentId: string, pattern: RegExp): Promise<string> {
   }
 }
 
-/**
- * A user's denial of an artifact, as an `artifact_response` to the agent. The
- * reference server has no artifact feature (the spec shows only this event and
- * the artifact error codes, no endpoint that sends or answers an artifact), so
- * the dev server's control API stands in for the user's answer: it seals the
- * payload from the system sender and delivers it like any event (here over
- * the bot's WebSocket). This is the HTTP route `ams serve --dev` serves.
- */
-async function sendArtifactResponse(agentId: string, conversationId: string): Promise<string> {
-  const res = await fetch(`${server.url}/_control/agents/${agentId}/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      type: 'artifact_response',
-      payload: { status: 'denied', reason: 'user_rejected' },
-      conversation_id: conversationId,
-    }),
-  });
-  const body = (await res.json()) as { data?: { outcome?: string } };
-  return body.data?.outcome ?? `HTTP ${res.status}`;
+/** Resolves with the first artifact from `agentId` the user received. */
+async function waitForArtifact(agentId: string): Promise<ReceivedArtifact> {
+  const deadline = Date.now() + EXAMPLE_TIMEOUT_MS;
+  for (;;) {
+    const hit = artifacts.find((a) => a.senderId === agentId);
+    if (hit !== undefined) return hit;
+    if (Date.now() > deadline) throw new Error(`no artifact from ${agentId}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const textOf = (m: ReceivedMessage): string => {
@@ -188,7 +179,7 @@ describe('examples, run against the reference server', () => {
     }, 30_000);
   }
 
-  it('relations-bot.ts greets on relation.established, answers, reports an artifact_response', async () => {
+  it('relations-bot.ts greets on relation.established, answers, sends an artifact and reports its answer', async () => {
     const { agentId, env } = await bootstrap(false);
     const child = startExample('relations-bot.ts', env);
     const out = output(child);
@@ -199,7 +190,10 @@ describe('examples, run against the reference server', () => {
       expect(await replyFrom(agentId, /^Hello!/)).toContain('artifacts');
       await user.send(conversationId, { type: 'text', text: 'status?' });
       expect(await replyFrom(agentId, /^I track/)).toBe('I track 1 relation(s). You said: status?');
-      expect(await sendArtifactResponse(agentId, conversationId)).toBe('queued');
+      const artifact = await waitForArtifact(agentId);
+      expect(artifact.content).toEqual({ kind: 'confirm', title: 'Shall I send you a daily summary?' });
+      expect((await artifact.deny('user_rejected')).accepted).toBe(true);
+      await out.until(/artifact \S+: denied \(user_rejected, by user\)/);
       await out.until(/artifact_response: denied \(user_rejected\) in \S+\n/);
       expect(out.text()).toContain(`artifact_response: denied (user_rejected) in ${conversationId}\n`);
       expect(await replyFrom(agentId, /^Artifact /)).toBe('Artifact denied (user_rejected).');

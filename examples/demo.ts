@@ -162,7 +162,7 @@ async function startWebhookApp(agent: Agent, secret: string): Promise<Server> {
 
 function printEcho(names: ReadonlyMap<string, string>, m: ReceivedMessage): void {
   const name = names.get(m.senderId);
-  if (name === undefined) return;
+  if (name === undefined || m.payload['type'] === 'artifact') return; // artifacts: see artifactRoundTrip
   counts.echoes++;
   const text = (m.payload as { text?: unknown }).text;
   say(`   ← ${name}: ${typeof text === 'string' ? text : JSON.stringify(m.payload)}`);
@@ -218,6 +218,26 @@ async function converse(user: UserClient, bots: Bots): Promise<void> {
   await waitFor(() => counts.echoes >= sends.length, DEADLINE_MS);
 }
 
+/** An artifact round trip: echo-ws asks the user to confirm; the user's client approves; the bot awaits the answer. */
+async function artifactRoundTrip(user: UserClient, bots: Bots): Promise<void> {
+  const wsId = [...bots.names].find(([, name]) => name === 'echo-ws')![0];
+  const conversation = (await user.conversations()).find((c) => c.agentId === wsId)!;
+  user.once('artifact', (a) => {
+    const title = a.content.title;
+    say(
+      `   ← echo-ws asks (artifact, ${a.content.kind}, revision ${a.revision}): "${title}"; the user approves`,
+    );
+    void a.approve();
+  });
+  const artifact = await bots.ws.artifacts.send(conversation.conversationId, {
+    content: { kind: 'confirm', title: 'Archive this conversation?' },
+  });
+  const outcome = await artifact.response({ timeoutMs: DEADLINE_MS });
+  say(
+    `   → echo-ws: artifact_response ${outcome.status} (sealed end to end; the server saw ids and revision only)`,
+  );
+}
+
 /** Deliveries and redeliveries as the server logged them (`GET /agents/:id/delivery-logs`). */
 async function serverFigures(server: ReferenceServer, bots: Bots) {
   await server.control.deliveryIdle(); // the last webhook answer is logged once it is back
@@ -249,6 +269,7 @@ async function main(): Promise<void> {
   const user = await registerUser(server);
   const bots = await startBots(server, user);
   await converse(user, bots);
+  await artifactRoundTrip(user, bots);
 
   const figures = await serverFigures(server, bots);
   const duplicates = bots.hook.stats().duplicates;

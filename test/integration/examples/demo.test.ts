@@ -45,6 +45,8 @@ describe('the demo (npm start)', () => {
     expect(stdout.split('← echo-webhook: echo: hello over webhook\n')).toHaveLength(2); // exactly once
     expect(stdout).toContain('with wire_envelope null and a ref');
     expect(stdout).toContain('← echo-webhook: echo: got your 1.2 MB message (via webhook)');
+    expect(stdout).toContain('← echo-ws asks (artifact, confirm, revision 1): "Archive this conversation?"');
+    expect(stdout).toContain('→ echo-ws: artifact_response approved');
     expect(stdout).toContain('demo-cheap'); // the cheap Argon2id parameters are said out loud
     expect(stdout).not.toMatch(/hsk_[A-Za-z0-9]{40}/); // no agent token printed
   }, 40_000);

@@ -482,7 +482,6 @@ export {
 export {
   AgentArtifacts,
   ArtifactHandle,
-  type AgentArtifactsDeps,
   type ArtifactChange,
   type ArtifactOutcome,
   type ArtifactResponseOptions,
@@ -491,14 +490,12 @@ export {
   type ArtifactUpdateOptions,
 } from './agent/artifacts.js';
 export {
-  RelayActions,
   checkForwardTargets,
   forwardedPayload,
   type ForwardedCopy,
   type ForwardSource,
   type ReactionResult,
   type ReactOptions,
-  type RelayActionsDeps,
 } from './agent/relay-actions.js';
 export type { ArtifactExpiredEvent, ReactionEvent } from './agent/events.js';
 export {
@@ -506,6 +503,4 @@ export {
   type ArtifactAnswerResult,
   type ReceivedArtifact,
   type ReceivedReaction,
-  type UserArtifactsDeps,
 } from './client/user-artifacts.js';
-export type { SealAndPostOptions } from './agent/sender.js';

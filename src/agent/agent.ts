@@ -269,7 +269,12 @@ export class Agent {
    *
    * @throws {@link ValidationError} for something that is not an emoji; {@link ServiceError} `MESSAGE_NOT_FOUND`.
    */
-  react(conversationId: string, messageId: string, emoji: string, options?: ReactOptions): Promise<ReactionResult> {
+  react(
+    conversationId: string,
+    messageId: string,
+    emoji: string,
+    options?: ReactOptions,
+  ): Promise<ReactionResult> {
     return this.#relay.react(conversationId, messageId, emoji, options);
   }
 

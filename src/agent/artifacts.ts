@@ -160,7 +160,13 @@ export class ArtifactHandle {
   readonly #waiters = new Set<(o: ArtifactOutcome) => void>();
 
   /** @internal Created by {@link AgentArtifacts.send}. */
-  constructor(owner: AgentArtifacts, conversationId: string, payload: ArtifactPayload, messageId: string, createdAt: string) {
+  constructor(
+    owner: AgentArtifacts,
+    conversationId: string,
+    payload: ArtifactPayload,
+    messageId: string,
+    createdAt: string,
+  ) {
     this.#owner = owner;
     this.artifactId = payload.artifact_id;
     this.conversationId = conversationId;
@@ -286,12 +292,18 @@ export class ArtifactHandle {
       sensitivity: change.sensitivity ?? this.#payload.sensitivity,
       content,
     };
-    const meta = metaOf({ ...change, forwardable: payload.forwardable, sensitivity: payload.sensitivity }, content);
+    const meta = metaOf(
+      { ...change, forwardable: payload.forwardable, sensitivity: payload.sensitivity },
+      content,
+    );
     const sender = await this.#owner.sender();
     const view = await sender.sealAndPost(this.conversationId, payload, {}, (wire) =>
       this.#owner.rest().request({
         method: ARTIFACT_ROUTES.updateArtifact.method,
-        path: routePath(ARTIFACT_ROUTES.updateArtifact, { id: this.#owner.agentId, artifact_id: this.artifactId }),
+        path: routePath(ARTIFACT_ROUTES.updateArtifact, {
+          id: this.#owner.agentId,
+          artifact_id: this.artifactId,
+        }),
         body: { based_on_revision: basedOn, ...meta, wire_envelope: wire },
         schema: ArtifactViewSchema,
         limiter: 'messages',
@@ -367,7 +379,12 @@ export class AgentArtifacts {
       this.#d.rest().request({
         method: ARTIFACT_ROUTES.createArtifact.method,
         path: routePath(ARTIFACT_ROUTES.createArtifact, { id: this.#d.agentId }),
-        body: { conversation_id: conversationId, artifact_id: artifactId, ...metaOf(spec, content), wire_envelope: wire },
+        body: {
+          conversation_id: conversationId,
+          artifact_id: artifactId,
+          ...metaOf(spec, content),
+          wire_envelope: wire,
+        },
         schema: ArtifactViewSchema,
         limiter: 'messages',
       }),
@@ -401,7 +418,8 @@ export class AgentArtifacts {
     if (!parsed.success) return;
     const p = parsed.data;
     const handle = this.#open.get(p.artifact_id);
-    if (handle === undefined || handle.conversationId !== e.conversationId || e.senderId === this.#d.agentId) return;
+    if (handle === undefined || handle.conversationId !== e.conversationId || e.senderId === this.#d.agentId)
+      return;
     const bySystem = e.senderId === SYSTEM_SENDER_ID;
     if (p.status === 'denied') {
       const allowed: readonly string[] = bySystem ? SERVICE_DENIED_REASONS : HUMAN_DENIED_REASONS;
@@ -422,7 +440,13 @@ export class AgentArtifacts {
       return;
     }
     if (bySystem) return;
-    this.#finish(handle, { status: 'approved', artifactId: p.artifact_id, revision: p.revision, data: p.data, event: e });
+    this.#finish(handle, {
+      status: 'approved',
+      artifactId: p.artifact_id,
+      revision: p.revision,
+      data: p.data,
+      event: e,
+    });
   }
 
   #onExpired(e: ArtifactExpiredEvent): void {

@@ -109,6 +109,7 @@ export function checkForwardTargets(targets: readonly string[]): void {
 export class RelayActions {
   readonly #d: RelayActionsDeps;
 
+  /** @internal Built by the Agent and the UserClient. */
   constructor(deps: RelayActionsDeps) {
     this.#d = deps;
   }

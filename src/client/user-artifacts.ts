@@ -168,7 +168,9 @@ export class UserArtifacts {
           createdAt: message.createdAt,
         });
       } else {
-        this.#d.logger.warn('a reaction does not fit the reaction payload', { conversationId: message.conversationId });
+        this.#d.logger.warn('a reaction does not fit the reaction payload', {
+          conversationId: message.conversationId,
+        });
       }
       return true;
     }
@@ -178,14 +180,19 @@ export class UserArtifacts {
   }
 
   async #answer(conversationId: string, body: ArtifactAnswerPayload): Promise<ArtifactAnswerResult> {
-    const view = await this.#d.sender().sealAndPost(conversationId, body, { eventType: 'artifact_response' }, (wire) =>
-      this.#d.rest().request({
-        method: ARTIFACT_ROUTES.answerArtifact.method,
-        path: routePath(ARTIFACT_ROUTES.answerArtifact, { id: conversationId, artifact_id: body.artifact_id }),
-        body: { revision: body.revision, wire_envelope: wire },
-        schema: ArtifactViewSchema.extend({ accepted: ArtifactViewSchema.shape.forwardable }),
-      }),
-    );
+    const view = await this.#d
+      .sender()
+      .sealAndPost(conversationId, body, { eventType: 'artifact_response' }, (wire) =>
+        this.#d.rest().request({
+          method: ARTIFACT_ROUTES.answerArtifact.method,
+          path: routePath(ARTIFACT_ROUTES.answerArtifact, {
+            id: conversationId,
+            artifact_id: body.artifact_id,
+          }),
+          body: { revision: body.revision, wire_envelope: wire },
+          schema: ArtifactViewSchema.extend({ accepted: ArtifactViewSchema.shape.forwardable }),
+        }),
+      );
     return { accepted: view.accepted, state: view.state, reason: view.reason };
   }
 }

@@ -325,7 +325,10 @@ export function parseForwardRequest(input: unknown): ForwardRequest {
  *
  * @returns the problems found (empty when the data fits).
  */
-export function answerDataProblems(content: ArtifactContent, data: Readonly<Record<string, unknown>>): string[] {
+export function answerDataProblems(
+  content: ArtifactContent,
+  data: Readonly<Record<string, unknown>>,
+): string[] {
   if (content.kind !== 'form') return [];
   const names = new Set(content.fields.map((f) => f.name));
   const problems = Object.keys(data)

@@ -18,7 +18,11 @@
  * @module
  */
 import { z } from 'zod';
-import { FORWARD_TARGET_MAX, ForwardRequestSchema, ReactionRequestSchema } from '../../core/protocol/artifacts.js';
+import {
+  FORWARD_TARGET_MAX,
+  ForwardRequestSchema,
+  ReactionRequestSchema,
+} from '../../core/protocol/artifacts.js';
 import { ARTIFACT_ROUTES } from '../../core/protocol/service-names.js';
 import { WEBHOOK_BODY_VERSION } from '../../core/protocol/webhook-delivery.js';
 import { memberConversation } from '../conversations/routes.js';
@@ -44,8 +48,12 @@ import { artifactsOf } from './registry.js';
 const idOf = (p: AnyPrincipal): string => (p.kind === 'user' ? p.userId : p.agentId);
 const bodyLimit = (o: { maxMessageBodyBytes: number }): number => o.maxMessageBodyBytes;
 
-async function findMessage(ctx: ServerContext, conversationId: string, messageId: string): Promise<MessageRecord> {
-  for (let after = 0; ; ) {
+async function findMessage(
+  ctx: ServerContext,
+  conversationId: string,
+  messageId: string,
+): Promise<MessageRecord> {
+  for (let after = 0; ;) {
     const page = await ctx.store.messages.list(conversationId, after, 200);
     const hit = page.find((m) => m.messageId === messageId);
     if (hit !== undefined) return hit;
@@ -94,7 +102,12 @@ const react = defineRoute({
   },
 });
 
-function deliverCopy(ctx: ServerContext, principal: AnyPrincipal, c: ConversationRecord, m: MessageRecord): void {
+function deliverCopy(
+  ctx: ServerContext,
+  principal: AnyPrincipal,
+  c: ConversationRecord,
+  m: MessageRecord,
+): void {
   if (principal.kind === 'user') deliverToAgent(ctx, c, m);
   else pushToUser(ctx, c.userId, messageFrame('message.new', m));
 }
@@ -127,7 +140,11 @@ const forward = defineRoute({
     for (const t of input.targets) {
       const c = await memberConversation(ctx, principal, t.conversation_id);
       requireEstablished(c);
-      checkEnvelope(t.wire_envelope, { senderId, conversationId: c.conversationId, members: await membersOf(ctx, c) });
+      checkEnvelope(t.wire_envelope, {
+        senderId,
+        conversationId: c.conversationId,
+        members: await membersOf(ctx, c),
+      });
       checked.push(c);
     }
     const forwarded = [];

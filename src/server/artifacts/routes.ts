@@ -151,7 +151,12 @@ const update = defineRoute({
       });
     }
     if ((input.tool_timeout_ms === undefined) !== (r.toolTimeoutMs === undefined)) {
-      throw invalidField('tool_timeout_ms', 'kind_changed', {}, 'An update cannot change whether it is a tool request.');
+      throw invalidField(
+        'tool_timeout_ms',
+        'kind_changed',
+        {},
+        'An update cannot change whether it is a tool request.',
+      );
     }
     r.revision += 1;
     r.forwardable = input.forwardable;
@@ -176,7 +181,8 @@ const answer = defineRoute({
   async handler({ ctx, principal, params, body }) {
     const c = await memberConversation(ctx, principal, params['id']!);
     const r = artifactsOf(ctx).get(params['artifact_id']!);
-    if (r === undefined || r.conversationId !== c.conversationId) throw fail('NOT_FOUND', 'No such artifact.');
+    if (r === undefined || r.conversationId !== c.conversationId)
+      throw fail('NOT_FOUND', 'No such artifact.');
     const header = checkEnvelope(body.wire_envelope, {
       senderId: principal.userId,
       conversationId: c.conversationId,
@@ -194,7 +200,11 @@ const answer = defineRoute({
     ctx.delivery.enqueue(r.agentId, {
       type: 'artifact_response',
       wireEnvelope: body.wire_envelope,
-      metadata: { conversation_id: c.conversationId, sender_id: principal.userId, created_at: header.createdAt },
+      metadata: {
+        conversation_id: c.conversationId,
+        sender_id: principal.userId,
+        created_at: header.createdAt,
+      },
       messageId: header.messageId,
     });
     return ok({ ...artifactView(r), accepted: true });

@@ -69,7 +69,13 @@ async function expire(ctx: ServerContext, r: ArtifactRecord): Promise<void> {
   await sendSystemEvent(ctx, r.agentId, 'artifact.expired', payload, r.conversationId);
 }
 
-function arm(ctx: ServerContext, r: ArtifactRecord, name: 'user_timeout' | 'tool_timeout' | 'expiry', ms: number, run: () => Promise<void>): void {
+function arm(
+  ctx: ServerContext,
+  r: ArtifactRecord,
+  name: 'user_timeout' | 'tool_timeout' | 'expiry',
+  ms: number,
+  run: () => Promise<void>,
+): void {
   const old = r.timers.get(name);
   if (old !== undefined) ctx.clock.clearTimeout(old);
   const handle = ctx.clock.setTimeout(

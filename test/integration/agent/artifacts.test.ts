@@ -16,7 +16,11 @@ afterEach(async () => {
 });
 
 /** A world whose user is connected and collects the artifacts it receives. */
-async function setUp(): Promise<{ w: TestWorld; received: ReceivedArtifact[]; next: () => Promise<ReceivedArtifact> }> {
+async function setUp(): Promise<{
+  w: TestWorld;
+  received: ReceivedArtifact[];
+  next: () => Promise<ReceivedArtifact>;
+}> {
   const w = await createTestWorld();
   world = w;
   const received: ReceivedArtifact[] = [];
@@ -47,14 +51,24 @@ describe('artifacts', () => {
     const handle = await w.agent.artifacts.send(w.conversationId, { content: confirm });
     expect(handle.revision).toBe(1);
     const a = await next();
-    expect(a).toMatchObject({ artifactId: handle.artifactId, revision: 1, senderId: w.agentId, content: confirm });
+    expect(a).toMatchObject({
+      artifactId: handle.artifactId,
+      revision: 1,
+      senderId: w.agentId,
+      content: confirm,
+    });
     expect(messages).toContain('artifact');
     const stored = await w.agent.api.messages(w.conversationId);
     const raw = Buffer.from(stored.at(-1)!.wire_envelope, 'base64').toString('latin1');
     expect(raw).not.toContain('Delete 3 files');
     expect(await a.approve()).toEqual({ accepted: true, state: 'answered', reason: null });
     const outcome = await outcomeSoon(handle);
-    expect(outcome).toMatchObject({ status: 'approved', artifactId: handle.artifactId, revision: 1, data: {} });
+    expect(outcome).toMatchObject({
+      status: 'approved',
+      artifactId: handle.artifactId,
+      revision: 1,
+      data: {},
+    });
     const event = await w.waitForDelivery((e) => e.type === 'artifact_response');
     expect(event).toMatchObject({ status: 'approved', senderId: w.user.session!.userId, sealed: true });
     expect((await w.agent.artifacts.status(handle.artifactId)).state).toBe('answered');
@@ -76,7 +90,10 @@ describe('artifacts', () => {
     const bad = await a.approve({ speed: 'warp' }).catch((e: unknown) => e);
     expect(isValidationError(bad)).toBe(true);
     await a.approve({ city: 'Lyon', speed: 'fast' });
-    expect(await outcomeSoon(handle)).toMatchObject({ status: 'approved', data: { city: 'Lyon', speed: 'fast' } });
+    expect(await outcomeSoon(handle)).toMatchObject({
+      status: 'approved',
+      data: { city: 'Lyon', speed: 'fast' },
+    });
   });
 
   it('user_rejected and tool_not_implemented come from the human, typed, by: user', async () => {
@@ -85,12 +102,20 @@ describe('artifacts', () => {
     await (await next()).deny('user_rejected');
     expect(await outcomeSoon(first)).toMatchObject({ status: 'denied', reason: 'user_rejected', by: 'user' });
     const tool = await w.agent.artifacts.send(w.conversationId, {
-      content: { kind: 'tool_request', title: 'Read GPS', tool: { name: 'gps', arguments: {}, timeout_ms: 5_000 } },
+      content: {
+        kind: 'tool_request',
+        title: 'Read GPS',
+        tool: { name: 'gps', arguments: {}, timeout_ms: 5_000 },
+      },
     });
     const received = await next();
     expect(received.content.kind).toBe('tool_request');
     await received.deny('tool_not_implemented');
-    expect(await outcomeSoon(tool)).toMatchObject({ status: 'denied', reason: 'tool_not_implemented', by: 'user' });
+    expect(await outcomeSoon(tool)).toMatchObject({
+      status: 'denied',
+      reason: 'tool_not_implemented',
+      by: 'user',
+    });
     const notHuman = await received.deny('user_timeout' as never).catch((e: unknown) => e);
     expect(isValidationError(notHuman)).toBe(true);
   });
@@ -102,20 +127,36 @@ describe('artifacts', () => {
     await w.advanceTime(29_999);
     expect(handle.outcome).toBeUndefined();
     await w.advanceTime(1);
-    expect(await outcomeSoon(handle)).toMatchObject({ status: 'denied', reason: 'user_timeout', by: 'service' });
+    expect(await outcomeSoon(handle)).toMatchObject({
+      status: 'denied',
+      reason: 'user_timeout',
+      by: 'service',
+    });
     expect(await a.approve()).toEqual({ accepted: false, state: 'denied', reason: 'user_timeout' });
   });
 
   it('tool_timeout: the human client answers a tool request after tool.timeout_ms (service clock)', async () => {
     const { w, next } = await setUp();
     const handle = await w.agent.artifacts.send(w.conversationId, {
-      content: { kind: 'tool_request', title: 'Scan', tool: { name: 'scan', arguments: { dir: '/tmp' }, timeout_ms: 5_000 } },
+      content: {
+        kind: 'tool_request',
+        title: 'Scan',
+        tool: { name: 'scan', arguments: { dir: '/tmp' }, timeout_ms: 5_000 },
+      },
     });
     expect((await w.agent.artifacts.status(handle.artifactId)).toolTimeoutMs).toBe(5_000);
     const a = await next();
     await w.advanceTime(5_000);
-    expect(await a.approve({ result: 'late' })).toEqual({ accepted: false, state: 'denied', reason: 'tool_timeout' });
-    expect(await outcomeSoon(handle)).toMatchObject({ status: 'denied', reason: 'tool_timeout', by: 'service' });
+    expect(await a.approve({ result: 'late' })).toEqual({
+      accepted: false,
+      state: 'denied',
+      reason: 'tool_timeout',
+    });
+    expect(await outcomeSoon(handle)).toMatchObject({
+      status: 'denied',
+      reason: 'tool_timeout',
+      by: 'service',
+    });
   });
 
   it('permission_revoked: the relation is revoked while the artifact is open', async () => {
@@ -123,7 +164,11 @@ describe('artifacts', () => {
     const handle = await w.agent.artifacts.send(w.conversationId, { content: confirm });
     await next();
     await w.user.revokeConversation(w.conversationId);
-    expect(await outcomeSoon(handle)).toMatchObject({ status: 'denied', reason: 'permission_revoked', by: 'service' });
+    expect(await outcomeSoon(handle)).toMatchObject({
+      status: 'denied',
+      reason: 'permission_revoked',
+      by: 'service',
+    });
   });
 
   it('artifact.expired reaches the WebSocket agent when the time to live runs out', async () => {
@@ -134,7 +179,11 @@ describe('artifacts', () => {
     const outcome = await outcomeSoon(handle);
     expect(outcome).toMatchObject({ status: 'expired', artifactId: handle.artifactId, revision: 1 });
     const event = await w.waitForDelivery((e) => e.type === 'artifact.expired');
-    expect(event).toMatchObject({ artifactId: handle.artifactId, senderId: 'system', transport: 'websocket' });
+    expect(event).toMatchObject({
+      artifactId: handle.artifactId,
+      senderId: 'system',
+      transport: 'websocket',
+    });
     expect(await a.approve()).toMatchObject({ accepted: false, state: 'expired' });
   });
 

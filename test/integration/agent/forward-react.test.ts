@@ -51,13 +51,20 @@ describe('forwarding', () => {
     const id = await w.sendAsUser('forward me');
     const msg = await w.waitForDelivery();
     expect(msg.messageId).toBe(id);
-    const copies = await w.agent.forward(msg as Extract<AnyAgentEvent, { type: 'message.new' }>, [other.conversationId]);
+    const copies = await w.agent.forward(msg as Extract<AnyAgentEvent, { type: 'message.new' }>, [
+      other.conversationId,
+    ]);
     expect(copies).toHaveLength(1);
     const page = await other.user.messages(other.conversationId);
     const copy = page.messages.find((m) => m.messageId === copies[0]!.messageId);
     expect(copy?.payload).toEqual({
       type: 'forwarded',
-      original: { conversation_id: w.conversationId, message_id: id, sender_id: w.user.session!.userId, created_at: msg.createdAt },
+      original: {
+        conversation_id: w.conversationId,
+        message_id: id,
+        sender_id: w.user.session!.userId,
+        created_at: msg.createdAt,
+      },
       payload: { type: 'text', text: 'forward me' },
     });
     expect(copy?.senderId).toBe(w.agentId);
@@ -93,13 +100,17 @@ describe('forwarding', () => {
     const received: ReceivedArtifact[] = [];
     w.user.on('artifact', (a) => received.push(a));
     await w.user.connect();
-    const locked = await w.agent.artifacts.send(w.conversationId, { content: { kind: 'confirm', title: 'Pay 10 EUR?' } });
+    const locked = await w.agent.artifacts.send(w.conversationId, {
+      content: { kind: 'confirm', title: 'Pay 10 EUR?' },
+    });
     const byAgent = await locked.forward([other.conversationId]).catch((e: unknown) => e);
     expect(isServiceError(byAgent, 'ARTIFACT_NOT_FORWARDABLE')).toBe(true);
     expect(isServiceError(byAgent) && byAgent.status).toBe(403);
     const lockedCopy = await waitFor(() => received.find((a) => a.artifactId === locked.artifactId));
     expect(lockedCopy.forwardable).toBe(false);
-    const byHuman = await w.user.forward(lockedCopy.message, [agent2.conversationId]).catch((e: unknown) => e);
+    const byHuman = await w.user
+      .forward(lockedCopy.message, [agent2.conversationId])
+      .catch((e: unknown) => e);
     expect(isServiceError(byHuman, 'ARTIFACT_NOT_FORWARDABLE')).toBe(true);
     const open = await w.agent.artifacts.send(w.conversationId, {
       content: { kind: 'confirm', title: 'Share?' },
@@ -160,7 +171,9 @@ describe('reactions', () => {
     const w = (world = await createTestWorld({ agent: { mode: 'webhook', options: { logger } } }));
     w.agent.on('reaction.update', () => undefined);
     w.agent.on('artifact.expired', () => undefined);
-    expect(warnings.filter((m) => m.includes('"reaction.update" is sent only over WebSocket'))).toHaveLength(1);
+    expect(warnings.filter((m) => m.includes('"reaction.update" is sent only over WebSocket'))).toHaveLength(
+      1,
+    );
     expect(warnings.some((m) => m.includes('"artifact.expired"'))).toBe(true);
     const sent = await w.agent.send(w.conversationId, 'hi');
     expect((await w.user.react(w.conversationId, sent.messageId, '👍')).delivered).toBe(false);

@@ -47,9 +47,9 @@ function outcome(fn: () => unknown): 'ok' | 'validation' {
 
 describe('typed events from opened envelopes and cleartext frames', () => {
   it('cleartext events without metadata default to the system sender and now', () => {
-    const e = eventFromCleartext(inbound('reaction.update', { emoji: '👍' }), ctx);
+    const e = eventFromCleartext(inbound('group.updated', { emoji: '👍' }), ctx);
     expect(e).toMatchObject({
-      type: 'reaction.update',
+      type: 'group.updated',
       conversationId: 'system',
       senderId: 'system',
       createdAt: '2026-03-01T12:00:00.000Z',
@@ -57,6 +57,26 @@ describe('typed events from opened envelopes and cleartext frames', () => {
       messageId: undefined,
       payload: { emoji: '👍' },
     });
+  });
+
+  it('reaction.update and artifact.expired payloads are checked and typed (docs/artifacts.md)', () => {
+    const reaction = { type: 'reaction', message_id: 'm1', emoji: '👍', action: 'add' };
+    expect(eventFromEnvelope(inbound('reaction.update'), opened(reaction), ctx)).toMatchObject({
+      targetMessageId: 'm1',
+      emoji: '👍',
+      action: 'add',
+    });
+    expect(outcome(() => eventFromCleartext(inbound('reaction.update', { emoji: '👍' }), ctx))).toBe(
+      'validation',
+    );
+    const expired = { artifact_id: 'a1', conversation_id: 'c1', revision: 2 };
+    expect(eventFromEnvelope(inbound('artifact.expired'), opened(expired), ctx)).toMatchObject({
+      artifactId: 'a1',
+      revision: 2,
+    });
+    expect(outcome(() => eventFromEnvelope(inbound('artifact.expired'), opened({ revision: 2 }), ctx))).toBe(
+      'validation',
+    );
   });
 
   it('grant.revoked payload facts are checked', () => {

@@ -164,7 +164,9 @@ describe('artifact payload and answers', () => {
       wire_envelope: 'AAAA',
     };
     expect(CreateArtifactRequestSchema.safeParse(ok).success).toBe(true);
-    expect(CreateArtifactRequestSchema.safeParse({ ...ok, content: { kind: 'confirm' } }).success).toBe(false);
+    expect(CreateArtifactRequestSchema.safeParse({ ...ok, content: { kind: 'confirm' } }).success).toBe(
+      false,
+    );
     expect(CreateArtifactRequestSchema.safeParse({ ...ok, ttl_ms: 10 }).success).toBe(false);
   });
 });
@@ -180,9 +182,9 @@ describe('reactions', () => {
     );
     fc.assert(
       fc.property(fc.stringMatching(/^[\w ]{1,10}$/), (text) => {
-        expect(accepts(parseReactionPayload, { type: 'reaction', message_id: 'm', emoji: text, action: 'add' })).toBe(
-          false,
-        );
+        expect(
+          accepts(parseReactionPayload, { type: 'reaction', message_id: 'm', emoji: text, action: 'add' }),
+        ).toBe(false);
       }),
     );
     fc.assert(fc.property(fc.anything(), (x) => void accepts(parseReactionPayload, x)));
@@ -194,7 +196,11 @@ describe('forward request', () => {
   it('accepts 1 or more distinct targets, refuses none and repeats (property)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(target, { minLength: 1, maxLength: FORWARD_TARGET_MAX, selector: (t) => t.conversation_id }),
+        fc.uniqueArray(target, {
+          minLength: 1,
+          maxLength: FORWARD_TARGET_MAX,
+          selector: (t) => t.conversation_id,
+        }),
         (targets) => {
           const body = { source: { conversation_id: 'c', message_id: 'm' }, targets };
           expect(parseForwardRequest(body).targets).toHaveLength(targets.length);

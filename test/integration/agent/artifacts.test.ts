@@ -246,4 +246,23 @@ describe('artifacts', () => {
     expect(await handle.update(racing, { maxAttempts: 2 })).toBe(4);
     expect(calls).toBe(2);
   });
+
+  it('webhook mode: the answer arrives by webhook and settles response(); bad content never leaves the agent', async () => {
+    const w = await createTestWorld({ agent: { mode: 'webhook' } });
+    world = w;
+    const received: ReceivedArtifact[] = [];
+    w.user.on('artifact', (a) => received.push(a));
+    await w.user.connect();
+    const bad = await w.agent.artifacts
+      .send(w.conversationId, { content: { kind: 'form', title: 'x', fields: [] } as never })
+      .catch((e: unknown) => e);
+    expect(isValidationError(bad)).toBe(true);
+    const handle = await w.agent.artifacts.send(w.conversationId, { content: confirm });
+    for (let i = 0; i < 400 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await received[0]!.approve();
+    const outcome = await outcomeSoon(handle);
+    expect(outcome.status).toBe('approved');
+    expect(outcome.event.transport).toBe('webhook');
+    await w.expectDeliveries({ eventType: 'artifact_response', finalStatus: 'delivered', count: 1 });
+  });
 });

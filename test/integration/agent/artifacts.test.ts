@@ -265,4 +265,24 @@ describe('artifacts', () => {
     expect(outcome.event.transport).toBe('webhook');
     await w.expectDeliveries({ eventType: 'artifact_response', finalStatus: 'delivered', count: 1 });
   });
+
+  it('the service refuses an unknown artifact, a reused id, and an update of a closed artifact', async () => {
+    const { w, next } = await setUp();
+    const unknown = await w.agent.artifacts.status('no-such-artifact').catch((e: unknown) => e);
+    expect(isServiceError(unknown, 'NOT_FOUND')).toBe(true);
+    const handle = await w.agent.artifacts.send(w.conversationId, {
+      content: confirm,
+      artifactId: 'a-fixed',
+    });
+    const reused = await w.agent.artifacts
+      .send(w.conversationId, { content: confirm, artifactId: 'a-fixed' })
+      .catch((e: unknown) => e);
+    expect(isServiceError(reused, 'VALIDATION_ERROR') && reused.params['reason']).toBe(
+      'duplicate_artifact_id',
+    );
+    await (await next()).approve();
+    await outcomeSoon(handle);
+    const closed = await handle.replace({ content: confirm }).catch((e: unknown) => e);
+    expect(isServiceError(closed, 'VALIDATION_ERROR') && closed.params['reason']).toBe('artifact_closed');
+  });
 });

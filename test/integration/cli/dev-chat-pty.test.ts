@@ -3,7 +3,9 @@
  * pseudo-terminal (util-linux `script`, in every Debian-based image: package
  * bsdutils, essential), so its input goes through the terminal's line
  * discipline: typed lines end with Enter (CR), Ctrl-D is the end of input and
- * Ctrl-C is a SIGINT from the terminal, not from `kill`.
+ * Ctrl-C is a SIGINT from the terminal, not from `kill`. (It found a race: the
+ * chat printed its ready line before it handled SIGINT, so a quick Ctrl-C
+ * ended it with exit 130.)
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,7 +16,6 @@ import { startWorld, waitFor } from '../../helpers/agent-world.js';
 import { bootstrap, echoAgent } from './dev-owner.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const BIN = join(ROOT, 'src', 'cli', 'index.ts');
 const CTRL_C = '\x03';
 const CTRL_D = '\x04';
@@ -30,10 +31,15 @@ interface Terminal {
 /** `ams dev chat` on a pseudo-terminal of its own. */
 function chatInTerminal(env: Record<string, string>): Terminal {
   // -q quiet, -f flush output at once, -e exit with the child's status, -c the command.
-  const child = spawn('script', ['-qfec', `'${TSX}' '${BIN}' dev chat`, '/dev/null'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, TERM: 'dumb' },
-  });
+  // node --import tsx, not the tsx wrapper: one process, so Ctrl-C reaches the CLI itself.
+  const child = spawn(
+    'script',
+    ['-qfec', `'${process.execPath}' --import tsx '${BIN}' dev chat`, '/dev/null'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, TERM: 'dumb' },
+    },
+  );
   let screen = '';
   child.stdout.on('data', (d: Buffer) => (screen += d.toString()));
   child.stderr.on('data', (d: Buffer) => (screen += d.toString()));

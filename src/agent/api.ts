@@ -18,6 +18,7 @@ import { RecoverConnectionResultSchema } from '../core/protocol/connection-statu
 import type { KeyProofFields } from '../crypto/key-proof.js';
 import { createRestClient, type RestClient } from '../transport/rest/client.js';
 import { objectKeyPath, pathSegment } from '../transport/rest/paths.js';
+import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import { AgentViewSchema, GovernanceSchema, type AgentView } from '../client/wire/agents.js';
 import {
   ConversationDetailSchema,
@@ -161,6 +162,7 @@ export function createAgentApi(options: AgentApiOptions): AgentApi {
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
     });
   const self = `/agents/${pathSegment(options.agentId)}`;
+  const selfParams = { id: options.agentId };
 
   return {
     agentId: options.agentId,
@@ -199,7 +201,9 @@ export function createAgentApi(options: AgentApiOptions): AgentApi {
       return typeof reason === 'string' ? { ...view, reason } : view;
     },
     async getSelf() {
-      const view = await rest.get(self, { schema: AgentViewSchema });
+      const view = await rest.get(routePath(SERVICE_ROUTES.getAgent, selfParams), {
+        schema: AgentViewSchema,
+      });
       return {
         agentId: view.agent_id,
         connectionStatus: view.connection_status,
@@ -208,27 +212,38 @@ export function createAgentApi(options: AgentApiOptions): AgentApi {
         view,
       };
     },
-    keyChallenge: () => rest.get(`${self}/keys/challenge`, { schema: KeyChallengeAnswerSchema }),
+    keyChallenge: () =>
+      rest.get(routePath(SERVICE_ROUTES.keyChallenge, selfParams), {
+        schema: KeyChallengeAnswerSchema,
+      }),
     async registerKeys(fields, options) {
       const res = await rest.requestWithResponse({
         method: 'PUT',
-        path: `${self}/keys`,
+        path: routePath(SERVICE_ROUTES.registerAgentKeys, selfParams),
         body: options?.replace === true ? { ...fields, replace: true } : fields,
         schema: AgentKeyViewSchema,
       });
       return { ...keysOf(res.data), changed: res.status === 201 };
     },
     async checkKeys(fields) {
-      const c = await rest.post(`${self}/keys/check`, fields, { schema: KeyCheckAnswerSchema });
+      const c = await rest.post(routePath(SERVICE_ROUTES.checkAgentKeys, selfParams), fields, {
+        schema: KeyCheckAnswerSchema,
+      });
       const until = c.valid_until == null ? null : Date.parse(c.valid_until);
       return { generation: c.generation, keyId: c.key_id, validUntilMs: until };
     },
-    publicKeys: (id) => rest.get(`/keys/${pathSegment(id)}`, { schema: PrincipalKeysSchema }),
-    systemKeys: () => rest.get('/system/keys', { schema: PrincipalKeysSchema, auth: false }),
-    conversations: () => rest.get(`${self}/conversations`, { schema: ConversationListSchema }),
-    conversation: (id) => rest.get(`/conversations/${pathSegment(id)}`, { schema: ConversationDetailSchema }),
+    publicKeys: (id) =>
+      rest.get(routePath(SERVICE_ROUTES.lookupKeys, { principal_id: id }), { schema: PrincipalKeysSchema }),
+    systemKeys: () =>
+      rest.get(routePath(SERVICE_ROUTES.systemKeys), { schema: PrincipalKeysSchema, auth: false }),
+    conversations: () =>
+      rest.get(routePath(SERVICE_ROUTES.agentConversations, selfParams), {
+        schema: ConversationListSchema,
+      }),
+    conversation: (id) =>
+      rest.get(routePath(SERVICE_ROUTES.getConversation, { id }), { schema: ConversationDetailSchema }),
     messages: (id, o = {}) =>
-      rest.get(`/conversations/${pathSegment(id)}/messages`, {
+      rest.get(routePath(SERVICE_ROUTES.readMessages, { id }), {
         query: { after: o.after, limit: o.limit },
         schema: StoredMessageListSchema,
       }),

@@ -11,6 +11,7 @@ import { ValidationError } from '../core/errors/validation-error.js';
 import type { KeyBackupRecord } from '../core/protocol/key-backup.js';
 import type { RestClient, RestResponse } from '../transport/rest/client.js';
 import { pathSegment } from '../transport/rest/paths.js';
+import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import {
   AgentViewSchema,
   CreatedAgentSchema,
@@ -90,7 +91,6 @@ export interface UserApi {
 /** Creates the user's REST calls over `rest` (whose credentials are the session's access token). */
 export function createUserApi(rest: RestClient): UserApi {
   const agentPath = (id: string): string => `/agents/${pathSegment(id)}`;
-  const convPath = (id: string): string => `/conversations/${pathSegment(id)}`;
   return {
     rest,
     sendCode: (body) => rest.post('/auth/send-code', body, { auth: false, schema: SendCodeAnswerSchema }),
@@ -100,28 +100,38 @@ export function createUserApi(rest: RestClient): UserApi {
     async uploadKeyBackup(record) {
       await rest.post('/keys/backup', record, { schema: KeyBackupUploadAnswerSchema });
     },
-    keyBackup: () => rest.get('/keys/backup', { schema: StoredKeyBackupSchema }),
+    keyBackup: () => rest.get(routePath(SERVICE_ROUTES.getKeyBackup), { schema: StoredKeyBackupSchema }),
     devices: () => rest.get('/users/me/devices', { schema: DeviceListSchema }),
     async revokeDevice(deviceId) {
       await rest.delete(`/users/me/devices/${pathSegment(deviceId)}`, { schema: DeviceRevokedSchema });
     },
-    createAgent: (name) => rest.post('/agents', { name }, { schema: CreatedAgentSchema }),
-    agents: () => rest.get('/agents', { schema: z.array(AgentViewSchema) }),
-    agent: (id) => rest.get(agentPath(id), { schema: AgentViewSchema }),
+    createAgent: (name) =>
+      rest.post(routePath(SERVICE_ROUTES.createAgent), { name }, { schema: CreatedAgentSchema }),
+    agents: () => rest.get(routePath(SERVICE_ROUTES.listAgents), { schema: z.array(AgentViewSchema) }),
+    agent: (id) => rest.get(routePath(SERVICE_ROUTES.getAgent, { id }), { schema: AgentViewSchema }),
     regenerateToken: (id, emergency) =>
       rest.post(`${agentPath(id)}/token/regenerate`, { emergency }, { schema: TokenRegenerationSchema }),
     revokeToken: (id) => rest.delete(`${agentPath(id)}/token`, { schema: TokenRevocationSchema }),
     setWebhook: (id, url) =>
-      rest.put(`${agentPath(id)}/webhook`, { url }, { schema: WebhookRegistrationSchema }),
-    removeWebhook: (id) => rest.delete(`${agentPath(id)}/webhook`, { schema: WebhookStateSchema }),
-    addAgent: (agentId) => rest.post('/conversations', { agent_id: agentId }, { schema: ConversationSchema }),
-    conversations: () => rest.get('/conversations', { schema: ConversationListSchema }),
-    conversation: (id) => rest.get(convPath(id), { schema: ConversationDetailSchema }),
-    revokeConversation: (id) => rest.delete(convPath(id), { schema: ConversationSchema }),
+      rest.put(routePath(SERVICE_ROUTES.setWebhook, { id }), { url }, { schema: WebhookRegistrationSchema }),
+    removeWebhook: (id) =>
+      rest.delete(routePath(SERVICE_ROUTES.removeWebhook, { id }), { schema: WebhookStateSchema }),
+    addAgent: (agentId) =>
+      rest.post(
+        routePath(SERVICE_ROUTES.createConversation),
+        { agent_id: agentId },
+        { schema: ConversationSchema },
+      ),
+    conversations: () =>
+      rest.get(routePath(SERVICE_ROUTES.listConversations), { schema: ConversationListSchema }),
+    conversation: (id) =>
+      rest.get(routePath(SERVICE_ROUTES.getConversation, { id }), { schema: ConversationDetailSchema }),
+    revokeConversation: (id) =>
+      rest.delete(routePath(SERVICE_ROUTES.revokeConversation, { id }), { schema: ConversationSchema }),
     async sendMessage(conversationId, wireEnvelope, sendOptions = {}) {
       const res = await rest.requestWithResponse({
         method: 'POST',
-        path: `${convPath(conversationId)}/messages`,
+        path: routePath(SERVICE_ROUTES.userSendMessage, { id: conversationId }),
         body: { wire_envelope: wireEnvelope },
         schema: SentMessageSchema,
         ...(sendOptions.signal === undefined ? {} : { signal: sendOptions.signal }),
@@ -129,9 +139,14 @@ export function createUserApi(rest: RestClient): UserApi {
       return sentOf(res.data, res.status);
     },
     messages: (id, after, limit) =>
-      rest.get(`${convPath(id)}/messages`, { query: { after, limit }, schema: StoredMessageListSchema }),
-    publicKeys: (id) => rest.get(`/keys/${pathSegment(id)}`, { schema: PrincipalKeysSchema }),
-    systemKeys: () => rest.get('/system/keys', { schema: PrincipalKeysSchema, auth: false }),
+      rest.get(routePath(SERVICE_ROUTES.readMessages, { id }), {
+        query: { after, limit },
+        schema: StoredMessageListSchema,
+      }),
+    publicKeys: (id) =>
+      rest.get(routePath(SERVICE_ROUTES.lookupKeys, { principal_id: id }), { schema: PrincipalKeysSchema }),
+    systemKeys: () =>
+      rest.get(routePath(SERVICE_ROUTES.systemKeys), { schema: PrincipalKeysSchema, auth: false }),
   };
 }
 

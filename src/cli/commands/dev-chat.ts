@@ -97,10 +97,12 @@ export const devChatCommand: CommandSpec = {
         stop();
       });
       await client.connect();
+      // Before the line that says the chat is ready: a Ctrl-C right after it must not meet
+      // the default SIGINT action (the process killed, exit 130).
+      process.once('SIGINT', stop);
       io.stderr.write(
         `ams dev chat: talking to agent ${agentId} (conversation ${conversationId}); Ctrl-D ends\n`,
       );
-      process.once('SIGINT', stop);
       lines = createInterface({ input, terminal: false });
       for await (const line of lines) {
         if (line.trim() === '') continue;

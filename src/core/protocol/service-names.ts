@@ -4,7 +4,7 @@
  * its requests and frames from it, so a real service's names replace ours
  * here and nowhere else.
  *
- * The names the interface does give (`/auth/*`, `/keys/backup`,
+ * The names the interface does give (`/auth/*`, `POST /keys/backup`,
  * `/agents/:id/messages`, `/r2/<key>`, `auth`, `auth.ok` …) are not in this
  * table: they are fixed by the interface, not by us.
  *
@@ -35,8 +35,9 @@ type RouteTable = Record<string, ServiceRoute>;
 type FrameTable = Record<string, string>;
 
 // ---------------------------------------------------------------------------
-// Core: conversations, key lookup, webhook registration, agent keys, the
-// WebSocket address (gap decisions of part 1 and 2).
+// Core: conversations, key lookup, webhook registration, agent keys, agents,
+// reading the key backup, passkey management, the WebSocket address (gap
+// decisions of part 1 and 2).
 // ---------------------------------------------------------------------------
 
 /** Routes of the core gaps that earlier parts filled. */
@@ -80,14 +81,14 @@ export const CORE_ROUTES = {
   readMessages: {
     method: 'GET',
     path: '/conversations/:id/messages',
-    auth: 'user',
-    summary: "Read the conversation's inbox (sealed).",
+    auth: 'member',
+    summary: "Read the conversation's messages (sealed), after a sequence number.",
   },
   lookupKeys: {
     method: 'GET',
     path: '/keys/:principal_id',
     auth: 'member',
-    summary: 'Public keys of a principal that shares a conversation with the caller.',
+    summary: "Public keys of the caller, `system`, a conversation's other side or the caller's own agent.",
   },
   systemKeys: {
     method: 'GET',
@@ -118,7 +119,7 @@ export const CORE_ROUTES = {
     method: 'PUT',
     path: '/agents/:id/webhook',
     auth: 'user',
-    summary: 'Register or change the webhook address and secret.',
+    summary: 'Register or change the webhook address; answers a new secret.',
   },
   removeWebhook: {
     method: 'DELETE',
@@ -134,6 +135,31 @@ export const CORE_ROUTES = {
   },
   listAgents: { method: 'GET', path: '/agents', auth: 'user', summary: "The user's agents." },
   getAgent: { method: 'GET', path: '/agents/:id', auth: 'member', summary: 'One agent record.' },
+  getKeyBackup: {
+    method: 'GET',
+    path: '/keys/backup',
+    auth: 'user',
+    summary: "The user's key backup (uploading it, `POST /keys/backup`, is in the interface).",
+  },
+  beginPasskeyRegistration: {
+    method: 'POST',
+    path: '/users/me/passkeys/begin',
+    auth: 'user',
+    summary: 'WebAuthn creation options for a new passkey of the signed-in user.',
+  },
+  completePasskeyRegistration: {
+    method: 'POST',
+    path: '/users/me/passkeys/complete',
+    auth: 'user',
+    summary: 'Verify the attestation and store the passkey.',
+  },
+  listPasskeys: { method: 'GET', path: '/users/me/passkeys', auth: 'user', summary: "The user's passkeys." },
+  removePasskey: {
+    method: 'DELETE',
+    path: '/users/me/passkeys/:credential_id',
+    auth: 'user',
+    summary: 'Remove one passkey.',
+  },
   webSocket: {
     method: 'GET',
     path: '/ws',

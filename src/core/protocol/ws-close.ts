@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { CORE_ROUTES } from './service-names.js';
 
 /** WebSocket close codes the service and the SDK use. 1000–1015 are RFC 6455; 4000–4999 are ours. */
 export const WS_CLOSE_CODES = Object.freeze({
@@ -242,4 +243,4 @@ export function agentWebSocketUrl(baseUrl: string | URL): string {
 }
 
 /** Path of the WebSocket endpoint, relative to the base URL. */
-export const WS_AGENT_PATH = '/ws';
+export const WS_AGENT_PATH = CORE_ROUTES.webSocket.path;

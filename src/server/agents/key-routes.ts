@@ -21,6 +21,7 @@ import { ok } from '../http/respond.js';
 import { checkKeys, registerKeys } from './key-registration.js';
 import { lookupKeys } from './key-lookup.js';
 import { keyView } from './records.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 const b64 = (bytes: number) => base64Schema({ bytes, maxChars: 128 });
 
@@ -39,8 +40,8 @@ export const KeyProofBodySchema = z.strictObject({
 });
 
 const challenge = defineRoute({
-  method: 'GET',
-  path: '/agents/:id/keys/challenge',
+  method: CORE_ROUTES.keyChallenge.method,
+  path: CORE_ROUTES.keyChallenge.path,
   auth: 'agent',
   handler({ ctx, principal }) {
     const issued = ctx.keyChallenges.issue(principal.agentId);
@@ -53,8 +54,8 @@ const challenge = defineRoute({
 });
 
 const register = defineRoute({
-  method: 'PUT',
-  path: '/agents/:id/keys',
+  method: CORE_ROUTES.registerAgentKeys.method,
+  path: CORE_ROUTES.registerAgentKeys.path,
   auth: 'agent',
   body: KeyProofBodySchema,
   async handler({ ctx, principal, body }) {
@@ -64,8 +65,8 @@ const register = defineRoute({
 });
 
 const check = defineRoute({
-  method: 'POST',
-  path: '/agents/:id/keys/check',
+  method: CORE_ROUTES.checkAgentKeys.method,
+  path: CORE_ROUTES.checkAgentKeys.path,
   auth: 'agent',
   body: KeyProofBodySchema,
   async handler({ ctx, principal, body }) {
@@ -75,8 +76,8 @@ const check = defineRoute({
 });
 
 const lookup = defineRoute({
-  method: 'GET',
-  path: '/keys/:principal_id',
+  method: CORE_ROUTES.lookupKeys.method,
+  path: CORE_ROUTES.lookupKeys.path,
   auth: 'user_or_agent',
   // Any agent may look keys up; the token's agent needs no path match here.
   agent: { selfOnly: false },
@@ -85,8 +86,8 @@ const lookup = defineRoute({
 });
 
 const systemKeys = defineRoute({
-  method: 'GET',
-  path: '/system/keys',
+  method: CORE_ROUTES.systemKeys.method,
+  path: CORE_ROUTES.systemKeys.path,
   auth: 'none',
   handler: ({ ctx }) => ok(ctx.system.keys()),
 });

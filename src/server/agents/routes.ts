@@ -20,6 +20,7 @@ import { ok } from '../http/respond.js';
 import { boundedText } from '../http/validation.js';
 import { agentView } from './records.js';
 import { createAgent, ownedAgent, existingAgent, regenerateToken, revokeTokens } from './service.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 /** Longest agent name, in user-perceived characters (our bound). */
 export const AGENT_NAME_MAX_CHARS = 64;
@@ -35,8 +36,8 @@ export async function agentFor(ctx: ServerContext, principal: AnyPrincipal, agen
 }
 
 const create = defineRoute({
-  method: 'POST',
-  path: '/agents',
+  method: CORE_ROUTES.createAgent.method,
+  path: CORE_ROUTES.createAgent.path,
   auth: 'user',
   body: CreateAgentSchema,
   async handler({ ctx, principal, body }) {
@@ -46,8 +47,8 @@ const create = defineRoute({
 });
 
 const list = defineRoute({
-  method: 'GET',
-  path: '/agents',
+  method: CORE_ROUTES.listAgents.method,
+  path: CORE_ROUTES.listAgents.path,
   auth: 'user',
   async handler({ ctx, principal }) {
     const agents = await ctx.store.agents.listByOwner(principal.userId);
@@ -56,8 +57,8 @@ const list = defineRoute({
 });
 
 const read = defineRoute({
-  method: 'GET',
-  path: '/agents/:id',
+  method: CORE_ROUTES.getAgent.method,
+  path: CORE_ROUTES.getAgent.path,
   auth: 'user_or_agent',
   async handler({ ctx, principal, params }) {
     return ok(agentView(ctx, await agentFor(ctx, principal, params['id']!)));

@@ -26,6 +26,7 @@ import { ok } from '../http/respond.js';
 import type { WebhookRegistration } from '../delivery/types.js';
 import { WS_CLOSE } from '../ws/frames.js';
 import { ownedAgent } from './service.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 /** Longest accepted webhook address (our bound). */
 export const WEBHOOK_URL_MAX_CHARS = 2048;
@@ -78,8 +79,8 @@ export function setAgentWebhook(
 }
 
 const register = defineRoute({
-  method: 'PUT',
-  path: '/agents/:id/webhook',
+  method: CORE_ROUTES.setWebhook.method,
+  path: CORE_ROUTES.setWebhook.path,
   auth: 'user',
   body: z.strictObject({ url: WebhookUrlSchema }),
   async handler({ ctx, principal, params, body }) {
@@ -97,8 +98,8 @@ const register = defineRoute({
 });
 
 const read = defineRoute({
-  method: 'GET',
-  path: '/agents/:id/webhook',
+  method: CORE_ROUTES.getWebhook.method,
+  path: CORE_ROUTES.getWebhook.path,
   auth: 'user',
   async handler({ ctx, principal, params }) {
     const agent = await ownedAgent(ctx, principal.userId, params['id']!);
@@ -112,8 +113,8 @@ const read = defineRoute({
 });
 
 const remove = defineRoute({
-  method: 'DELETE',
-  path: '/agents/:id/webhook',
+  method: CORE_ROUTES.removeWebhook.method,
+  path: CORE_ROUTES.removeWebhook.path,
   auth: 'user',
   async handler({ ctx, principal, params }) {
     const agent = await ownedAgent(ctx, principal.userId, params['id']!);

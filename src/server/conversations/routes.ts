@@ -23,6 +23,7 @@ import type { AnyPrincipal } from '../http/types.js';
 import type { ConversationRecord } from '../store/agent-types.js';
 import { changeRelation, conversationView, establishRelation } from './service.js';
 import { lookupKeys } from '../agents/key-lookup.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 /**
  * The conversation `id` if the caller is a member.
@@ -60,8 +61,8 @@ async function memberKeys(ctx: ServerContext, principal: AnyPrincipal, c: Conver
 }
 
 const create = defineRoute({
-  method: 'POST',
-  path: '/conversations',
+  method: CORE_ROUTES.createConversation.method,
+  path: CORE_ROUTES.createConversation.path,
   auth: 'user',
   body: z.strictObject({ agent_id: IdentifierSchema }),
   async handler({ ctx, principal, body }) {
@@ -71,8 +72,8 @@ const create = defineRoute({
 });
 
 const list = defineRoute({
-  method: 'GET',
-  path: '/conversations',
+  method: CORE_ROUTES.listConversations.method,
+  path: CORE_ROUTES.listConversations.path,
   auth: 'user',
   async handler({ ctx, principal }) {
     return ok((await ctx.store.conversations.listByUser(principal.userId)).map(conversationView));
@@ -80,8 +81,8 @@ const list = defineRoute({
 });
 
 const read = defineRoute({
-  method: 'GET',
-  path: '/conversations/:id',
+  method: CORE_ROUTES.getConversation.method,
+  path: CORE_ROUTES.getConversation.path,
   auth: 'user_or_agent',
   async handler({ ctx, principal, params }) {
     const c = await memberConversation(ctx, principal, params['id']!);
@@ -90,8 +91,8 @@ const read = defineRoute({
 });
 
 const revoke = defineRoute({
-  method: 'DELETE',
-  path: '/conversations/:id',
+  method: CORE_ROUTES.revokeConversation.method,
+  path: CORE_ROUTES.revokeConversation.path,
   auth: 'user',
   async handler({ ctx, principal, params }) {
     const c = await memberConversation(ctx, principal, params['id']!);
@@ -101,8 +102,8 @@ const revoke = defineRoute({
 });
 
 const agentList = defineRoute({
-  method: 'GET',
-  path: '/agents/:id/conversations',
+  method: CORE_ROUTES.agentConversations.method,
+  path: CORE_ROUTES.agentConversations.path,
   auth: 'agent',
   async handler({ ctx, principal }) {
     return ok((await ctx.store.conversations.listByAgent(principal.agentId)).map(conversationView));

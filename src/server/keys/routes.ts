@@ -26,6 +26,7 @@ import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validation.js';
 import { refuseUnacceptableSigningKey } from './signing-key.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 /**
  * Upper bounds the server accepts for Argon2id parameters (m in KiB): the
@@ -78,8 +79,8 @@ const upload = defineRoute({
 });
 
 const read = defineRoute({
-  method: 'GET',
-  path: '/keys/backup',
+  method: CORE_ROUTES.getKeyBackup.method,
+  path: CORE_ROUTES.getKeyBackup.path,
   auth: 'user',
   async handler({ principal, ctx }) {
     const stored = await ctx.store.keyBackups.get(principal.userId);

@@ -36,6 +36,7 @@ import {
   pushToUser,
   requireEstablished,
 } from './relay.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 /** Bounds of `limit` on `GET /conversations/:id/messages`. */
 export const INBOX_LIMIT = Object.freeze({ default: 50, min: 1, max: 200 });
@@ -94,8 +95,8 @@ async function requireAgentReachable(ctx: ServerContext, agentId: string): Promi
 }
 
 const userSend = defineRoute({
-  method: 'POST',
-  path: '/conversations/:id/messages',
+  method: CORE_ROUTES.userSendMessage.method,
+  path: CORE_ROUTES.userSendMessage.path,
   auth: 'user',
   body: z.unknown(),
   maxBodyBytes: messageBodyLimit,
@@ -123,8 +124,8 @@ function intQuery(query: URLSearchParams, name: string, min: number, max: number
 }
 
 const inbox = defineRoute({
-  method: 'GET',
-  path: '/conversations/:id/messages',
+  method: CORE_ROUTES.readMessages.method,
+  path: CORE_ROUTES.readMessages.path,
   auth: 'user_or_agent',
   async handler({ ctx, principal, params, req }) {
     const c = await memberConversation(ctx, principal, params['id']!);

@@ -22,12 +22,13 @@ import {
   rememberChallenge,
   takeChallenge,
 } from './webauthn.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
 const begin = defineRoute({
-  method: 'POST',
-  path: '/users/me/passkeys/begin',
+  method: CORE_ROUTES.beginPasskeyRegistration.method,
+  path: CORE_ROUTES.beginPasskeyRegistration.path,
   auth: 'user',
   async handler({ principal, ctx }) {
     const user = await ctx.store.users.byId(principal.userId);
@@ -56,8 +57,8 @@ const CompleteBodySchema = z.strictObject({
 });
 
 const complete = defineRoute({
-  method: 'POST',
-  path: '/users/me/passkeys/complete',
+  method: CORE_ROUTES.completePasskeyRegistration.method,
+  path: CORE_ROUTES.completePasskeyRegistration.path,
   auth: 'user',
   body: CompleteBodySchema,
   async handler({ body, principal, ctx }) {
@@ -100,8 +101,8 @@ const complete = defineRoute({
 });
 
 const list = defineRoute({
-  method: 'GET',
-  path: '/users/me/passkeys',
+  method: CORE_ROUTES.listPasskeys.method,
+  path: CORE_ROUTES.listPasskeys.path,
   auth: 'user',
   async handler({ principal, ctx }) {
     const passkeys = await ctx.store.passkeys.listByUser(principal.userId);
@@ -117,8 +118,8 @@ const list = defineRoute({
 });
 
 const remove = defineRoute({
-  method: 'DELETE',
-  path: '/users/me/passkeys/:credential_id',
+  method: CORE_ROUTES.removePasskey.method,
+  path: CORE_ROUTES.removePasskey.path,
   auth: 'user',
   async handler({ params, principal, ctx }) {
     const id = params['credential_id'] ?? '';

@@ -7,9 +7,10 @@
  */
 import { errorBody } from '../../core/protocol/error-object.js';
 import { WS_CLOSE_CODES, type WsAuthErrorReason } from '../../core/protocol/ws-close.js';
+import { CORE_ROUTES } from '../../core/protocol/service-names.js';
 
 /** The one WebSocket address for users and agents: the first frame decides who connects. */
-export const WS_PATH = '/ws';
+export const WS_PATH = CORE_ROUTES.webSocket.path;
 
 /** Largest accepted frame, in bytes. */
 export const WS_MAX_FRAME_BYTES = 65_536;

@@ -65,3 +65,39 @@ describe('agent options', () => {
     expect((store as FileKeyStore).file).toBe('/var/lib/agents/agent-1/keys.json');
   });
 });
+
+describe('agent logger default (failures are loud)', () => {
+  it('without a logger, warnings and errors go to the console, redacted; info and debug do not', () => {
+    const calls: [string, string][] = [];
+    for (const level of ['debug', 'info', 'warn', 'error'] as const) {
+      vi.spyOn(console, level).mockImplementation((line: string) => void calls.push([level, line]));
+    }
+    try {
+      const { logger } = resolveAgentOptions(base);
+      logger.debug('d');
+      logger.info('i');
+      logger.warn('w');
+      logger.error(`bad token ${TOKEN}`);
+      expect(calls.map(([level]) => level)).toEqual(['warn', 'error']);
+      expect(calls[0]![1]).toBe('[agent-messaging-sdk] warn: w');
+      expect(calls[1]![1]).toMatch(/^\[agent-messaging-sdk\] error: bad token /);
+      expect(calls[1]![1]).not.toContain(TOKEN);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('logger: false writes nothing anywhere', () => {
+    const spies = (['debug', 'info', 'warn', 'error'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation(() => undefined),
+    );
+    try {
+      const { logger } = resolveAgentOptions({ ...base, logger: false });
+      logger.warn('w');
+      logger.error('e');
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+});

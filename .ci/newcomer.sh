@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# A newcomer's first hour, scripted: the packed tarball in a fresh `npm init -y`
+# project with the newest TypeScript, @types/node and tsx; the README's bot and
+# the webhook guide's first sample copied verbatim (extracted from the docs, so
+# a docs change a newcomer would copy breaks this run), type-checked strict,
+# then run against `ams serve --dev` after `ams dev bootstrap`, each one talked
+# to with `ams dev send "hello"` and its echo asserted. Prints its wall time.
+#
+# The extraction rules are shared with test/unit/package/newcomer-docs.test.ts
+# (which fails fast when a block goes missing): the first ```ts block after the
+# README heading "## A bot in", and the first ```ts block after the
+# docs/webhooks.md heading "## The Agent in webhook mode".
+#
+# Usage: .ci/newcomer.sh <tarball>
+set -euo pipefail
+tarball=$(realpath "$1")
+repo=$(cd "$(dirname "$0")/.." && pwd)
+dir=$(mktemp -d)
+start=$SECONDS
+pids=()
+
+# Every background job gets its own process group (npx and tsx start child
+# processes): cleanup signals the whole group, and SIGKILLs what is left after 5 s.
+set -m
+cleanup() {
+  local status=$? pid i
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  for ((i = 0; i < 50; i++)); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+    [ "$alive" -eq 0 ] && break
+    sleep 0.1
+  done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  if [ "$status" -ne 0 ]; then
+    for log in "$dir"/*.log "$dir"/*/*.log; do
+      [ -f "$log" ] && printf '\n-- %s\n' "${log#"$dir"/}" && tail -n 30 "$log"
+    done
+  fi
+  rm -rf "$dir"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+  echo "newcomer: $*" >&2
+  exit 1
+}
+
+# The first ```ts block after the line that starts with $2, in file $1.
+block_after() {
+  awk -v h="$2" 'index($0, h) == 1 {f=1} f && /^```ts$/ {c=1; next} c && /^```$/ {exit} c' "$1"
+}
+
+free_port() {
+  node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# Waits up to $2 seconds for file $1 to contain a line matching $3.
+wait_for_line() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    grep -qE "$3" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# `ams dev send "hello"` with the env file $1, as getting-started.md runs it;
+# retried while the bot has not registered its keys yet (nothing was sent then).
+send_hello() {
+  local env=$1 out i
+  for ((i = 0; i < 60; i++)); do
+    if out=$(node --env-file="$env" "$dir/node_modules/.bin/ams" dev send "hello" 2>send.err); then
+      echo "$out"
+      return 0
+    fi
+    grep -q 'has not started yet' send.err || {
+      cat send.err >&2
+      return 1
+    }
+    sleep 0.5
+  done
+  cat send.err >&2
+  return 1
+}
+
+cd "$dir"
+echo "newcomer: fresh project in $dir"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --silent "$tarball" >install.log 2>&1 || fail "installing the tarball failed"
+npm install --no-audit --no-fund --silent -D typescript@latest @types/node@latest tsx@latest >>install.log 2>&1 ||
+  fail "installing typescript, @types/node and tsx failed"
+printf 'newcomer: installed in %ss (typescript %s, @types/node %s, tsx %s)\n' $((SECONDS - start)) \
+  "$(node -p 'require("typescript/package.json").version')" \
+  "$(node -p 'require("@types/node/package.json").version')" \
+  "$(node -p 'require("tsx/package.json").version')"
+
+# Copied verbatim, saved under the names the docs give (an ES module: .mts).
+block_after "$repo/README.md" '## A bot in' >bot.mts
+block_after "$repo/docs/webhooks.md" '## The Agent in webhook mode' >webhook-bot.mts
+grep -q 'new Agent' bot.mts || fail "README.md: no ts block after '## A bot in'"
+grep -q "mode: 'webhook'" webhook-bot.mts || fail "docs/webhooks.md: no webhook-mode ts block after '## The Agent in webhook mode'"
+
+# Strict type-check, as a newcomer runs it: plain tsc without a tsconfig, then
+# with the tsconfig `tsc --init` writes (strict, noUncheckedIndexedAccess,
+# exactOptionalPropertyTypes, verbatimModuleSyntax, NodeNext).
+npx --no-install tsc --strict --noEmit --module nodenext bot.mts webhook-bot.mts ||
+  fail "the docs' samples do not type-check with 'tsc --strict --module nodenext'"
+npx --no-install tsc --init >/dev/null
+npx --no-install tsc --noEmit -p tsconfig.json || fail "the docs' samples do not type-check with the tsconfig of 'tsc --init'"
+echo 'newcomer: README bot and webhook guide sample type-check (strict, and with the tsconfig of tsc --init)'
+
+# The service, on a free port.
+npx --no-install ams serve --dev --port 0 >serve.out 2>serve.log &
+pids+=($!)
+disown
+wait_for_line serve.out 30 '^ams serve: listening on ' || fail "ams serve --dev did not start"
+base=$(sed -n 's/^ams serve: listening on \(http[^ ]*\).*/\1/p' serve.out)
+echo "newcomer: ams serve --dev at $base"
+
+# WebSocket mode: the README's bot, in a folder of its own (its own .env).
+mkdir ws && cp bot.mts ws/ && cd ws
+npx --no-install ams dev bootstrap --base-url "$base" >.env 2>bootstrap.log || fail "ams dev bootstrap failed"
+npx --no-install tsx --env-file=.env bot.mts >bot.log 2>&1 &
+pids+=($!)
+disown
+reply=$(send_hello .env) || fail "ams dev send to the README bot failed"
+[ "$reply" = 'echo: hello' ] || fail "README bot answered '$reply', expected 'echo: hello'"
+echo "newcomer: README bot (WebSocket) answered '$reply' after $((SECONDS - start))s"
+cd ..
+
+# Webhook mode: the guide's sample, its webhook registered as the guide says.
+mkdir hook && cp webhook-bot.mts hook/bot.mts && cd hook
+port=$(free_port)
+npx --no-install ams dev bootstrap --base-url "$base" --webhook-url "http://127.0.0.1:$port/webhook" >>.env \
+  2>bootstrap.log || fail "ams dev bootstrap --webhook-url failed"
+grep -q "^PORT=$port$" .env || fail "ams dev bootstrap did not print PORT=$port"
+npx --no-install tsx --env-file=.env bot.mts >bot.log 2>&1 &
+pids+=($!)
+disown
+reply=$(send_hello .env) || fail "ams dev send to the webhook bot failed"
+[ "$reply" = 'echo: hello' ] || fail "webhook bot answered '$reply', expected 'echo: hello'"
+echo "newcomer: webhook guide bot answered '$reply' after $((SECONDS - start))s"
+agent=$(sed -n 's/^AMS_AGENT_ID=//p' .env)
+cd ..
+
+# The dev server's one-line log shows the webhook delivery, as the guide says.
+grep -q "delivery.delivered agent=$agent " serve.log || fail "ams serve --dev logged no delivery to the webhook agent"
+printf 'newcomer run: ok in %ss\n' $((SECONDS - start))

@@ -47,6 +47,9 @@ import { reportFatal } from './fatal-report.js';
 import { Composer, runComposer, type HearsTrigger, type MiddlewareLike } from './composer.js';
 import { createContext, type CommandContext, type Context, type HearsContext } from './context.js';
 import type { SendOptions } from './sender.js';
+import { createAgentCapabilities } from './capabilities/create.js';
+import type { AgentManifest } from './capabilities/manifest.js';
+import type { AgentGrants } from './capabilities/grants.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -81,6 +84,10 @@ export class Agent {
   readonly mode: AgentMode;
   /** The agent's REST calls (delivery logs, governance, conversations …). */
   readonly api: AgentApi;
+  /** The capability manifest: propose changes, await the owner's decision (docs/manifests.md). */
+  readonly manifest: AgentManifest;
+  /** Data grants: request, await the decision, read (docs/grants.md). */
+  readonly grants: AgentGrants;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
@@ -115,6 +122,7 @@ export class Agent {
     this.api = this.#parts.api;
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
+    ({ manifest: this.manifest, grants: this.grants } = createAgentCapabilities(o, this.#parts));
     this.#host = defaultShutdownHost();
   }
 

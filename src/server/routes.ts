@@ -20,7 +20,9 @@ import { controlRoutes } from './control/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
 import { deviceRoutes } from './devices/routes.js';
 import { Router } from './http/router.js';
+import { grantRoutes } from './grants/routes.js';
 import { keyRoutes } from './keys/routes.js';
+import { manifestRoutes } from './manifests/routes.js';
 import { objectRoutes } from './objects/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
@@ -44,6 +46,8 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...messageRoutes,
     ...deliveryRoutes,
     ...objectRoutes,
+    ...manifestRoutes,
+    ...grantRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

@@ -145,7 +145,12 @@ export class AgentManifest {
    * {@link RateLimitError} `MANIFEST_UPDATE_RATE_LIMITED` with `failFast`, or beyond `maxWaitMs`.
    */
   update(manifest: CapabilityManifest, options: ManifestUpdateOptions): Promise<ManifestRevision> {
-    const checked = checkManifest(manifest);
+    let checked: ReturnType<typeof checkManifest>;
+    try {
+      checked = checkManifest(manifest);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     if (checked.warning) this.#warnSize(checked.sizeBytes);
     const run = this.#queue.then(
       () => this.#send(checked.manifest, options),

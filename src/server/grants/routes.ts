@@ -60,6 +60,12 @@ function invalidState(g: GrantRecord, nowMs: number) {
   return invalidField('grant_id', 'invalid_state', { status }, `The grant is ${status}.`);
 }
 
+/**
+ * Sends a grant event to the agent. `grant.revoked` travels in the grant's
+ * conversation (ordered with its messages); `grant.decided` in the `system`
+ * conversation, so a handler of that conversation awaiting the decision
+ * (`agent.grants.awaitDecision`) is not queued behind itself.
+ */
 function grantEvent(ctx: ServerContext, type: string, g: GrantRecord, extra: Record<string, unknown>) {
   const payload = {
     grant_id: g.grantId,
@@ -69,7 +75,8 @@ function grantEvent(ctx: ServerContext, type: string, g: GrantRecord, extra: Rec
     conversation_id: g.conversationId,
     ...extra,
   };
-  return sendSystemEvent(ctx, g.agentId, type, payload, g.conversationId);
+  const inConversation = type === MANIFEST_FRAMES.grantDecided ? undefined : g.conversationId;
+  return sendSystemEvent(ctx, g.agentId, type, payload, inConversation);
 }
 
 /** The data of a grant's scope (cleartext the server holds; never message content). */

@@ -46,7 +46,8 @@ describe('data grants', () => {
     const decided = await decision;
     expect(decided).toMatchObject({ status: 'granted', windowSeconds: 600 });
     const event = await w.waitForDelivery((e) => e.type === 'grant.decided');
-    expect(event).toMatchObject({ sealed: true, senderId: 'system', conversationId: w.conversationId });
+    expect(event).toMatchObject({ sealed: true, senderId: 'system', conversationId: 'system' });
+    expect(event.payload).toMatchObject({ conversation_id: w.conversationId });
     expect(event.payload).toMatchObject({ grant_id: asked.grantId, decision: 'granted', scope: 'profile.read' });
 
     const read = await w.agent.grants.read(asked.grantId);

@@ -12,12 +12,7 @@
  *   ams dev bootstrap > .env
  *   npx tsx --env-file=.env examples/manifest-bot.ts
  */
-import {
-  Agent,
-  canonicalJson,
-  isServiceError,
-  type CapabilityManifest,
-} from 'agent-messaging-sdk';
+import { Agent, canonicalJson, isServiceError, type CapabilityManifest } from 'agent-messaging-sdk';
 import { agentEnv, closeOnSignal } from './env.js';
 
 const MANIFEST: CapabilityManifest = {
@@ -45,7 +40,9 @@ async function publishManifest(): Promise<void> {
     if (known.some((m) => canonicalJson(m) === canonicalJson(MANIFEST))) throw new Error('unchanged');
     return MANIFEST;
   });
-  console.log(`manifest version ${revision.version} proposed (${revision.size_bytes} bytes); waiting for the owner`);
+  console.log(
+    `manifest version ${revision.version} proposed (${revision.size_bytes} bytes); waiting for the owner`,
+  );
 }
 
 agent.on('warning', (w) => console.warn(`warning ${w.code}: ${w.message}`));

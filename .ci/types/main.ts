@@ -125,7 +125,12 @@ export async function useCapabilities(agent: Agent, client: UserClient): Promise
   );
   const decided: 'accepted' | 'rejected' = (await agent.manifest.awaitDecision(revision.version)).decision;
   await client.manifests.accept(agent.agentId, revision.version);
-  const asked = await agent.grants.request({ conversationId: 'c', scope: 'profile.read', windowSeconds: 60, reason: 'r' });
+  const asked = await agent.grants.request({
+    conversationId: 'c',
+    scope: 'profile.read',
+    windowSeconds: 60,
+    reason: 'r',
+  });
   await client.grants.grant(asked.grantId, { windowSeconds: 60 });
   const read = await agent.grants.read(asked.grantId);
   if (read.scope === 'profile.read') void read.data.display_name;

@@ -42,7 +42,9 @@ export class UserManifestReview {
    * @throws {@link ServiceError} `AGENT_NOT_FOUND` (not the user's agent).
    */
   get(agentId: string): Promise<ManifestState> {
-    return this.#rest().get(routePath(SERVICE_ROUTES.getManifest, { id: agentId }), { schema: ManifestStateSchema });
+    return this.#rest().get(routePath(SERVICE_ROUTES.getManifest, { id: agentId }), {
+      schema: ManifestStateSchema,
+    });
   }
 
   /** The pending change of each of `agentIds` that has one. */

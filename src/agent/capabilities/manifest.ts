@@ -190,7 +190,10 @@ export class AgentManifest {
    *
    * @throws the signal's reason when `options.signal` aborts first.
    */
-  async awaitDecision(version: number, options: { signal?: AbortSignal } = {}): Promise<ManifestDecisionInfo> {
+  async awaitDecision(
+    version: number,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ManifestDecisionInfo> {
     let settle: ((info: ManifestDecisionInfo) => void) | undefined;
     const fromEvent = new Promise<ManifestDecisionInfo>((resolve) => (settle = resolve));
     const off = this.#d.onEvent((event) => {
@@ -236,7 +239,8 @@ export class AgentManifest {
             cause: err,
           });
         }
-        if (!isRateLimitError(err) || err.code !== 'MANIFEST_UPDATE_RATE_LIMITED' || o.failFast === true) throw err;
+        if (!isRateLimitError(err) || err.code !== 'MANIFEST_UPDATE_RATE_LIMITED' || o.failFast === true)
+          throw err;
         const after = err.retryAfterMs ?? LIMITS.MANIFEST_UPDATE_WINDOW_MS;
         if (after > maxWaitMs) throw err;
         this.#notBeforeMs = this.#d.clock.now() + after;

@@ -16,7 +16,12 @@ export const WAIT_POLL_MS = 250;
  *
  * @throws the signal's reason when `signal` aborts first.
  */
-export function waitUntil(clock: Clock, atMs: number, signal?: AbortSignal, pollMs = WAIT_POLL_MS): Promise<void> {
+export function waitUntil(
+  clock: Clock,
+  atMs: number,
+  signal?: AbortSignal,
+  pollMs = WAIT_POLL_MS,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     const onAbort = (): void => {

@@ -106,8 +106,14 @@ const pushCommand: CommandSpec = {
   positionals: 1,
   async run(values, io, positionals) {
     const file = required(positionals[0], 'FILE');
-    const agentId = required(stringOf(values, 'agent-id') ?? envValue(io, 'AMS_AGENT_ID'), '--agent-id (or AMS_AGENT_ID)');
-    const token = required(stringOf(values, 'token') ?? envValue(io, 'AMS_AGENT_TOKEN'), '--token (or AMS_AGENT_TOKEN)');
+    const agentId = required(
+      stringOf(values, 'agent-id') ?? envValue(io, 'AMS_AGENT_ID'),
+      '--agent-id (or AMS_AGENT_ID)',
+    );
+    const token = required(
+      stringOf(values, 'token') ?? envValue(io, 'AMS_AGENT_TOKEN'),
+      '--token (or AMS_AGENT_TOKEN)',
+    );
     const basedOnGiven = intOf(stringOf(values, 'based-on'), '--based-on', 0, Number.MAX_SAFE_INTEGER);
     const input = await readManifestFile(io, file);
     const { manifest, sizeBytes, warning } = checkManifest(input);
@@ -126,7 +132,10 @@ const pushCommand: CommandSpec = {
       failFast: values['fail-fast'] === true,
     });
     if (values['json'] === true) writeJson(io, revision);
-    else io.stdout.write(`proposed version ${revision.version} (${revision.size_bytes} bytes): waiting for the owner's decision\n`);
+    else
+      io.stdout.write(
+        `proposed version ${revision.version} (${revision.size_bytes} bytes): waiting for the owner's decision\n`,
+      );
     return EXIT.ok;
   },
 };

@@ -62,16 +62,14 @@ function jsonDepth(value: unknown, depth: number, max: number): number {
  * A tool's input: a JSON Schema object describing an object (`type: "object"`),
  * plain JSON throughout, nested at most {@link MANIFEST_FIELD_LIMITS}.schemaMaxDepth deep.
  */
-export const JsonSchemaObjectSchema = z
-  .record(z.string(), z.unknown())
-  .superRefine((value, ctx) => {
-    if (value['type'] !== 'object') {
-      ctx.addIssue({ code: 'custom', path: ['type'], message: 'input_schema must describe an object' });
-    }
-    if (jsonDepth(value, 0, MANIFEST_FIELD_LIMITS.schemaMaxDepth) < 0) {
-      ctx.addIssue({ code: 'custom', message: 'input_schema must be plain JSON, not too deeply nested' });
-    }
-  });
+export const JsonSchemaObjectSchema = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  if (value['type'] !== 'object') {
+    ctx.addIssue({ code: 'custom', path: ['type'], message: 'input_schema must describe an object' });
+  }
+  if (jsonDepth(value, 0, MANIFEST_FIELD_LIMITS.schemaMaxDepth) < 0) {
+    ctx.addIssue({ code: 'custom', message: 'input_schema must be plain JSON, not too deeply nested' });
+  }
+});
 
 /** One tool of a manifest. */
 export const ManifestToolSchema = z.strictObject({
@@ -104,7 +102,8 @@ export const CapabilityManifestSchema = z
   .superRefine((m, ctx) => {
     const seen = new Set<string>();
     m.tools.forEach((t, i) => {
-      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: 'duplicate tool name' });
+      if (seen.has(t.name))
+        ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: 'duplicate tool name' });
       seen.add(t.name);
     });
     if (new Set(m.data_scopes).size !== m.data_scopes.length) {
@@ -119,7 +118,7 @@ export type CapabilityManifest = z.infer<typeof CapabilityManifestSchema>;
  * units, arrays in order, no whitespace. `undefined` object members are
  * left out (as `JSON.stringify` does).
  *
- * @throws {@link TypeError} for values JSON cannot hold (functions, `BigInt`, cycles).
+ * @throws `TypeError` for values JSON cannot hold (functions, `BigInt`, cycles).
  */
 export function canonicalJson(value: unknown): string {
   const text = JSON.stringify(value, (_key, v: unknown) => {

@@ -220,4 +220,12 @@ const revoke = defineRoute({
 });
 
 /** Data grant routes. */
-export const grantRoutes: readonly Route[] = [request, agentList, agentOne, readData, userList, decide, revoke];
+export const grantRoutes: readonly Route[] = [
+  request,
+  agentList,
+  agentOne,
+  readData,
+  userList,
+  decide,
+  revoke,
+];

@@ -68,10 +68,14 @@ const update = defineRoute({
     const input = parseBody(UpdateSchema, body);
     const sizeBytes = manifestSizeBytes(input.manifest ?? null);
     if (manifestSizeVerdict(sizeBytes) === 'too_large') {
-      throw fail('MANIFEST_TOO_LARGE', `The manifest is ${sizeBytes} bytes; at most ${LIMITS.MANIFEST_MAX_BYTES}.`, {
-        size_bytes: sizeBytes,
-        max_bytes: LIMITS.MANIFEST_MAX_BYTES,
-      });
+      throw fail(
+        'MANIFEST_TOO_LARGE',
+        `The manifest is ${sizeBytes} bytes; at most ${LIMITS.MANIFEST_MAX_BYTES}.`,
+        {
+          size_bytes: sizeBytes,
+          max_bytes: LIMITS.MANIFEST_MAX_BYTES,
+        },
+      );
     }
     const manifest = parseBody(CapabilityManifestSchema, input.manifest);
     const m = manifestsOf(ctx, principal.agentId);
@@ -98,7 +102,8 @@ const update = defineRoute({
     };
     m.head = revision.version;
     m.pending = revision;
-    if (revision.sizeWarning) ctx.logger.warn(`manifest of agent ${principal.agentId} is ${sizeBytes} bytes (≥ 64 KB)`);
+    if (revision.sizeWarning)
+      ctx.logger.warn(`manifest of agent ${principal.agentId} is ${sizeBytes} bytes (≥ 64 KB)`);
     return ok(revisionView(revision), 202);
   },
 });

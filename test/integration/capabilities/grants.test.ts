@@ -36,7 +36,12 @@ describe('data grants', () => {
     world = await createTestWorld();
     const w = world;
     const asked = await ask(w);
-    expect(asked).toMatchObject({ status: 'pending', scope: 'profile.read', expiresAt: null, windowSeconds: 3600 });
+    expect(asked).toMatchObject({
+      status: 'pending',
+      scope: 'profile.read',
+      expiresAt: null,
+      windowSeconds: 3600,
+    });
     const pending = await w.user.grants.list({ status: 'pending' });
     expect(pending.map((g) => g.grantId)).toEqual([asked.grantId]);
     expect(pending[0]).toMatchObject({ agentId: w.agentId, reason: 'to greet you by name' });
@@ -48,7 +53,11 @@ describe('data grants', () => {
     const event = await w.waitForDelivery((e) => e.type === 'grant.decided');
     expect(event).toMatchObject({ sealed: true, senderId: 'system', conversationId: 'system' });
     expect(event.payload).toMatchObject({ conversation_id: w.conversationId });
-    expect(event.payload).toMatchObject({ grant_id: asked.grantId, decision: 'granted', scope: 'profile.read' });
+    expect(event.payload).toMatchObject({
+      grant_id: asked.grantId,
+      decision: 'granted',
+      scope: 'profile.read',
+    });
 
     const read = await w.agent.grants.read(asked.grantId);
     expect(read.scope).toBe('profile.read');
@@ -69,11 +78,17 @@ describe('data grants', () => {
   it('GRANT_DENIED (403) while pending and after the user denies', async () => {
     world = await createTestWorld();
     const asked = await ask(world);
-    expect(await codeOf(world.agent.grants.read(asked.grantId))).toEqual({ code: 'GRANT_DENIED', status: 403 });
+    expect(await codeOf(world.agent.grants.read(asked.grantId))).toEqual({
+      code: 'GRANT_DENIED',
+      status: 403,
+    });
     const decision = world.agent.grants.awaitDecision(asked.grantId);
     await world.user.grants.deny(asked.grantId);
     expect((await decision).status).toBe('denied');
-    expect(await codeOf(world.agent.grants.read(asked.grantId))).toEqual({ code: 'GRANT_DENIED', status: 403 });
+    expect(await codeOf(world.agent.grants.read(asked.grantId))).toEqual({
+      code: 'GRANT_DENIED',
+      status: 403,
+    });
     // A denied request cannot be granted afterwards.
     const late = await world.user.grants.grant(asked.grantId).catch((e: unknown) => e);
     expect(isServiceError(late, 'VALIDATION_ERROR')).toBe(true);
@@ -87,7 +102,10 @@ describe('data grants', () => {
     await world.advanceTime(59_000);
     expect((await world.agent.grants.read(asked.grantId)).scope).toBe('profile.read');
     await world.advanceTime(1_000);
-    expect(await codeOf(world.agent.grants.read(asked.grantId))).toEqual({ code: 'GRANT_EXPIRED', status: 403 });
+    expect(await codeOf(world.agent.grants.read(asked.grantId))).toEqual({
+      code: 'GRANT_EXPIRED',
+      status: 403,
+    });
     expect((await world.agent.grants.get(asked.grantId)).status).toBe('expired');
   });
 
@@ -101,7 +119,10 @@ describe('data grants', () => {
       const revoked = await w.user.grants.revoke(asked.grantId);
       expect(revoked.status).toBe('revoked');
       expect((await w.user.grants.revoke(asked.grantId)).status).toBe('revoked'); // idempotent
-      expect(await codeOf(w.agent.grants.read(asked.grantId))).toEqual({ code: 'GRANT_REVOKED', status: 403 });
+      expect(await codeOf(w.agent.grants.read(asked.grantId))).toEqual({
+        code: 'GRANT_REVOKED',
+        status: 403,
+      });
       const event = await w.waitForDelivery((e) => e.type === 'grant.revoked');
       expect(event).toMatchObject({ transport: mode, sealed: true, senderId: 'system' });
       expect(event.payload).toMatchObject({
@@ -118,7 +139,12 @@ describe('data grants', () => {
   it('refuses bad requests: an unknown scope (client), a window out of bounds, another agent’s conversation', async () => {
     world = await createTestWorld();
     const bad = await world.agent.grants
-      .request({ conversationId: world.conversationId, scope: 'files.read' as GrantScope, windowSeconds: 60, reason: 'x' })
+      .request({
+        conversationId: world.conversationId,
+        scope: 'files.read' as GrantScope,
+        windowSeconds: 60,
+        reason: 'x',
+      })
       .catch((e: unknown) => e);
     expect(isValidationError(bad)).toBe(true);
     const short = await ask(world, 'profile.read', 59).catch((e: unknown) => e);
@@ -130,7 +156,9 @@ describe('data grants', () => {
     const unknown = await world.agent.grants.read('no-such-grant').catch((e: unknown) => e);
     expect(isServiceError(unknown, 'NOT_FOUND')).toBe(true);
     const longer = await ask(world, 'profile.read', 120);
-    const tooLong = await world.user.grants.grant(longer.grantId, { windowSeconds: 121 }).catch((e: unknown) => e);
+    const tooLong = await world.user.grants
+      .grant(longer.grantId, { windowSeconds: 121 })
+      .catch((e: unknown) => e);
     expect(isServiceError(tooLong, 'VALIDATION_ERROR')).toBe(true);
   });
 

@@ -90,13 +90,18 @@ describe('manifest rate limit (1 per minute, virtual time)', () => {
     const res = await rawPut(world, token, { manifest: sampleManifest('1.0.1'), based_on_version: 1 });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBe(60);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('MANIFEST_UPDATE_RATE_LIMITED');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      'MANIFEST_UPDATE_RATE_LIMITED',
+    );
     const err = await world.agent.manifest
       .update(sampleManifest('1.0.1'), { basedOnVersion: 1, failFast: true })
       .catch((e: unknown) => e);
     expect(isRateLimitError(err) && err.code === 'MANIFEST_UPDATE_RATE_LIMITED').toBe(true);
     await world.advanceTime(LIMITS.MANIFEST_UPDATE_WINDOW_MS);
-    const ok = await world.agent.manifest.update(sampleManifest('1.0.1'), { basedOnVersion: 1, failFast: true });
+    const ok = await world.agent.manifest.update(sampleManifest('1.0.1'), {
+      basedOnVersion: 1,
+      failFast: true,
+    });
     expect(ok.version).toBe(2);
   });
 
@@ -133,9 +138,9 @@ describe('manifest version conflict', () => {
   it('409 MANIFEST_VERSION_CONFLICT for a stale basedOnVersion; updateWithRetry re-reads and succeeds', async () => {
     world = await createTestWorld();
     const token = await tokenOf(world);
-    expect((await rawPut(world, token, { manifest: sampleManifest('1.0.0'), based_on_version: 0 })).status).toBe(
-      202,
-    );
+    expect(
+      (await rawPut(world, token, { manifest: sampleManifest('1.0.0'), based_on_version: 0 })).status,
+    ).toBe(202);
     await world.advanceTime(LIMITS.MANIFEST_UPDATE_WINDOW_MS);
     const err = await world.agent.manifest
       .update(sampleManifest('1.0.1'), { basedOnVersion: 0 })
@@ -192,7 +197,11 @@ describe('the owner decides; agent.capability_changed', () => {
       expect(state.current?.version).toBe(1);
       expect(state.pending).toBeNull();
       if (mode === 'webhook') {
-        await w.expectDeliveries({ eventType: 'agent.capability_changed', finalStatus: 'delivered', count: 2 });
+        await w.expectDeliveries({
+          eventType: 'agent.capability_changed',
+          finalStatus: 'delivered',
+          count: 2,
+        });
       }
     });
   }

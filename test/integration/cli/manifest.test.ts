@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS, manifestSizeBytes } from '../../../src/index.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';
 import { runCli } from '../../../src/cli/run.js';
-import { createTestAgent, createTestUser, startAgentServer, type TestAgent } from '../../helpers/server-agents.js';
+import {
+  createTestAgent,
+  createTestUser,
+  startAgentServer,
+  type TestAgent,
+} from '../../helpers/server-agents.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 import { manifestOfSize, sampleManifest } from '../../fixtures/manifests/manifests.js';
 
@@ -40,14 +45,22 @@ describe('ams manifest validate', () => {
 
   it('an invalid manifest without --json: one line naming the field, exit 1', async () => {
     const io = captureIo();
-    const path = file('bad.json', { ...sampleManifest(), tools: [{ name: 'X', description: 'd', input_schema: {} }] });
+    const path = file('bad.json', {
+      ...sampleManifest(),
+      tools: [{ name: 'X', description: 'd', input_schema: {} }],
+    });
     expect(await runCli(['manifest', 'validate', path], io)).toBe(1);
     expect(io.err).toMatch(/^ams manifest validate: .*tools/);
   });
 
   it('warns at 64 KB and above, refuses above 128 KB with the size', async () => {
     const large = captureIo();
-    expect(await runCli(['manifest', 'validate', file('large.json', manifestOfSize(LIMITS.MANIFEST_WARN_BYTES))], large)).toBe(0);
+    expect(
+      await runCli(
+        ['manifest', 'validate', file('large.json', manifestOfSize(LIMITS.MANIFEST_WARN_BYTES))],
+        large,
+      ),
+    ).toBe(0);
     expect(large.err).toContain('warning: the manifest is');
     const big = manifestOfSize(LIMITS.MANIFEST_MAX_BYTES + 1);
     const tooBig = captureIo();
@@ -86,17 +99,33 @@ describe('ams manifest push', () => {
     expect(io.out + io.err).not.toContain(agent.token);
 
     const limited = captureIo({ env });
-    expect(await runCli(['manifest', 'push', '--fail-fast', file('push2.json', sampleManifest('1.0.1'))], limited)).toBe(1);
+    expect(
+      await runCli(['manifest', 'push', '--fail-fast', file('push2.json', sampleManifest('1.0.1'))], limited),
+    ).toBe(1);
     expect(limited.err).toContain('MANIFEST_UPDATE_RATE_LIMITED');
 
     server.advanceTime(LIMITS.MANIFEST_UPDATE_WINDOW_MS);
     const stale = captureIo({ env });
-    expect(await runCli(['manifest', 'push', '--based-on', '0', file('push3.json', sampleManifest('1.0.2'))], stale)).toBe(1);
+    expect(
+      await runCli(
+        ['manifest', 'push', '--based-on', '0', file('push3.json', sampleManifest('1.0.2'))],
+        stale,
+      ),
+    ).toBe(1);
     expect(stale.err).toContain('HTTP 409 MANIFEST_VERSION_CONFLICT');
 
     const json = captureIo({ env });
-    expect(await runCli(['manifest', 'push', '--json', '--fail-fast', file('push4.json', sampleManifest('1.0.3'))], json)).toBe(0);
-    expect(JSON.parse(json.out)).toMatchObject({ version: 2, status: 'pending', manifest: { version: '1.0.3' } });
+    expect(
+      await runCli(
+        ['manifest', 'push', '--json', '--fail-fast', file('push4.json', sampleManifest('1.0.3'))],
+        json,
+      ),
+    ).toBe(0);
+    expect(JSON.parse(json.out)).toMatchObject({
+      version: 2,
+      status: 'pending',
+      manifest: { version: '1.0.3' },
+    });
   });
 
   it('without an agent id or token: usage error naming the variable', async () => {

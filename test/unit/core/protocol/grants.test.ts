@@ -28,12 +28,19 @@ describe('parseGrantScope', () => {
     for (const s of GRANT_SCOPES) expect(parseGrantScope(s)).toBe(s);
   });
 
-  it.each([' profile.read', 'profile.read ', 'PROFILE.READ', 'profile', 'profile.', '.read', 'files.read', '', 'profile.read\0'])(
-    'refuses %j',
-    (s) => {
-      expect(scopeOutcome(s)).toBe('invalid');
-    },
-  );
+  it.each([
+    ' profile.read',
+    'profile.read ',
+    'PROFILE.READ',
+    'profile',
+    'profile.',
+    '.read',
+    'files.read',
+    '',
+    'profile.read\0',
+  ])('refuses %j', (s) => {
+    expect(scopeOutcome(s)).toBe('invalid');
+  });
 
   it('refuses non-strings and never echoes the input in the error', () => {
     for (const v of [null, undefined, 1, {}, ['profile.read'], true]) expect(scopeOutcome(v)).toBe('invalid');
@@ -88,7 +95,9 @@ describe('grant wire schemas', () => {
   });
 
   it('checks the data of each scope', () => {
-    expect(parseGrantData('profile.read', { user_id: 'u', display_name: 'Ada', device_locale: 'en' })).toMatchObject({
+    expect(
+      parseGrantData('profile.read', { user_id: 'u', display_name: 'Ada', device_locale: 'en' }),
+    ).toMatchObject({
       display_name: 'Ada',
     });
     expect(() => parseGrantData('profile.read', { user_id: 'u' })).toThrow();

@@ -39,17 +39,23 @@ describe('parseCapabilityManifest', () => {
     ['an empty name', (m) => ({ ...m, name: '' })],
     ['an upper-case tool name', (m) => ({ ...m, tools: [{ ...m.tools[0]!, name: 'Forecast' }] })],
     ['a duplicate tool', (m) => ({ ...m, tools: [m.tools[0]!, m.tools[0]!] })],
-    ['an input schema that is not an object schema', (m) => ({
-      ...m,
-      tools: [{ ...m.tools[0]!, input_schema: { type: 'string' } }],
-    })],
+    [
+      'an input schema that is not an object schema',
+      (m) => ({
+        ...m,
+        tools: [{ ...m.tools[0]!, input_schema: { type: 'string' } }],
+      }),
+    ],
     ['a zero timeout', (m) => ({ ...m, tools: [{ ...m.tools[0]!, timeout_ms: 0 }] })],
     ['an unknown data scope', (m) => ({ ...m, data_scopes: ['files.read'] })],
     ['a duplicate data scope', (m) => ({ ...m, data_scopes: ['profile.read', 'profile.read'] })],
-    ['a non-finite number in the input schema', (m) => ({
-      ...m,
-      tools: [{ ...m.tools[0]!, input_schema: { type: 'object', maximum: Number.POSITIVE_INFINITY } }],
-    })],
+    [
+      'a non-finite number in the input schema',
+      (m) => ({
+        ...m,
+        tools: [{ ...m.tools[0]!, input_schema: { type: 'object', maximum: Number.POSITIVE_INFINITY } }],
+      }),
+    ],
   ])('refuses %s with a ValidationError naming the path, not the value', (_name, change) => {
     const bad = change(sampleManifest());
     expect(outcome(bad)).toBe('invalid');
@@ -76,7 +82,8 @@ describe('parseCapabilityManifest', () => {
     fc.assert(
       fc.property(fc.constantFrom(...keys), fc.jsonValue(), (key, value) => {
         const result = outcome({ ...sampleManifest(), [key]: value });
-        if (result === 'ok') expect(parseCapabilityManifest({ ...sampleManifest(), [key]: value })).toBeTruthy();
+        if (result === 'ok')
+          expect(parseCapabilityManifest({ ...sampleManifest(), [key]: value })).toBeTruthy();
       }),
     );
   });
@@ -91,7 +98,9 @@ describe('parseCapabilityManifest', () => {
       },
       { requiredKeys: [] },
     );
-    fc.assert(fc.property(fc.array(tool, { maxLength: 4 }), (tools) => void outcome({ ...sampleManifest(), tools })));
+    fc.assert(
+      fc.property(fc.array(tool, { maxLength: 4 }), (tools) => void outcome({ ...sampleManifest(), tools })),
+    );
   });
 });
 

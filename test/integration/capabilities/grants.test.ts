@@ -114,7 +114,9 @@ describe('data grants', () => {
       world = await createTestWorld({ agent: { mode } });
       const w = world;
       const asked = await ask(w, 'conversations.list');
+      const decision = w.agent.grants.awaitDecision(asked.grantId);
       await w.user.grants.grant(asked.grantId);
+      expect((await decision).status).toBe('granted'); // grant.decided arrived by this transport
       await w.agent.grants.read(asked.grantId);
       const revoked = await w.user.grants.revoke(asked.grantId);
       expect(revoked.status).toBe('revoked');
@@ -132,6 +134,7 @@ describe('data grants', () => {
       });
       if (mode === 'webhook') {
         await w.expectDeliveries({ eventType: 'grant.revoked', finalStatus: 'delivered', count: 1 });
+        await w.expectDeliveries({ eventType: 'grant.decided', finalStatus: 'delivered', count: 1 });
       }
     });
   }

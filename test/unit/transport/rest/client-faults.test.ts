@@ -127,11 +127,9 @@ describe('REST client fault sequences (MockAgent)', () => {
   });
 
   it('a request with maxAttempts: 1 surfaces its 429 at once (the caller handles the limit)', async () => {
-    mock.pool
-      .intercept({ path: '/x', method: 'PUT' })
-      .reply(429, errorBody('MANIFEST_UPDATE_RATE_LIMITED'), {
-        headers: { ...JSON_HEADERS, 'retry-after': '1' },
-      });
+    mock.pool.intercept({ path: '/x', method: 'PUT' }).reply(429, errorBody('MANIFEST_UPDATE_RATE_LIMITED'), {
+      headers: { ...JSON_HEADERS, 'retry-after': '1' },
+    });
     const { rest, waits, limited } = client();
     const err = await caught(rest.request({ method: 'PUT', path: '/x', body: {}, maxAttempts: 1 }));
     expect(isRateLimitError(err, 'MANIFEST_UPDATE_RATE_LIMITED')).toBe(true);

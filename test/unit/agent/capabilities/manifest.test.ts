@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { RateLimitError } from '../../../../src/core/errors/rate-limit-error.js';
+import { ServiceError } from '../../../../src/core/errors/service-error.js';
+import { ManifestTooLargeError } from '../../../../src/core/errors/manifest-too-large-error.js';
 import { isRateLimitError } from '../../../../src/core/errors/guards.js';
 import { silentLogger } from '../../../../src/core/logger.js';
 import { LIMITS } from '../../../../src/core/limits.js';
@@ -124,5 +126,21 @@ describe('AgentManifest queue', () => {
       .update(manifestOfSize(LIMITS.MANIFEST_WARN_BYTES), { basedOnVersion: 1, failFast: true })
       .catch(() => undefined);
     expect(warnings.map((w) => w.code)).toEqual(['MANIFEST_SIZE_WARNING']);
+  });
+
+  it("the service's 413 becomes a ManifestTooLargeError with its size (clientSide false)", async () => {
+    const { manifest } = setup([
+      () => {
+        throw new ServiceError({
+          code: 'MANIFEST_TOO_LARGE',
+          status: 413,
+          message: 'x',
+          params: { size_bytes: 200_000, max_bytes: 131_072 },
+        });
+      },
+    ]);
+    const err = await manifest.update(sampleManifest(), { basedOnVersion: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ManifestTooLargeError);
+    expect(err).toMatchObject({ sizeBytes: 200_000, clientSide: false, status: 413 });
   });
 });

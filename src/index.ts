@@ -504,3 +504,73 @@ export {
   type ReceivedArtifact,
   type ReceivedReaction,
 } from './client/user-artifacts.js';
+// Capability manifests and data grants (issue #14; docs/manifests.md, docs/grants.md).
+export { ManifestTooLargeError, type ManifestTooLargeErrorOptions } from './core/errors/index.js';
+export {
+  CapabilityChangedPayloadSchema,
+  CapabilityManifestSchema,
+  JsonSchemaObjectSchema,
+  MANIFEST_FIELD_LIMITS,
+  ManifestDecisionSchema,
+  ManifestRevisionSchema,
+  ManifestRevisionStatusSchema,
+  ManifestStateSchema,
+  ManifestToolSchema,
+  canonicalJson,
+  manifestSizeBytes,
+  manifestSizeVerdict,
+  parseCapabilityManifest,
+  type CapabilityChangedPayload,
+  type CapabilityManifest,
+  type ManifestDecision,
+  type ManifestRevision,
+  type ManifestRevisionStatus,
+  type ManifestSizeVerdict,
+  type ManifestState,
+  type ManifestTool,
+} from './core/protocol/manifest.js';
+export {
+  ConversationsGrantDataSchema,
+  GRANT_DATA_SCHEMAS,
+  GRANT_LIMITS,
+  GRANT_SCOPES,
+  GrantDataAnswerSchema,
+  GrantDecidedPayloadSchema,
+  GrantDecisionSchema,
+  GrantRequestBodySchema,
+  GrantScopeSchema,
+  GrantStatusSchema,
+  GrantViewSchema,
+  GrantWindowSecondsSchema,
+  ProfileGrantDataSchema,
+  isGrantScope,
+  parseGrantData,
+  parseGrantScope,
+  type ConversationsGrantData,
+  type GrantDataByScope,
+  type GrantDecidedPayload,
+  type GrantDecision,
+  type GrantRequestBody,
+  type GrantScope,
+  type GrantStatus,
+  type GrantView,
+  type ProfileGrantData,
+} from './core/protocol/grants.js';
+export {
+  AgentManifest,
+  MANIFEST_MAX_WAIT_MS,
+  capabilityDecision,
+  checkManifest,
+  type AgentManifestDeps,
+  type AgentWarning,
+  type ManifestDecisionInfo,
+  type ManifestUpdateOptions,
+} from './agent/capabilities/manifest.js';
+export {
+  AgentGrants,
+  type AgentGrantsDeps,
+  type GrantReadResult,
+  type GrantRequestOptions,
+} from './agent/capabilities/grants.js';
+export { type GrantInfo } from './agent/capabilities/grant-info.js';
+export { UserGrants, UserManifestReview } from './client/user-capabilities.js';

@@ -46,6 +46,7 @@ const agentEvents = {
   keys: true,
   keyChanged: true,
   membersChanged: true,
+  warning: true,
   closed: true,
 } as const satisfies Record<AgentListenerEvent, true>;
 const userEvents = {
@@ -110,11 +111,33 @@ export function useAgent(agent: Agent): void {
   agent.on('keys', (e) => void e);
   agent.on('keyChanged', (e) => void [e.peerId, e.fingerprints]);
   agent.on('membersChanged', (e) => void [e.conversationId, e.added, e.removed]);
+  agent.on('warning', (w) => void [w.code, w.sizeBytes]);
   agent.once('closed', (r) => void r.drained);
   const onError = (err: AgentNotificationMap['error'][0]): void => void err.message;
   agent.on('error', onError).off('error', onError);
   const onMessage = (msg: AgentEventMap['message.new']): void => void msg.conversationId;
   agent.on('message.new', onMessage).off('message.new', onMessage);
+}
+
+export async function useCapabilities(agent: Agent, client: UserClient): Promise<void> {
+  const state = await agent.manifest.get();
+  const revision = await agent.manifest.update(
+    { name: 'n', description: 'd', version: '1.0.0', tools: [], data_scopes: ['profile.read'] },
+    { basedOnVersion: state.head_version, failFast: false },
+  );
+  const decided: 'accepted' | 'rejected' = (await agent.manifest.awaitDecision(revision.version)).decision;
+  await client.manifests.accept(agent.agentId, revision.version);
+  const asked = await agent.grants.request({
+    conversationId: 'c',
+    scope: 'profile.read',
+    windowSeconds: 60,
+    reason: 'r',
+  });
+  await client.grants.grant(asked.grantId, { windowSeconds: 60 });
+  const read = await agent.grants.read(asked.grantId);
+  if (read.scope === 'profile.read') void read.data.display_name;
+  await client.grants.revoke(asked.grantId);
+  void decided;
 }
 
 export function useUserClient(client: UserClient): void {

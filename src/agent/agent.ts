@@ -55,6 +55,9 @@ import {
   type ReactionResult,
   type ReactOptions,
 } from './relay-actions.js';
+import { createAgentCapabilities } from './capabilities/create.js';
+import type { AgentManifest } from './capabilities/manifest.js';
+import type { AgentGrants } from './capabilities/grants.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -92,6 +95,10 @@ export class Agent {
   /** Artifacts: send one, update it, await its answer (docs/artifacts.md). */
   readonly artifacts: AgentArtifacts;
   readonly #relay: RelayActions;
+  /** The capability manifest: propose changes, await the owner's decision (docs/manifests.md). */
+  readonly manifest: AgentManifest;
+  /** Data grants: request, await the decision, read (docs/grants.md). */
+  readonly grants: AgentGrants;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
@@ -126,6 +133,7 @@ export class Agent {
     this.api = this.#parts.api;
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
+    ({ manifest: this.manifest, grants: this.grants } = createAgentCapabilities(o, this.#parts));
     this.#host = defaultShutdownHost();
     const sender = async () => (await this.#ensureKeys(), this.#parts.sender);
     this.#relay = new RelayActions({ rest: () => this.api.rest, sender });

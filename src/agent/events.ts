@@ -26,6 +26,7 @@ import type { KeyLifecycleEvent } from './key-lifecycle.js';
 import type { KeyChangedEvent } from './key-pins.js';
 import type { MembersChangedEvent } from './member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
+import type { AgentWarning } from './capabilities/manifest.js';
 
 /** Events that expired in the pending queue, from the newest delivery-log entries. */
 export interface ExpiredEvents {
@@ -248,6 +249,8 @@ export interface AgentNotificationMap {
   keyChanged: [event: KeyChangedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
+  /** Something works but deserves attention, e.g. `MANIFEST_SIZE_WARNING` (a manifest ≥ 64 KB). Also logged. */
+  warning: [warning: AgentWarning];
 }
 
 /** What `agent.close()` reports. */

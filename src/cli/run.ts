@@ -13,6 +13,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   webhook: async (argv, io) => (await import('./commands/webhook.js')).runWebhook(argv, io),
   logs: async (argv, io) => (await import('./commands/logs.js')).runLogs(argv, io),
   token: async (argv, io) => (await import('./commands/token.js')).runToken(argv, io),
+  manifest: async (argv, io) => (await import('./commands/manifest.js')).runManifest(argv, io),
 };
 
 const HELP = `ams ${pkg.version} — tools for agent-messaging-sdk
@@ -35,6 +36,8 @@ Commands:
   logs            Print (or --follow) an agent's webhook delivery log
   token rotate    Regenerate an agent token (owner login)
   token revoke    Delete an agent token (owner login)
+  manifest validate  Check a capability manifest (size and fields)
+  manifest push   Propose a capability manifest to the agent's owner
 
 Run 'ams <command> --help' for the options of each.
 Exit status: 0 success, 1 failure, 2 usage error.

@@ -50,6 +50,7 @@ import {
 } from './user-api.js';
 import { backUpKeys, restoreKeys, userKeyFingerprint, type UserKeySet } from './user-keys.js';
 import { UserMessaging } from './user-messaging.js';
+import { UserGrants, UserManifestReview } from './user-capabilities.js';
 import {
   agentInfo,
   conversationInfo,
@@ -93,6 +94,10 @@ import type {
  * ```
  */
 export class UserClient extends EventEmitter<UserClientEvents> {
+  /** Capability manifests of the user's agents: review, accept, reject (docs/manifests.md). */
+  readonly manifests: UserManifestReview = new UserManifestReview(() => this.#rest);
+  /** Data grants: requests from agents, grant, deny, revoke (docs/grants.md). */
+  readonly grants: UserGrants = new UserGrants(() => this.#rest);
   readonly #o: ResolvedUserClientOptions;
   readonly #rest: RestClient;
   readonly #api: UserApi;

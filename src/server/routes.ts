@@ -22,7 +22,9 @@ import { controlRoutes } from './control/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
 import { deviceRoutes } from './devices/routes.js';
 import { Router } from './http/router.js';
+import { grantRoutes } from './grants/routes.js';
 import { keyRoutes } from './keys/routes.js';
+import { manifestRoutes } from './manifests/routes.js';
 import { objectRoutes } from './objects/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
@@ -48,6 +50,8 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...objectRoutes,
     ...artifactRoutes,
     ...relayRoutes,
+    ...manifestRoutes,
+    ...grantRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

@@ -246,9 +246,76 @@ export const GROUP_FRAMES = {} as const satisfies FrameTable;
 // ---------------------------------------------------------------------------
 
 /** Routes of capability manifests and data grants. */
-export const MANIFEST_ROUTES = {} as const satisfies RouteTable;
-/** Frames of capability manifests and data grants. */
-export const MANIFEST_FRAMES = {} as const satisfies FrameTable;
+export const MANIFEST_ROUTES = {
+  getManifest: {
+    method: 'GET',
+    path: '/agents/:id/manifest',
+    auth: 'member',
+    summary: "The agent's accepted manifest, the pending change and the head version (agent or owner).",
+  },
+  updateManifest: {
+    method: 'PUT',
+    path: '/agents/:id/manifest',
+    auth: 'agent',
+    summary: 'Propose a manifest change `{ manifest, based_on_version }` (128 KB, 1 per minute).',
+  },
+  decideManifest: {
+    method: 'POST',
+    path: '/agents/:id/manifest/decision',
+    auth: 'user',
+    summary: 'The owner accepts or rejects the pending change `{ version, decision }`.',
+  },
+  requestGrant: {
+    method: 'POST',
+    path: '/agents/:id/grants',
+    auth: 'agent',
+    summary: 'Ask a user for a data grant `{ conversation_id, scope, window_seconds, reason }`.',
+  },
+  agentGrants: {
+    method: 'GET',
+    path: '/agents/:id/grants',
+    auth: 'agent',
+    summary: "The agent's grant requests and grants.",
+  },
+  agentGrant: {
+    method: 'GET',
+    path: '/agents/:id/grants/:grant_id',
+    auth: 'agent',
+    summary: 'One grant of the agent (status, window).',
+  },
+  readGrant: {
+    method: 'GET',
+    path: '/agents/:id/grants/:grant_id/data',
+    auth: 'agent',
+    summary: 'Read the data of a granted scope (GRANT_DENIED, GRANT_EXPIRED, GRANT_REVOKED).',
+  },
+  userGrants: {
+    method: 'GET',
+    path: '/grants',
+    auth: 'user',
+    summary: "The user's grant requests and grants (`?status=pending`).",
+  },
+  decideGrant: {
+    method: 'POST',
+    path: '/grants/:grant_id/decision',
+    auth: 'user',
+    summary: 'The user grants or denies a request `{ decision, window_seconds? }`.',
+  },
+  revokeGrant: {
+    method: 'DELETE',
+    path: '/grants/:grant_id',
+    auth: 'user',
+    summary: 'The user revokes a grant (the agent gets `grant.revoked`).',
+  },
+} as const satisfies RouteTable;
+/**
+ * Frames (event types) of capability manifests and data grants. The spec's own
+ * `agent.capability_changed` and `grant.revoked` are not gaps and not listed.
+ */
+export const MANIFEST_FRAMES = {
+  /** Event to the agent: the user granted or denied a grant request (sealed by `system`). */
+  grantDecided: 'grant.decided',
+} as const satisfies FrameTable;
 
 // ---------------------------------------------------------------------------
 // Part 2 (#14): device migration.

@@ -49,6 +49,13 @@ export const RATE_LIMIT_RULES = Object.freeze({
     code: 'TOKEN_ROTATION_RATE_LIMITED',
     what: 'token regenerations',
   },
+  /** `PUT /agents/:id/manifest`: 1 accepted update per minute per agent. */
+  manifestUpdates: {
+    limit: LIMITS.MANIFEST_UPDATES_PER_WINDOW,
+    windowMs: LIMITS.MANIFEST_UPDATE_WINDOW_MS,
+    code: 'MANIFEST_UPDATE_RATE_LIMITED',
+    what: 'manifest updates',
+  },
 } as const satisfies Record<string, RateLimitRule>);
 
 /** Name of a rate limit. */

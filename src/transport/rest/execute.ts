@@ -22,6 +22,8 @@ export interface PreparedRequest extends Omit<AttemptRequest, 'headers'> {
   /** Send `Authorization: Bearer <token>`. */
   readonly auth: boolean;
   readonly limiter: RateLimiter | undefined;
+  /** Attempts of this request; undefined: the client's. */
+  readonly maxAttempts?: number | undefined;
 }
 
 /** The parts of the client the loop needs. */
@@ -115,7 +117,7 @@ export async function execute(ctx: ExecuteContext, req: PreparedRequest): Promis
       });
     }
     const reason = retryReasonOf(result, req.idempotent);
-    if (reason === undefined || attempt >= o.maxAttempts) throw result;
+    if (reason === undefined || attempt >= (req.maxAttempts ?? o.maxAttempts)) throw result;
     const delayMs = retryDelayFor(result, attempt, o);
     if (waitedMs + delayMs > o.maxTotalWaitMs) {
       o.logger.warn('retry budget spent', { request: what, code: result.code, attempt });

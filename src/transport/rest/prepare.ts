@@ -33,6 +33,8 @@ export interface RequestCallOptions {
   auth?: boolean;
   /** Extra headers (e.g. `cookie` for `/auth/refresh`). */
   headers?: Readonly<Record<string, string>>;
+  /** Attempts of this request, the first included (1: the caller handles 429 itself). @defaultValue the client's `retry.maxAttempts` */
+  maxAttempts?: number;
 }
 
 /** One limiter per key, per client. */
@@ -87,5 +89,6 @@ export function prepareRequest(
     signal: call.signal,
     auth: call.auth ?? true,
     limiter: call.limiter === undefined ? undefined : limiters?.[call.limiter],
+    maxAttempts: call.maxAttempts,
   };
 }

@@ -205,6 +205,30 @@ describe('examples, run against the reference server', () => {
     expect(await out.exit).toBe(0);
   }, 30_000);
 
+  it('manifest-bot.ts publishes its manifest on start, hears the decision, reads a granted profile', async () => {
+    const { agentId, env } = await bootstrap(false);
+    const child = startExample('manifest-bot.ts', env);
+    const out = output(child);
+    try {
+      await out.until(/manifest version 1 proposed/);
+      const state = await user.manifests.get(agentId);
+      expect(state.pending?.manifest.name).toBe('Manifest bot');
+      await user.manifests.accept(agentId, 1);
+      await out.until(/the owner accepted manifest version 1/);
+      const { conversationId } = await user.addAgent(agentId);
+      await user.send(conversationId, { type: 'text', text: '/profile' });
+      await replyFrom(agentId, /^I asked to read your profile/);
+      const [asked] = await user.grants.list({ status: 'pending' });
+      expect(asked).toMatchObject({ agentId, scope: 'profile.read' });
+      await user.grants.grant(asked!.grantId);
+      expect(await replyFrom(agentId, /^Hello, /)).toBe('Hello, Smoke!');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await out.exit).toBe(0);
+    expect(out.text()).not.toContain(env['AMS_AGENT_TOKEN']!);
+  }, 30_000);
+
   it('a missing variable ends an example with one line naming it', async () => {
     const child = startExample('webhook-express.ts', { AMS_BASE_URL: server.url });
     const out = output(child);

@@ -18,6 +18,8 @@ describe('system-sealed event types: one list', () => {
       'relation.restored',
       'agent.capability_changed',
       'delivery.failed',
+      'grant.revoked',
+      'grant.decided',
     ]);
     expect([...SYSTEM_EVENT_TYPES]).toEqual([...SYSTEM_SEALED_EVENT_TYPES]);
     expect(SERVER_SYSTEM_SENDER_ID).toBe(SYSTEM_SENDER_ID);

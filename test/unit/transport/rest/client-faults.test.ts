@@ -126,6 +126,17 @@ describe('REST client fault sequences (MockAgent)', () => {
     expect(retries).toHaveLength(2);
   });
 
+  it('a request with maxAttempts: 1 surfaces its 429 at once (the caller handles the limit)', async () => {
+    mock.pool.intercept({ path: '/x', method: 'PUT' }).reply(429, errorBody('MANIFEST_UPDATE_RATE_LIMITED'), {
+      headers: { ...JSON_HEADERS, 'retry-after': '1' },
+    });
+    const { rest, waits, limited } = client();
+    const err = await caught(rest.request({ method: 'PUT', path: '/x', body: {}, maxAttempts: 1 }));
+    expect(isRateLimitError(err, 'MANIFEST_UPDATE_RATE_LIMITED')).toBe(true);
+    expect(waits).toEqual([]);
+    expect(limited).toHaveLength(1);
+  });
+
   it('a Retry-After beyond the total wait budget surfaces at once', async () => {
     mock.pool.intercept({ path: '/x', method: 'GET' }).reply(429, errorBody('TOKEN_ROTATION_RATE_LIMITED'), {
       headers: { ...JSON_HEADERS, 'retry-after': '86400' },

@@ -24,6 +24,7 @@ import { keyRoutes } from './keys/routes.js';
 import { objectRoutes } from './objects/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
+import { streamRoutes } from './streams/routes.js';
 
 /** Builds the route table; the control routes only in dev mode. */
 export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
@@ -44,6 +45,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...messageRoutes,
     ...deliveryRoutes,
     ...objectRoutes,
+    ...streamRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

@@ -47,6 +47,9 @@ import { reportFatal } from './fatal-report.js';
 import { Composer, runComposer, type HearsTrigger, type MiddlewareLike } from './composer.js';
 import { createContext, type CommandContext, type Context, type HearsContext } from './context.js';
 import type { SendOptions } from './sender.js';
+import { createAgentStreams } from './streams/agent-wiring.js';
+import type { AgentStreams } from './streams/agent-streams.js';
+import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -98,6 +101,7 @@ export class Agent {
   #unregisterShutdown: (() => void) | undefined;
   #composer: Composer | undefined;
   readonly #host: ShutdownHost | undefined;
+  readonly #streams: AgentStreams;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: AgentOptions) {
@@ -116,6 +120,11 @@ export class Agent {
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
     this.#host = defaultShutdownHost();
+    this.#streams = createAgentStreams(o, this.#parts.directory, {
+      token: () => this.#token,
+      ring: () => this.#ensureKeys(),
+      socket: () => this.#ws,
+    });
   }
 
   /** Where the agent is in its life. */
@@ -228,6 +237,38 @@ export class Agent {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
     return this.#parts.sender.send(conversationId, body, options);
+  }
+
+  /**
+   * Opens a streamed reply into `conversationId` (docs/streaming.md): the
+   * stream key is sealed to the members, then `write()` sends encrypted
+   * deltas (coalesced, with back-pressure), `end()` signs the transcript.
+   * Over the WebSocket in WebSocket mode, over REST in webhook mode. Never retried.
+   *
+   * @throws {@link StreamError} `client_offline`, `peer_revoked`, `rate_limited` when the service refuses the start.
+   * @example
+   * ```ts
+   * const w = await agent.stream(conversationId);
+   * for await (const token of llm.stream(prompt)) await w.write(token);
+   * await w.end();
+   * ```
+   */
+  stream(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
+    return this.#streams.open(conversationId, options);
+  }
+
+  /**
+   * Streams every chunk of `source` (e.g. an LLM SDK's token stream) into
+   * `conversationId` and ends the stream; the source's error aborts it.
+   *
+   * @throws what {@link Agent.stream} and {@link StreamWriter.write} throw.
+   */
+  streamFrom(
+    conversationId: string,
+    source: AsyncIterable<string> | Iterable<string>,
+    options?: StreamWriterOptions,
+  ): Promise<StreamSummary> {
+    return this.#streams.pipe(conversationId, source, options);
   }
 
   /**
@@ -366,6 +407,7 @@ export class Agent {
             token: () => this.#token,
             closing: () => this.#state === 'closing' || this.#state === 'closed',
             onFatal: (error, info) => this.#fatal(error, info),
+            streams: { receive: (f) => this.#streams.receive(f), socketClosed: () => this.#streams.router.socketClosed() },
           });
       if (side !== undefined) [this.#ws, this.#flow] = [side.dispatcher, side.flow];
       await this.#ws?.start();
@@ -408,6 +450,7 @@ export class Agent {
       agentId: this.agentId,
       send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
         this.send(conversationId, payload, options),
+      stream: (conversationId: string, options?: StreamWriterOptions) => this.stream(conversationId, options),
     };
     this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
     return composer;

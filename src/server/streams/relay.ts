@@ -28,7 +28,12 @@ import type { HubConnection } from '../ws/connection.js';
 
 /** Why a stream operation was refused: a stream error value, or the stream is unknown / not the agent's. */
 export type StreamRefusal =
-  | { readonly kind: 'stream_error'; readonly reason: StreamErrorValue }
+  | {
+      readonly kind: 'stream_error';
+      readonly reason: StreamErrorValue;
+      /** The error went to the agent's WebSocket already (do not send it twice). */
+      readonly reported?: boolean;
+    }
   | { readonly kind: 'unknown_stream' }
   | { readonly kind: 'conversation'; readonly code: 'CONVERSATION_FORBIDDEN' | 'CONVERSATION_NOT_FOUND' }
   | { readonly kind: 'duplicate_stream' };
@@ -225,7 +230,7 @@ export class StreamRelay {
     for (const conn of s.targets) sent = conn.sendText(frame) || sent;
     if (sent) return OK;
     this.#terminate(s, 'client_offline');
-    return refused({ kind: 'stream_error', reason: 'client_offline' });
+    return refused({ kind: 'stream_error', reason: 'client_offline', reported: s.origin === 'websocket' });
   }
 
   #userConnections(userId: string): HubConnection[] {

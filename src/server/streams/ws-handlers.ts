@@ -18,7 +18,9 @@ import { streamErrorFrame, streamRelayOf, type RelayOutcome, type StreamRelay } 
 function answerRefusal(conn: HubConnection, streamId: string, outcome: RelayOutcome): void {
   if (outcome.ok) return;
   const r = outcome.refusal;
-  if (r.kind === 'stream_error') conn.send(streamErrorFrame(streamId, r.reason));
+  if (r.kind === 'stream_error') {
+    if (r.reported !== true) conn.send(streamErrorFrame(streamId, r.reason));
+  }
   else if (r.kind === 'unknown_stream')
     conn.send(errorFrame('NOT_FOUND', 'No open stream with this id.', { reason: 'unknown_stream', stream_id: streamId }));
   else if (r.kind === 'duplicate_stream')

@@ -9,8 +9,8 @@
  * - nonce(kind, seq) = u32(kind) ‖ u64(seq): kind 0 for a delta, 1 for the abort reason
  * - delta i (seq i = 1, 2, …): C_i = AES-256-GCM(DK, nonce(0, i), text_i, aad = "ams/stream/v1/delta" ‖ S ‖ u64(i))
  * - abort: AES-256-GCM(DK, nonce(1, n + 1), reason, aad = "ams/stream/v1/abort" ‖ S ‖ u64(n + 1))
- * - transcript T_0 = SHA-256("ams/stream/v1/transcript" ‖ S), T_i = SHA-256(T_{i-1} ‖ u64(i) ‖ C_i)
- * - end signature = Ed25519(sender, "ams/stream/v1/end" ‖ S ‖ u64(n) ‖ T_n)
+ * - transcript T = SHA-256("ams/stream/v1/transcript" ‖ S ‖ u64(1) ‖ u32(|C_1|) ‖ C_1 ‖ … ‖ u64(n) ‖ u32(|C_n|) ‖ C_n)
+ * - end signature = Ed25519(sender, "ams/stream/v1/end" ‖ S ‖ u64(n) ‖ T)
  *
  * A delta opened under the wrong seq or stream fails its tag (reordering,
  * duplication and splicing are caught at once); a truncated stream fails the
@@ -21,7 +21,7 @@
  */
 import { concatBytes, utf8 } from '../../core/encoding.js';
 import { defaultSyncBackend } from '../backend/node-default.js';
-import type { RawKeyPair, SyncPrimitives } from '../backend/types.js';
+import type { IncrementalHash, RawKeyPair, SyncPrimitives } from '../backend/types.js';
 import { constantTimeEqual } from '../key-schedule.js';
 
 /** Bytes of a stream key. */
@@ -98,15 +98,23 @@ export function streamCipher(
   };
 }
 
-/** The running transcript hash T_i over the delta ciphertexts. */
+/**
+ * The transcript hash over the delta ciphertexts, one pass:
+ * T = SHA-256("ams/stream/v1/transcript" ‖ S ‖ u64(1) ‖ u32(|C_1|) ‖ C_1 ‖ … ‖ u64(n) ‖ u32(|C_n|) ‖ C_n).
+ * Each delta is hashed once (incrementally where the backend can; else the
+ * input is kept and hashed at the end).
+ */
 export class StreamTranscript {
   readonly #s: SyncPrimitives;
-  #hash: Uint8Array;
+  readonly #incremental: IncrementalHash | undefined;
+  readonly #kept: Uint8Array[] = [];
   #seq = 0;
+  #hash: Uint8Array | undefined;
 
   constructor(streamId: string, s: SyncPrimitives = defaultSyncBackend().sync) {
     this.#s = s;
-    this.#hash = s.sha256(concatBytes(TRANSCRIPT_LABEL, streamDigest(s, streamId)));
+    this.#incremental = s.sha256Incremental?.();
+    this.#feed(concatBytes(TRANSCRIPT_LABEL, streamDigest(s, streamId)));
   }
 
   /** The seq of the last delta added (0 before any). */
@@ -114,16 +122,28 @@ export class StreamTranscript {
     return this.#seq;
   }
 
-  /** T_seq. */
+  /** T over the deltas added so far; no delta can be added after it was read. */
   get hash(): Uint8Array {
+    this.#hash ??= this.#incremental?.digest() ?? this.#s.sha256(concatBytes(...this.#kept));
     return this.#hash;
   }
 
   /** Adds delta `seq` (which must be the next one). */
   add(seq: number, sealed: Uint8Array): void {
     if (seq !== this.#seq + 1) throw new RangeError('Transcript deltas must come in order.');
-    this.#hash = this.#s.sha256(concatBytes(this.#hash, u64(seq), sealed));
+    if (this.#hash !== undefined) throw new RangeError('The transcript was already read.');
+    const head = new Uint8Array(12);
+    const view = new DataView(head.buffer);
+    view.setBigUint64(0, BigInt(seq));
+    view.setUint32(8, sealed.length);
+    this.#feed(head);
+    this.#feed(sealed);
     this.#seq = seq;
+  }
+
+  #feed(data: Uint8Array): void {
+    if (this.#incremental !== undefined) this.#incremental.update(data);
+    else this.#kept.push(data);
   }
 }
 

@@ -14,14 +14,14 @@ import {
   StreamTranscript,
   verifyStreamEnd,
 } from '../../../src/crypto/stream/stream-crypto.js';
+import { defaultSyncBackend } from '../../../src/crypto/backend/node-default.js';
 
 interface Vectors {
   stream_key: string;
   stream_id: string;
   signing_seed: string;
   signing_public_key: string;
-  transcript_0: string;
-  deltas: { seq: number; plaintext: string; sealed: string; transcript: string }[];
+  deltas: { seq: number; plaintext: string; sealed: string }[];
   final_seq: number;
   transcript_hash: string;
   end_signature: string;
@@ -57,17 +57,26 @@ describe('stream crypto v1 test vectors', () => {
     }
   });
 
-  it('chains the transcript T_i = SHA-256(T_{i-1} ‖ u64(i) ‖ C_i) from T_0 = SHA-256(label ‖ S)', () => {
-    let t = sha256(label('ams/stream/v1/transcript'), sid);
-    expect(hex(t)).toBe(v.transcript_0);
-    const ours = new StreamTranscript(v.stream_id);
+  it('hashes the transcript T = SHA-256(label ‖ S ‖ Σ u64(i) ‖ u32(|C_i|) ‖ C_i) in one pass', () => {
+    const parts: Uint8Array[] = [label('ams/stream/v1/transcript'), sid];
     for (const d of v.deltas) {
-      t = sha256(t, u64(d.seq), bytes(d.sealed));
-      ours.add(d.seq, bytes(d.sealed));
-      expect(hex(t)).toBe(d.transcript);
-      expect(hex(ours.hash)).toBe(d.transcript);
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(bytes(d.sealed).length);
+      parts.push(u64(d.seq), len, bytes(d.sealed));
     }
-    expect(hex(t)).toBe(v.transcript_hash);
+    expect(hex(sha256(...parts))).toBe(v.transcript_hash);
+    const ours = new StreamTranscript(v.stream_id);
+    for (const d of v.deltas) ours.add(d.seq, bytes(d.sealed));
+    expect(hex(ours.hash)).toBe(v.transcript_hash);
+  });
+
+  it('gives the same transcript on a backend without incremental hashing', () => {
+    const s = defaultSyncBackend().sync;
+    const plain = { ...s, sha256Incremental: undefined };
+    const t = new StreamTranscript(v.stream_id, plain);
+    for (const d of v.deltas) t.add(d.seq, bytes(d.sealed));
+    expect(hex(t.hash)).toBe(v.transcript_hash);
+    expect(() => t.add(4, bytes(v.deltas[0]!.sealed))).toThrow(RangeError);
   });
 
   it('signs the end over label ‖ S ‖ u64(final seq) ‖ T_n with Ed25519', () => {
@@ -91,7 +100,7 @@ describe('stream crypto v1 test vectors', () => {
 
   it('docs/envelope.md publishes these exact vectors', () => {
     const doc = readFileSync(new URL('../../../docs/envelope.md', import.meta.url), 'utf8');
-    for (const value of [v.stream_key, v.transcript_0, v.transcript_hash, v.end_signature, v.abort.sealed, ...v.deltas.map((d) => d.sealed)])
+    for (const value of [v.stream_key, v.transcript_hash, v.end_signature, v.abort.sealed, ...v.deltas.map((d) => d.sealed)])
       expect(doc).toContain(value);
   });
 });

@@ -139,10 +139,34 @@ export default async function run(): Promise<void> {
       `Streamed deltas through the reference server to a UserClient (${fmt(DELTAS)} × 24 B, loopback)`,
       ['path', 'per second', 'p50 ms', 'p99 ms', 'note'],
       [
-        ['stream deltas, back to back (median of 3)', fmt(deltasPerSecond), '', '', `rounds ${rounds.map((x) => fmt(x)).join(' / ')}`],
-        [`stream deltas, paced 1/ms (${fmt(PACED)})`, '', fmt(lat.p50, 2), fmt(lat.p99, 2), 'write → streamDelta'],
-        ['tokens of 4 B, default coalescing', fmt(co.tokensPerSecond), '', '', `${fmt(DELTAS)} tokens in ${fmt(co.deltas)} deltas`],
-        [`baseline: each payload as a message (${fmt(MESSAGES)})`, fmt(msg.perSecond), fmt(msg.p50, 2), '', 'send → user opened it'],
+        [
+          'stream deltas, back to back (median of 3)',
+          fmt(deltasPerSecond),
+          '',
+          '',
+          `rounds ${rounds.map((x) => fmt(x)).join(' / ')}`,
+        ],
+        [
+          `stream deltas, paced 1/ms (${fmt(PACED)})`,
+          '',
+          fmt(lat.p50, 2),
+          fmt(lat.p99, 2),
+          'write → streamDelta',
+        ],
+        [
+          'tokens of 4 B, default coalescing',
+          fmt(co.tokensPerSecond),
+          '',
+          '',
+          `${fmt(DELTAS)} tokens in ${fmt(co.deltas)} deltas`,
+        ],
+        [
+          `baseline: each payload as a message (${fmt(MESSAGES)})`,
+          fmt(msg.perSecond),
+          fmt(msg.p50, 2),
+          '',
+          'send → user opened it',
+        ],
         ['baseline: raw AES-256-GCM seal, one core', fmt(aes), '', '', 'sealDelta only'],
       ],
     );

@@ -407,7 +407,10 @@ export class Agent {
             token: () => this.#token,
             closing: () => this.#state === 'closing' || this.#state === 'closed',
             onFatal: (error, info) => this.#fatal(error, info),
-            streams: { receive: (f) => this.#streams.receive(f), socketClosed: () => this.#streams.router.socketClosed() },
+            streams: {
+              receive: (f) => this.#streams.receive(f),
+              socketClosed: () => this.#streams.router.socketClosed(),
+            },
           });
       if (side !== undefined) [this.#ws, this.#flow] = [side.dispatcher, side.flow];
       await this.#ws?.start();

@@ -9,7 +9,12 @@ import { ConfigurationError } from '../core/errors/configuration-error.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import type { AnyAgentEvent, IncomingMessage, SendResult } from './events.js';
 import type { SendOptions } from './sender.js';
-import { pipeToWriter, type StreamSummary, type StreamWriter, type StreamWriterOptions } from './streams/writer.js';
+import {
+  pipeToWriter,
+  type StreamSummary,
+  type StreamWriter,
+  type StreamWriterOptions,
+} from './streams/writer.js';
 
 /** A `/command args` found in a message text. */
 export interface CommandMatch {
@@ -50,7 +55,10 @@ export interface Context<Ev extends AnyAgentEvent = AnyAgentEvent> {
    * @throws {@link ConfigurationError} for an event outside any conversation; otherwise what `agent.stream()` throws.
    */
   replyStream(options?: StreamWriterOptions): Promise<StreamWriter>;
-  replyStream(source: AsyncIterable<string> | Iterable<string>, options?: StreamWriterOptions): Promise<StreamSummary>;
+  replyStream(
+    source: AsyncIterable<string> | Iterable<string>,
+    options?: StreamWriterOptions,
+  ): Promise<StreamSummary>;
 }
 
 /** The context of a `message.new`. */
@@ -72,9 +80,7 @@ export interface ContextDeps {
 
 function isSource(value: unknown): value is AsyncIterable<string> | Iterable<string> {
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    (Symbol.asyncIterator in value || Symbol.iterator in value)
+    typeof value === 'object' && value !== null && (Symbol.asyncIterator in value || Symbol.iterator in value)
   );
 }
 

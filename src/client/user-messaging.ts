@@ -77,7 +77,12 @@ export class UserMessaging {
       openStart: (wire, conversationId) =>
         openDelivered(
           wire,
-          { event: STREAM_FRAMES.start, conversationId, seq: undefined, receivedAtMs: deps.options.clock.now() },
+          {
+            event: STREAM_FRAMES.start,
+            conversationId,
+            seq: undefined,
+            receivedAtMs: deps.options.clock.now(),
+          },
           this.#openContext(),
         ),
       signingKey: (id) => deps.directory.signingKey(id),

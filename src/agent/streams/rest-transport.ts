@@ -115,7 +115,11 @@ export class RestStreamTransport implements StreamTransport {
     if (isServiceError(err) && REASONS.has(err.params['reason']))
       return streamErrorOf(this.#id, err.params['reason'] as StreamErrorValue, err);
     if (isAmsError(err)) return err;
-    return new TransportError({ code: 'TRANSPORT_PROTOCOL', message: 'The stream request failed.', cause: err });
+    return new TransportError({
+      code: 'TRANSPORT_PROTOCOL',
+      message: 'The stream request failed.',
+      cause: err,
+    });
   }
 
   #fail(error: AmsError): AmsError {

@@ -22,11 +22,7 @@ import { ValidationError } from '../../core/errors/validation-error.js';
 import { toBase64, utf8 } from '../../core/encoding.js';
 import { STREAM_LIMITS } from '../../core/limits/streams.js';
 import type { RawKeyPair } from '../../crypto/backend/types.js';
-import {
-  signStreamEnd,
-  StreamTranscript,
-  type StreamCipher,
-} from '../../crypto/stream/stream-crypto.js';
+import { signStreamEnd, StreamTranscript, type StreamCipher } from '../../crypto/stream/stream-crypto.js';
 import type { StreamTransport } from './transport.js';
 
 /** Options of a stream writer. */
@@ -140,7 +136,10 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
       if (error !== undefined) throw error;
       if (closed) throw closedError();
       if (typeof delta !== 'string')
-        throw new ValidationError({ message: 'A delta is a string.', issues: [{ path: ['delta'], message: 'string' }] });
+        throw new ValidationError({
+          message: 'A delta is a string.',
+          issues: [{ path: ['delta'], message: 'string' }],
+        });
       if (delta.length === 0) return;
       text += delta;
       pending.push(delta);

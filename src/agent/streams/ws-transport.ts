@@ -64,7 +64,11 @@ export class WsStreamTransport implements StreamTransport {
     this.#id = streamId;
     this.#socket = socket;
     this.#router = router;
-    router.add(streamId, (frame) => this.#onFrame(frame), () => this.#lost());
+    router.add(
+      streamId,
+      (frame) => this.#onFrame(frame),
+      () => this.#lost(),
+    );
   }
 
   get failure(): AmsError | undefined {
@@ -95,7 +99,11 @@ export class WsStreamTransport implements StreamTransport {
   }
 
   async drained(lowWaterMark: number): Promise<void> {
-    while (this.#failure === undefined && this.#broken === undefined && this.#socket.bufferedAmount > lowWaterMark)
+    while (
+      this.#failure === undefined &&
+      this.#broken === undefined &&
+      this.#socket.bufferedAmount > lowWaterMark
+    )
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 

@@ -210,11 +210,19 @@ export class StreamReceiver {
       live.signingKey = await this.#d.signingKey(opened.senderId);
       if (live.signingKey === undefined) throw broken('The sender has no signing key.');
     } catch (err) {
-      this.#fail(live, 'invalid_start', isAmsError(err) ? err : broken('The stream key envelope did not open.'));
+      this.#fail(
+        live,
+        'invalid_start',
+        isAmsError(err) ? err : broken('The stream key envelope did not open.'),
+      );
       return;
     }
     live.opening = false;
-    this.#d.emit.streamStart({ streamId: id, conversationId: frame.conversation_id, senderId: live.senderId });
+    this.#d.emit.streamStart({
+      streamId: id,
+      conversationId: frame.conversation_id,
+      senderId: live.senderId,
+    });
     for (const queued of live.queued.splice(0)) if (this.#live.get(id) === live) this.#handle(live, queued);
   }
 
@@ -227,7 +235,8 @@ export class StreamReceiver {
       case STREAM_FRAMES.abort: {
         const sealed = fromBase64(frame.ciphertext);
         const reason = sealed === undefined ? undefined : live.cipher?.openAbort(live.transcript.seq, sealed);
-        if (reason === undefined) return this.#fail(live, 'tampered', broken('The abort does not authenticate.'));
+        if (reason === undefined)
+          return this.#fail(live, 'tampered', broken('The abort does not authenticate.'));
         return this.#fail(live, 'aborted', undefined, fromUtf8(reason) ?? '');
       }
       case STREAM_FRAMES.error:
@@ -240,7 +249,8 @@ export class StreamReceiver {
   #delta(live: Live, seq: number, ciphertext: string): void {
     const expected = live.transcript.seq + 1;
     if (seq < expected) return this.#fail(live, 'duplicate', broken(`Delta ${seq} arrived again.`));
-    if (seq > expected) return this.#fail(live, 'out_of_order', broken(`Delta ${seq} arrived before ${expected}.`));
+    if (seq > expected)
+      return this.#fail(live, 'out_of_order', broken(`Delta ${seq} arrived before ${expected}.`));
     const sealed = fromBase64(ciphertext);
     const plain = sealed === undefined ? undefined : live.cipher?.openDelta(seq, sealed);
     const delta = plain === undefined ? undefined : fromUtf8(plain);
@@ -282,7 +292,11 @@ export class StreamReceiver {
       return this.#fail(
         live,
         'bad_signature',
-        new CryptoError({ code: 'DECRYPT_FAILURE', reason: 'signature', message: 'The end is not signed by the sender.' }),
+        new CryptoError({
+          code: 'DECRYPT_FAILURE',
+          reason: 'signature',
+          message: 'The end is not signed by the sender.',
+        }),
       );
     this.#finish(live);
     this.#d.emit.streamEnd({

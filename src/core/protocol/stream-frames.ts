@@ -74,8 +74,16 @@ export const UserStreamFrameSchema = z.discriminatedUnion('type', [
     sender_id: IdentifierSchema,
     wire_envelope: KeyEnvelope,
   }),
-  z.looseObject({ type: z.literal(STREAM_FRAMES.delta), stream_id: StreamIdSchema, ...StreamDeltaBodySchema.shape }),
-  z.looseObject({ type: z.literal(STREAM_FRAMES.end), stream_id: StreamIdSchema, ...StreamEndBodySchema.shape }),
+  z.looseObject({
+    type: z.literal(STREAM_FRAMES.delta),
+    stream_id: StreamIdSchema,
+    ...StreamDeltaBodySchema.shape,
+  }),
+  z.looseObject({
+    type: z.literal(STREAM_FRAMES.end),
+    stream_id: StreamIdSchema,
+    ...StreamEndBodySchema.shape,
+  }),
   z.looseObject({
     type: z.literal(STREAM_FRAMES.abort),
     stream_id: StreamIdSchema,

@@ -182,7 +182,10 @@ export class StreamRelay {
   ): RelayOutcome {
     const stream = this.#own(agentId, streamId);
     if (!stream.ok) return stream.outcome;
-    const outcome = this.#relay(stream.stream, JSON.stringify({ type: STREAM_FRAMES.end, stream_id: streamId, ...body }));
+    const outcome = this.#relay(
+      stream.stream,
+      JSON.stringify({ type: STREAM_FRAMES.end, stream_id: streamId, ...body }),
+    );
     if (!outcome.ok) return outcome;
     this.#close(stream.stream);
     if (stream.stream.origin === 'websocket')

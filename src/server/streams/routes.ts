@@ -42,7 +42,10 @@ function throwRefusal(streamId: string, outcome: RelayOutcome): void {
         stream_id: streamId,
       });
     case 'unknown_stream':
-      throw fail('NOT_FOUND', 'No open stream with this id.', { reason: 'unknown_stream', stream_id: streamId });
+      throw fail('NOT_FOUND', 'No open stream with this id.', {
+        reason: 'unknown_stream',
+        stream_id: streamId,
+      });
     case 'duplicate_stream':
       throw fail('VALIDATION_ERROR', 'This stream id was used before.', {
         reason: 'duplicate_stream',
@@ -59,7 +62,13 @@ const start = defineRoute({
   body: StreamStartBodySchema,
   async handler({ ctx, principal, params, body }) {
     const relay = streamRelayOf(ctx);
-    const outcome = await relay.start(principal.agentId, params['id']!, body.stream_id, body.wire_envelope, 'rest');
+    const outcome = await relay.start(
+      principal.agentId,
+      params['id']!,
+      body.stream_id,
+      body.wire_envelope,
+      'rest',
+    );
     throwRefusal(body.stream_id, outcome);
     return ok({ stream_id: body.stream_id }, 201);
   },

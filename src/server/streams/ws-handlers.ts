@@ -20,15 +20,32 @@ function answerRefusal(conn: HubConnection, streamId: string, outcome: RelayOutc
   const r = outcome.refusal;
   if (r.kind === 'stream_error') {
     if (r.reported !== true) conn.send(streamErrorFrame(streamId, r.reason));
-  }
-  else if (r.kind === 'unknown_stream')
-    conn.send(errorFrame('NOT_FOUND', 'No open stream with this id.', { reason: 'unknown_stream', stream_id: streamId }));
+  } else if (r.kind === 'unknown_stream')
+    conn.send(
+      errorFrame('NOT_FOUND', 'No open stream with this id.', {
+        reason: 'unknown_stream',
+        stream_id: streamId,
+      }),
+    );
   else if (r.kind === 'duplicate_stream')
-    conn.send(errorFrame('VALIDATION_ERROR', 'This stream id was used before.', { reason: 'duplicate_stream', stream_id: streamId }));
-  else conn.send(errorFrame(r.code, 'The agent may not stream into this conversation.', { stream_id: streamId }));
+    conn.send(
+      errorFrame('VALIDATION_ERROR', 'This stream id was used before.', {
+        reason: 'duplicate_stream',
+        stream_id: streamId,
+      }),
+    );
+  else
+    conn.send(
+      errorFrame(r.code, 'The agent may not stream into this conversation.', { stream_id: streamId }),
+    );
 }
 
-function handle(relay: StreamRelay, frame: AgentStreamFrame, conn: HubConnection, agentId: string): void | Promise<void> {
+function handle(
+  relay: StreamRelay,
+  frame: AgentStreamFrame,
+  conn: HubConnection,
+  agentId: string,
+): void | Promise<void> {
   const id = frame.stream_id;
   switch (frame.type) {
     case STREAM_FRAMES.start:
@@ -36,7 +53,9 @@ function handle(relay: StreamRelay, frame: AgentStreamFrame, conn: HubConnection
         .start(agentId, frame.conversation_id, id, frame.wire_envelope, 'websocket')
         .then((outcome) => answerRefusal(conn, id, outcome));
     case STREAM_FRAMES.delta:
-      return relay.whenStarted(id, () => answerRefusal(conn, id, relay.delta(agentId, id, frame.seq, frame.ciphertext)));
+      return relay.whenStarted(id, () =>
+        answerRefusal(conn, id, relay.delta(agentId, id, frame.seq, frame.ciphertext)),
+      );
     case STREAM_FRAMES.end:
       return relay.whenStarted(id, () => answerRefusal(conn, id, relay.end(agentId, id, frame)));
     case STREAM_FRAMES.abort:
@@ -55,7 +74,12 @@ export function registerStreamFrames(ctx: ServerContext): void {
     }
     const frame = parseAgentStreamFrame(raw);
     if (frame === undefined) {
-      conn.send(errorFrame('VALIDATION_ERROR', 'Malformed stream frame.', { reason: 'invalid_frame', type: raw.type }));
+      conn.send(
+        errorFrame('VALIDATION_ERROR', 'Malformed stream frame.', {
+          reason: 'invalid_frame',
+          type: raw.type,
+        }),
+      );
       return;
     }
     return handle(relay, frame, conn, principal.agentId);

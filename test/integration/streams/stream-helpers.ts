@@ -14,7 +14,9 @@ export interface StreamLog {
 }
 
 /** A world whose user is connected over WebSocket, with its stream events recorded. */
-export async function streamWorld(options: TestWorldOptions = {}): Promise<{ world: TestWorld; log: StreamLog }> {
+export async function streamWorld(
+  options: TestWorldOptions = {},
+): Promise<{ world: TestWorld; log: StreamLog }> {
   const world = await createTestWorld(options);
   const log: StreamLog = { starts: [], deltas: [], ends: [], errors: [] };
   world.user.on('streamStart', (e) => log.starts.push(e));

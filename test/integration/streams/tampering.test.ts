@@ -15,7 +15,9 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function brokenStream(fault: FrameFault): Promise<{ reason: StreamFailureReason; ends: number; text: string }> {
+async function brokenStream(
+  fault: FrameFault,
+): Promise<{ reason: StreamFailureReason; ends: number; text: string }> {
   const setup = await streamWorld({ agent: { options: { WebSocket: faultySocketClass(fault) } } });
   world = setup.world;
   const w = await world.agent.stream(world.conversationId, { coalesceMs: 0 });
@@ -27,7 +29,9 @@ async function brokenStream(fault: FrameFault): Promise<{ reason: StreamFailureR
 
 describe('broken streams are reported, never assembled', () => {
   it('a tampered delta (one bit of its ciphertext flipped)', async () => {
-    const r = await brokenStream((f) => (f['seq'] === 2 ? [{ ...f, ciphertext: flipBit(String(f['ciphertext'])) }] : [f]));
+    const r = await brokenStream((f) =>
+      f['seq'] === 2 ? [{ ...f, ciphertext: flipBit(String(f['ciphertext'])) }] : [f],
+    );
     expect(r.reason).toBe('tampered');
     expect(r.text).toBe('one ');
     expect(r.ends).toBe(0);

@@ -78,9 +78,13 @@ describe('streams over REST (webhook mode)', () => {
     world = setup.world;
     const rest = world.agent.api.rest;
     const deltas = routePath(STREAM_ROUTES.streamDeltas, { stream_id: 'no-such-stream' });
-    const unknown = await rest.post(deltas, { deltas: [{ seq: 1, ciphertext: 'AAAAAAAAAAAAAAAAAAAAAA==' }] }).catch((e: unknown) => e);
+    const unknown = await rest
+      .post(deltas, { deltas: [{ seq: 1, ciphertext: 'AAAAAAAAAAAAAAAAAAAAAA==' }] })
+      .catch((e: unknown) => e);
     expect(isServiceError(unknown, 'NOT_FOUND')).toBe(true);
-    const malformed = await rest.post(deltas, { deltas: [{ seq: 0, ciphertext: '%%%' }] }).catch((e: unknown) => e);
+    const malformed = await rest
+      .post(deltas, { deltas: [{ seq: 0, ciphertext: '%%%' }] })
+      .catch((e: unknown) => e);
     expect(isServiceError(malformed, 'VALIDATION_ERROR')).toBe(true);
     const empty = await rest.post(deltas, { deltas: [] }).catch((e: unknown) => e);
     expect(isServiceError(empty, 'VALIDATION_ERROR')).toBe(true);

@@ -28,7 +28,9 @@ interface Vectors {
   abort: { reason: string; sealed: string };
 }
 
-const v = JSON.parse(readFileSync(new URL('../../fixtures/stream/vectors.json', import.meta.url), 'utf8')) as Vectors;
+const v = JSON.parse(
+  readFileSync(new URL('../../fixtures/stream/vectors.json', import.meta.url), 'utf8'),
+) as Vectors;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const bytes = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
 const u64 = (n: number) => {
@@ -36,13 +38,16 @@ const u64 = (n: number) => {
   b.writeBigUInt64BE(BigInt(n));
   return b;
 };
-const sha256 = (...parts: Uint8Array[]) => new Uint8Array(createHash('sha256').update(Buffer.concat(parts)).digest());
+const sha256 = (...parts: Uint8Array[]) =>
+  new Uint8Array(createHash('sha256').update(Buffer.concat(parts)).digest());
 const label = (s: string) => Buffer.from(s, 'utf8');
 
 describe('stream crypto v1 test vectors', () => {
   const key = bytes(v.stream_key);
   const sid = sha256(label(v.stream_id));
-  const dk = createHmac('sha256', key).update(Buffer.concat([label('ams/stream/v1/delta'), sid, Buffer.of(1)])).digest();
+  const dk = createHmac('sha256', key)
+    .update(Buffer.concat([label('ams/stream/v1/delta'), sid, Buffer.of(1)]))
+    .digest();
 
   it('seals each delta as AES-256-GCM(DK, u32(0) ‖ u64(seq), aad = label ‖ S ‖ u64(seq)), independently recomputed', () => {
     const cipher = streamCipher(key, v.stream_id);
@@ -72,7 +77,7 @@ describe('stream crypto v1 test vectors', () => {
 
   it('gives the same transcript on a backend without incremental hashing', () => {
     const s = defaultSyncBackend().sync;
-    const plain = { ...s, sha256Incremental: undefined };
+    const { sha256Incremental: _incremental, ...plain } = s;
     const t = new StreamTranscript(v.stream_id, plain);
     for (const d of v.deltas) t.add(d.seq, bytes(d.sealed));
     expect(hex(t.hash)).toBe(v.transcript_hash);
@@ -80,12 +85,19 @@ describe('stream crypto v1 test vectors', () => {
   });
 
   it('signs the end over label ‖ S ‖ u64(final seq) ‖ T_n with Ed25519', () => {
-    const message = Buffer.concat([label('ams/stream/v1/end'), sid, u64(v.final_seq), bytes(v.transcript_hash)]);
+    const message = Buffer.concat([
+      label('ams/stream/v1/end'),
+      sid,
+      u64(v.final_seq),
+      bytes(v.transcript_hash),
+    ]);
     const seed = bytes(v.signing_seed);
     expect(hex(ed25519.getPublicKey(seed))).toBe(v.signing_public_key);
     expect(hex(ed25519.sign(message, seed))).toBe(v.end_signature);
     const pair = { publicKey: bytes(v.signing_public_key), privateKey: seed };
-    expect(hex(signStreamEnd(pair, v.stream_id, v.final_seq, bytes(v.transcript_hash)))).toBe(v.end_signature);
+    expect(hex(signStreamEnd(pair, v.stream_id, v.final_seq, bytes(v.transcript_hash)))).toBe(
+      v.end_signature,
+    );
   });
 
   it('seals the abort reason under nonce kind 1 and seq n + 1', () => {
@@ -100,7 +112,13 @@ describe('stream crypto v1 test vectors', () => {
 
   it('docs/envelope.md publishes these exact vectors', () => {
     const doc = readFileSync(new URL('../../../docs/envelope.md', import.meta.url), 'utf8');
-    for (const value of [v.stream_key, v.transcript_hash, v.end_signature, v.abort.sealed, ...v.deltas.map((d) => d.sealed)])
+    for (const value of [
+      v.stream_key,
+      v.transcript_hash,
+      v.end_signature,
+      v.abort.sealed,
+      ...v.deltas.map((d) => d.sealed),
+    ])
       expect(doc).toContain(value);
   });
 });

@@ -110,6 +110,7 @@ describe('StreamReceiver', () => {
         const frames = honestFrames('s1', pieces);
         const body = frames.slice(1);
         for (const { op, at } of edits) {
+          if (body.length === 0) break;
           const i = at % body.length;
           if (op === 'drop') body.splice(i, 1);
           else if (op === 'repeat') body.splice(i, 0, body[i]!);

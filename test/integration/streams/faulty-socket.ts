@@ -9,9 +9,17 @@ import WebSocket from 'ws';
 /** Rewrites one outgoing frame into zero or more frames (parsed JSON in, JSON objects out). */
 export type FrameFault = (frame: Record<string, unknown>) => Record<string, unknown>[];
 
-/** A WebSocket class whose stream frames go through `fault`. */
-export function faultySocketClass(fault: FrameFault): typeof WebSocket {
+/** A WebSocket class whose stream frames go through `fault`; frames it receives are pushed to `inbound`. */
+export function faultySocketClass(fault: FrameFault, inbound?: Record<string, unknown>[]): typeof WebSocket {
   return class FaultySocket extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      if (inbound !== undefined)
+        this.on('message', (data: Buffer) =>
+          inbound.push(JSON.parse(data.toString()) as Record<string, unknown>),
+        );
+    }
+
     override send(data: unknown, ...rest: unknown[]): void {
       const text = typeof data === 'string' ? data : undefined;
       const frame = text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);

@@ -93,6 +93,32 @@ describe('broken streams are reported, never assembled', () => {
   });
 });
 
+describe('the relay refuses malformed frames on the WebSocket', () => {
+  it('answers a malformed delta with VALIDATION_ERROR and one for an unknown stream with NOT_FOUND', async () => {
+    const inbound: Record<string, unknown>[] = [];
+    const fault: FrameFault = (f) => {
+      if (f['seq'] === 2) return [{ ...f, seq: 0 }];
+      if (f['seq'] === 3) return [f, { ...f, stream_id: 'no-such-stream' }];
+      return [f];
+    };
+    const setup = await streamWorld({ agent: { options: { WebSocket: faultySocketClass(fault, inbound) } } });
+    world = setup.world;
+    const w = await world.agent.stream(world.conversationId, { coalesceMs: 0 });
+    for (const piece of ['one ', 'two ', 'three ']) await w.write(piece);
+    const errors = await until(() => {
+      const found = inbound.filter((f) => f['type'] === 'error');
+      return found.length >= 2 ? found : undefined;
+    }, 'two error frames');
+    const params = errors.map((f) => f['error'] as { code: string; params: { reason: string } });
+    expect(params.map((e) => [e.code, e.params.reason])).toEqual([
+      ['VALIDATION_ERROR', 'invalid_frame'],
+      ['NOT_FOUND', 'unknown_stream'],
+    ]);
+    // The human side sees delta 3 after delta 1: the gap is reported, the stream not assembled.
+    expect((await until(() => setup.log.errors[0], 'streamError')).reason).toBe('out_of_order');
+  });
+});
+
 describe('aborts', () => {
   it('the agent aborts: the user gets the sealed reason and no end', async () => {
     const setup = await streamWorld();

@@ -33,6 +33,8 @@ export {
   AmsError,
   ServiceError,
   RateLimitError,
+  StreamError,
+  type StreamErrorOptions,
   TransportError,
   TimeoutError,
   ValidationError,
@@ -396,6 +398,9 @@ export {
   type CommandContext,
   type HearsContext,
   type CommandMatch,
+  type StreamSummary,
+  type StreamWriter,
+  type StreamWriterOptions,
 } from './agent/index.js';
 
 // Owner client: the human side (sign-up with key backup, login, devices, agents, messages)
@@ -428,6 +433,11 @@ export {
   type UserClientEvents,
   type UserClientOptions,
   type WebhookInfo,
+  type StreamDelta,
+  type StreamEnded,
+  type StreamFailure,
+  type StreamFailureReason,
+  type StreamStarted,
 } from './client/index.js';
 
 // Artifacts, forwarding and reactions (issue #13, docs/artifacts.md)
@@ -574,3 +584,19 @@ export {
 } from './agent/capabilities/grants.js';
 export { type GrantInfo } from './agent/capabilities/grant-info.js';
 export { UserGrants, UserManifestReview } from './client/user-capabilities.js';
+// Streamed replies: frames, limits
+export {
+  AgentStreamFrameSchema,
+  ServiceStreamFrameSchema,
+  UserStreamFrameSchema,
+  StreamIdSchema,
+  STREAM_ERROR_CODES,
+  isStreamFrameType,
+  parseAgentStreamFrame,
+  parseServiceStreamFrame,
+  parseUserStreamFrame,
+  type AgentStreamFrame,
+  type ServiceStreamFrame,
+  type UserStreamFrame,
+} from './core/protocol/stream-frames.js';
+export { STREAM_LIMITS } from './core/limits/streams.js';

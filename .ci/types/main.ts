@@ -10,6 +10,8 @@ import {
   createWsDispatcher,
   isServiceError,
   ServiceError,
+  StreamError,
+  type StreamSummary,
   type AgentEventMap,
   type AgentNotificationMap,
   type AgentListenerEvent,
@@ -61,6 +63,10 @@ const userEvents = {
   membersChanged: true,
   artifact: true,
   reaction: true,
+  streamStart: true,
+  streamDelta: true,
+  streamEnd: true,
+  streamError: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,
@@ -113,6 +119,15 @@ export function useAgent(agent: Agent): void {
   agent.on('membersChanged', (e) => void [e.conversationId, e.added, e.removed]);
   agent.on('warning', (w) => void [w.code, w.sizeBytes]);
   agent.once('closed', (r) => void r.drained);
+  agent.command('stream', async (ctx) => {
+    const w = await ctx.replyStream({ coalesceMs: 20 });
+    await w.write('…');
+    const summary: StreamSummary = await w.end();
+    void summary.deltas;
+  });
+  void agent.streamFrom('c1', ['a', 'b']).catch((err: unknown) => {
+    if (err instanceof StreamError) void [err.reason, err.code, err.streamId];
+  });
   const onError = (err: AgentNotificationMap['error'][0]): void => void err.message;
   agent.on('error', onError).off('error', onError);
   const onMessage = (msg: AgentEventMap['message.new']): void => void msg.conversationId;
@@ -152,6 +167,10 @@ export function useUserClient(client: UserClient): void {
   client.on('membersChanged', (e) => void e.added);
   client.on('artifact', (a) => void [a.content.kind, a.approve, a.deny]);
   client.on('reaction', (r) => void [r.emoji, r.messageId, r.action]);
+  client.on('streamStart', (e) => void [e.streamId, e.conversationId, e.senderId]);
+  client.on('streamDelta', (e) => void [e.seq, e.delta, e.text]);
+  client.on('streamEnd', (e) => void [e.text, e.deltas]);
+  client.on('streamError', (f) => void [f.reason, f.text, f.detail, f.error?.code]);
   const listener = (m: UserClientEvents['message'][0]): void => void m.messageId;
   client.on('message', listener);
   client.off('message', listener);

@@ -58,6 +58,9 @@ import {
 import { createAgentCapabilities } from './capabilities/create.js';
 import type { AgentManifest } from './capabilities/manifest.js';
 import type { AgentGrants } from './capabilities/grants.js';
+import { createAgentStreams } from './streams/agent-wiring.js';
+import type { AgentStreams } from './streams/agent-streams.js';
+import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -116,6 +119,7 @@ export class Agent {
   #unregisterShutdown: (() => void) | undefined;
   #composer: Composer | undefined;
   readonly #host: ShutdownHost | undefined;
+  readonly #streams: AgentStreams;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: AgentOptions) {
@@ -145,6 +149,11 @@ export class Agent {
       relay: this.#relay,
       clock: o.clock,
       logger: o.logger,
+    });
+    this.#streams = createAgentStreams(o, this.#parts.directory, {
+      token: () => this.#token,
+      ring: () => this.#ensureKeys(),
+      socket: () => this.#ws,
     });
   }
 
@@ -287,6 +296,38 @@ export class Agent {
   }
 
   /**
+   * Opens a streamed reply into `conversationId` (docs/streaming.md): the
+   * stream key is sealed to the members, then `write()` sends encrypted
+   * deltas (coalesced, with back-pressure), `end()` signs the transcript.
+   * Over the WebSocket in WebSocket mode, over REST in webhook mode. Never retried.
+   *
+   * @throws {@link StreamError} `client_offline`, `peer_revoked`, `rate_limited` when the service refuses the start.
+   * @example
+   * ```ts
+   * const w = await agent.stream(conversationId);
+   * for await (const token of llm.stream(prompt)) await w.write(token);
+   * await w.end();
+   * ```
+   */
+  stream(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
+    return this.#streams.open(conversationId, options);
+  }
+
+  /**
+   * Streams every chunk of `source` (e.g. an LLM SDK's token stream) into
+   * `conversationId` and ends the stream; the source's error aborts it.
+   *
+   * @throws what {@link Agent.stream} and {@link StreamWriter.write} throw.
+   */
+  streamFrom(
+    conversationId: string,
+    source: AsyncIterable<string> | Iterable<string>,
+    options?: StreamWriterOptions,
+  ): Promise<StreamSummary> {
+    return this.#streams.pipe(conversationId, source, options);
+  }
+
+  /**
    * Accepts the key change refused for `peerId` under `keyChangePolicy: 'block'`
    * (after the safety numbers were compared out of band). False when none was waiting.
    */
@@ -422,6 +463,10 @@ export class Agent {
             token: () => this.#token,
             closing: () => this.#state === 'closing' || this.#state === 'closed',
             onFatal: (error, info) => this.#fatal(error, info),
+            streams: {
+              receive: (f) => this.#streams.receive(f),
+              socketClosed: () => this.#streams.router.socketClosed(),
+            },
           });
       if (side !== undefined) [this.#ws, this.#flow] = [side.dispatcher, side.flow];
       await this.#ws?.start();
@@ -464,6 +509,7 @@ export class Agent {
       agentId: this.agentId,
       send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
         this.send(conversationId, payload, options),
+      stream: (conversationId: string, options?: StreamWriterOptions) => this.stream(conversationId, options),
     };
     this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
     return composer;

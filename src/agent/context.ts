@@ -9,6 +9,12 @@ import { ConfigurationError } from '../core/errors/configuration-error.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import type { AnyAgentEvent, IncomingMessage, SendResult } from './events.js';
 import type { SendOptions } from './sender.js';
+import {
+  pipeToWriter,
+  type StreamSummary,
+  type StreamWriter,
+  type StreamWriterOptions,
+} from './streams/writer.js';
 
 /** A `/command args` found in a message text. */
 export interface CommandMatch {
@@ -41,6 +47,18 @@ export interface Context<Ev extends AnyAgentEvent = AnyAgentEvent> {
    * otherwise what `agent.send()` throws.
    */
   reply(payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+  /**
+   * Streams a reply into the event's conversation (docs/streaming.md): with
+   * no source, resolves with a writer; with an (async) iterable of text
+   * chunks, writes them all and ends the stream.
+   *
+   * @throws {@link ConfigurationError} for an event outside any conversation; otherwise what `agent.stream()` throws.
+   */
+  replyStream(options?: StreamWriterOptions): Promise<StreamWriter>;
+  replyStream(
+    source: AsyncIterable<string> | Iterable<string>,
+    options?: StreamWriterOptions,
+  ): Promise<StreamSummary>;
 }
 
 /** The context of a `message.new`. */
@@ -56,6 +74,14 @@ export type HearsContext = MessageContext & { readonly match: RegExpMatchArray }
 export interface ContextDeps {
   readonly agentId: string;
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+  /** Opens a streamed reply (`agent.stream`). */
+  stream?(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter>;
+}
+
+function isSource(value: unknown): value is AsyncIterable<string> | Iterable<string> {
+  return (
+    typeof value === 'object' && value !== null && (Symbol.asyncIterator in value || Symbol.iterator in value)
+  );
 }
 
 /** The context of one event. */
@@ -80,6 +106,24 @@ export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: Context
         );
       }
       return deps.send(event.conversationId, payload, options);
+    },
+    replyStream(
+      sourceOrOptions?: AsyncIterable<string> | Iterable<string> | StreamWriterOptions,
+      options?: StreamWriterOptions,
+    ): Promise<never> {
+      const open = deps.stream;
+      if (event.conversationId === 'system' || open === undefined) {
+        return Promise.reject(
+          new ConfigurationError({
+            option: 'replyStream',
+            message: `A ${event.type} event belongs to no conversation: use agent.stream(conversationId).`,
+          }),
+        );
+      }
+      const source = isSource(sourceOrOptions) ? sourceOrOptions : undefined;
+      const o = source === undefined ? (sourceOrOptions as StreamWriterOptions | undefined) : options;
+      const writer = open(event.conversationId, o);
+      return (source === undefined ? writer : writer.then((w) => pipeToWriter(w, source))) as Promise<never>;
     },
   };
 }

@@ -121,3 +121,14 @@ export {
   type MessageSenderOptions,
   type SendOptions,
 } from './sender.js';
+
+// Streamed replies
+export {
+  createStreamWriter,
+  pipeToWriter,
+  type StreamSummary,
+  type StreamWriter,
+  type StreamWriterDeps,
+  type StreamWriterOptions,
+} from './streams/writer.js';
+export type { StreamEndFields, StreamTransport } from './streams/transport.js';

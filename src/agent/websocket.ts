@@ -20,6 +20,11 @@ import { FlowControl } from './pipeline/flow-control.js';
 import { inboundOfFrame, looksLikeEvent, parseUnknownEventFrame } from './pipeline/frames.js';
 import { isSettled, type EventPipeline } from './pipeline/pipeline.js';
 import type { InboundEvent } from './pipeline/types.js';
+import {
+  isStreamFrameType,
+  parseServiceStreamFrame,
+  type ServiceStreamFrame,
+} from '../core/protocol/stream-frames.js';
 
 /** Bytes counted per frame besides its inline envelope (ids, metadata, JSON). */
 export const FRAME_OVERHEAD_BYTES = 512;
@@ -42,6 +47,8 @@ export interface WebSocketSideOptions {
   readonly closing: () => boolean;
   /** Called once when the dispatcher stops for good. */
   readonly onFatal: (error: AmsError, info: FatalInfo) => void;
+  /** The agent's streams: service frames about them, and the end of each connection. */
+  readonly streams?: { receive(frame: ServiceStreamFrame): boolean; socketClosed(): void };
 }
 
 /**
@@ -84,6 +91,12 @@ export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
   };
   ws.on('event', (frame) => take(inboundOfFrame(frame)))
     .on('unknownFrame', ({ type, frame }) => {
+      if (o.streams !== undefined && isStreamFrameType(type)) {
+        const parsed = parseServiceStreamFrame(frame);
+        if (parsed === undefined || !o.streams.receive(parsed))
+          logger.warn('a stream frame for no open stream was ignored', { type });
+        return;
+      }
       if (!looksLikeEvent(frame)) {
         logger.warn('a WebSocket frame of an unknown type was ignored', { type });
         return;
@@ -95,7 +108,10 @@ export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
       }
     })
     .on('open', (info) => emitter.emit('connected', info))
-    .on('close', (info) => emitter.emit('disconnected', info))
+    .on('close', (info) => {
+      o.streams?.socketClosed();
+      emitter.emit('disconnected', info);
+    })
     .on('reconnecting', (info) => emitter.emit('reconnecting', info))
     .on('sessionInvalidated', () => emitter.emit('session.invalidated'))
     .on('authExpiring', (info) => {

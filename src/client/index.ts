@@ -20,6 +20,13 @@ export type {
 export type { SessionInfo } from './session.js';
 export type { ReceivedMessage } from './open-message.js';
 export type {
+  StreamDelta,
+  StreamEnded,
+  StreamFailure,
+  StreamFailureReason,
+  StreamStarted,
+} from './streams/receiver.js';
+export type {
   AgentInfo,
   ConversationInfo,
   CreatedAgentInfo,

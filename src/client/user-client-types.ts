@@ -8,6 +8,7 @@ import type { MembersChangedEvent } from '../agent/member-watch.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
+import type { StreamDelta, StreamEnded, StreamFailure, StreamStarted } from './streams/receiver.js';
 
 /** Options of `UserClient.sendCode`. */
 export interface SendCodeOptions {
@@ -114,4 +115,12 @@ export interface UserClientEvents {
   keyChanged: [event: KeyChangedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
+  /** An agent started a streamed reply (its stream key opened). */
+  streamStart: [info: StreamStarted];
+  /** The next delta of a stream, opened and in order. */
+  streamDelta: [info: StreamDelta];
+  /** A stream ended: the full text, every delta in order, signed by the agent. */
+  streamEnd: [info: StreamEnded];
+  /** A stream broke (tampered, reordered, duplicated, truncated), was aborted, or the service ended it. */
+  streamError: [failure: StreamFailure];
 }

@@ -31,6 +31,9 @@ import { userKeyRing, type UserKeySet } from './user-keys.js';
 import { DeliveryDedup } from './delivery-dedup.js';
 import { TokenRenewal } from './token-renewal.js';
 import { UserSocket } from './user-socket.js';
+import { StreamReceiver } from './streams/receiver.js';
+import { isStreamFrameType } from '../core/protocol/stream-frames.js';
+import { STREAM_FRAMES } from '../core/protocol/service-names.js';
 import { UserMessageFrameSchema } from './wire/conversations.js';
 import type { SentMessageResult } from './wire/results.js';
 
@@ -68,9 +71,31 @@ export class UserMessaging {
   readonly #dedup = new DeliveryDedup();
   readonly #renewal: TokenRenewal;
   #frames: Promise<void> = Promise.resolve();
+  readonly #streams: StreamReceiver;
 
   constructor(deps: UserMessagingDeps) {
     this.#d = deps;
+    this.#streams = new StreamReceiver({
+      openStart: (wire, conversationId) =>
+        openDelivered(
+          wire,
+          {
+            event: STREAM_FRAMES.start,
+            conversationId,
+            seq: undefined,
+            receivedAtMs: deps.options.clock.now(),
+          },
+          this.#openContext(),
+        ),
+      signingKey: (id) => deps.directory.signingKey(id),
+      log: deps.log,
+      emit: {
+        streamStart: (info) => deps.emit('streamStart', info),
+        streamDelta: (info) => deps.emit('streamDelta', info),
+        streamEnd: (info) => deps.emit('streamEnd', info),
+        streamError: (failure) => deps.emit('streamError', failure),
+      },
+    });
     this.#recent = new RecentMessageIds(deps.options.clock);
     this.#renewal = new TokenRenewal(deps.session, deps.options.clock, deps.log);
   }
@@ -141,11 +166,15 @@ export class UserMessaging {
     });
     this.#socket = socket;
     socket.on('frame', (frame) => {
+      if (isStreamFrameType(frame['type'])) return this.#streams.receive(frame);
       this.#frames = this.#frames.then(() => this.#onFrame(socket, frame));
     });
     socket.on('open', () => emit('connected'));
     socket.on('renewed', () => emit('tokenRenewed'));
-    socket.on('close', (info) => emit('disconnected', info));
+    socket.on('close', (info) => {
+      this.#streams.connectionLost();
+      emit('disconnected', info);
+    });
     socket.on('sessionInvalidated', () => emit('sessionInvalidated'));
     socket.on('fatal', (err) => {
       if (this.#socket === socket) this.#socket = undefined;

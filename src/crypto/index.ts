@@ -26,6 +26,19 @@ export { ed25519KeyProblem, type Ed25519KeyProblem, type Ed25519SignatureProblem
 // --- proof of key possession (agent key registration and check) ---
 export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFields } from './key-proof.js';
 
+// --- streamed replies (stream v1: docs/envelope.md, "Streamed replies") ---
+export {
+  streamCipher,
+  StreamTranscript,
+  signStreamEnd,
+  verifyStreamEnd,
+  streamEndMessage,
+  STREAM_KEY_BYTES,
+  STREAM_OPEN_PAYLOAD_TYPE,
+  STREAM_CRYPTO_VERSION,
+  type StreamCipher,
+} from './stream/stream-crypto.js';
+
 // --- envelope v1 ---
 export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
 export { open, openAsync, OPEN_VERIFY_FIRST_BYTES } from './open.js';
@@ -76,6 +89,7 @@ export type {
   SyncPrimitives,
   AsyncPrimitives,
   RawKeyPair,
+  IncrementalHash,
 } from './backend/types.js';
 
 // --- key backup and key store ---

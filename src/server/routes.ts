@@ -28,6 +28,7 @@ import { manifestRoutes } from './manifests/routes.js';
 import { objectRoutes } from './objects/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
+import { streamRoutes } from './streams/routes.js';
 
 /** Builds the route table; the control routes only in dev mode. */
 export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
@@ -52,6 +53,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...relayRoutes,
     ...manifestRoutes,
     ...grantRoutes,
+    ...streamRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

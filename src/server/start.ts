@@ -19,6 +19,7 @@ import { bodyLimitOf } from './http/router.js';
 import { WS_PATH } from './ws/frames.js';
 import { registerUserSessions } from './ws/user-sessions.js';
 import { registerAgentSessions } from './agents/agent-sessions.js';
+import { registerStreamFrames } from './streams/ws-handlers.js';
 
 /** A running reference server. */
 export interface ReferenceServer {
@@ -84,6 +85,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const control = new ControlApi(ctx);
   registerUserSessions(ctx);
   registerAgentSessions(ctx);
+  registerStreamFrames(ctx);
   const router = buildRouter(ctx, control);
   const handle = createRequestHandler(ctx, router);
   const bodyCap = (method: string, path: string): number => {

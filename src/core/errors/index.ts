@@ -23,6 +23,7 @@ export {
 export { ServiceError, type ServiceErrorOptions } from './service-error.js';
 export { RateLimitError } from './rate-limit-error.js';
 export { ManifestTooLargeError, type ManifestTooLargeErrorOptions } from './manifest-too-large-error.js';
+export { StreamError, type StreamErrorOptions } from './stream-error.js';
 export { TransportError, type TransportErrorCode, type TransportErrorOptions } from './transport-error.js';
 export { TimeoutError, type TimeoutErrorOptions } from './timeout-error.js';
 export { ValidationError, type ValidationErrorOptions, type ValidationIssue } from './validation-error.js';

@@ -173,9 +173,49 @@ export const CORE_ROUTES = {
 // ---------------------------------------------------------------------------
 
 /** Routes of streamed replies. */
-export const STREAM_ROUTES = {} as const satisfies RouteTable;
+export const STREAM_ROUTES = {
+  streamStart: {
+    method: 'POST',
+    path: '/conversations/:id/streams',
+    auth: 'agent',
+    summary: 'Webhook-mode agent: start a stream (sealed stream key envelope).',
+  },
+  streamDeltas: {
+    method: 'POST',
+    path: '/streams/:stream_id/deltas',
+    auth: 'agent',
+    summary: 'Webhook-mode agent: append a batch of sealed deltas.',
+  },
+  streamEnd: {
+    method: 'POST',
+    path: '/streams/:stream_id/end',
+    auth: 'agent',
+    summary: 'Webhook-mode agent: end a stream (final seq, transcript hash, signature).',
+  },
+  streamAbort: {
+    method: 'POST',
+    path: '/streams/:stream_id/abort',
+    auth: 'agent',
+    summary: 'Webhook-mode agent: abort a stream (sealed reason).',
+  },
+} as const satisfies RouteTable;
 /** Frames of streamed replies. */
-export const STREAM_FRAMES = {} as const satisfies FrameTable;
+export const STREAM_FRAMES = {
+  /** Agent → service → user: opens a stream (stream id, sealed stream key envelope). */
+  start: 'stream.start',
+  /** Agent → service → user: one sealed delta (seq, ciphertext). */
+  delta: 'stream.delta',
+  /** Agent → service → user: the end (final seq, transcript hash, signature). */
+  end: 'stream.end',
+  /** Agent → service → user: the sender gave up (sealed reason). */
+  abort: 'stream.abort',
+  /** Service → agent: the stream was accepted and relays. */
+  accepted: 'stream.accepted',
+  /** Service → agent: the end was relayed; the stream is closed. */
+  closed: 'stream.closed',
+  /** Service → agent and user: the service ended the stream (`reason`: a stream error value). */
+  error: 'stream.error',
+} as const satisfies FrameTable;
 
 // ---------------------------------------------------------------------------
 // Part 1 (#13): artifacts, forwarding, reactions.

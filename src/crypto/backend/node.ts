@@ -153,6 +153,10 @@ function syncPrimitives(c: NodeCryptoModule, keys: Importer): SyncPrimitives {
     },
     sha256: (data) => toBytes(c.createHash('sha256').update(data).digest()),
     hmacSha256: (key, data) => toBytes(c.createHmac('sha256', key).update(data).digest()),
+    sha256Incremental: () => {
+      const h = c.createHash('sha256');
+      return { update: (data) => void h.update(data), digest: () => toBytes(h.digest()) };
+    },
     ...aesGcm(c),
   };
 }

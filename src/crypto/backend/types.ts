@@ -27,6 +27,12 @@ export interface KeyPrimitives {
   sha256(data: Uint8Array): Uint8Array;
 }
 
+/** An incremental hash: feed it with `update`, read it with `digest` (once). */
+export interface IncrementalHash {
+  update(data: Uint8Array): void;
+  digest(): Uint8Array;
+}
+
 /**
  * Synchronous primitives used by `seal` / `open`. Only backends that can run
  * them on the calling thread provide these (node:crypto does; WebCrypto cannot).
@@ -44,6 +50,11 @@ export interface SyncPrimitives {
   sha256(data: Uint8Array): Uint8Array;
   /** HMAC-SHA256 of `data` under `key`. */
   hmacSha256(key: Uint8Array, data: Uint8Array): Uint8Array;
+  /**
+   * An incremental SHA-256 (stream transcripts hash every delta once). Optional:
+   * without it, callers keep the input and call {@link SyncPrimitives.sha256} once.
+   */
+  readonly sha256Incremental?: () => IncrementalHash;
   /** AES-256-GCM: ciphertext followed by the 16-byte tag. */
   aesGcmEncrypt(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Uint8Array;
   /** AES-256-GCM open of ciphertext‖tag, or `undefined` when the tag does not match. */
@@ -57,7 +68,7 @@ export interface SyncPrimitives {
 
 /** The asynchronous form of {@link SyncPrimitives}, implemented by every backend. */
 export type AsyncPrimitives = {
-  readonly [K in keyof SyncPrimitives]: (
+  readonly [K in Exclude<keyof SyncPrimitives, 'sha256Incremental'>]: (
     ...args: Parameters<SyncPrimitives[K]>
   ) => Promise<ReturnType<SyncPrimitives[K]>>;
 };

@@ -20,6 +20,7 @@ import { sendSystemEvent } from '../agents/system-events.js';
 import type { SystemSealedEventType } from '../../core/protocol/system-events.js';
 import type { ServerContext } from '../context.js';
 import { fail } from '../http/failure.js';
+import { existingStreamRelay } from '../streams/relay.js';
 import type { ConversationRecord, RelationState } from '../store/agent-types.js';
 import { denyOpenArtifactsOnRevoke } from '../artifacts/service.js';
 
@@ -104,6 +105,7 @@ export async function changeRelation(
       state: current.state,
     });
   }
+  if (next.state !== 'established') existingStreamRelay(ctx)?.relationChanged(conversationId);
   await relationEvent(ctx, t.event, next);
   if (change === 'revoke') await denyOpenArtifactsOnRevoke(ctx, conversationId);
   return next;

@@ -82,6 +82,12 @@ export class HubConnection {
     return this.#socket.send(JSON.stringify(frame)) !== false;
   }
 
+  /** Sends an already serialised frame (relays that build the text once for many connections). */
+  sendText(text: string): boolean {
+    if (this.#state === 'closed') return false;
+    return this.#socket.send(text) !== false;
+  }
+
   /** Closes with `code`; clears every timer. Idempotent. */
   close(code: number, reason: string): void {
     if (this.#state === 'closed') return;

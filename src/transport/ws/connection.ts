@@ -101,6 +101,11 @@ export class WsConnection {
     return this.#phase === 'open';
   }
 
+  /** Bytes the socket has queued and not yet written (0 when unknown). */
+  get bufferedAmount(): number {
+    return this.#socket?.bufferedAmount ?? 0;
+  }
+
   /** Sends a text frame; false when the connection is not open or the socket refused it. */
   send(text: string): boolean {
     if (this.#phase !== 'open' || this.#socket === undefined) return false;

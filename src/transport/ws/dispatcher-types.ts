@@ -42,6 +42,14 @@ export interface WsDispatcher {
    * acks (the service did not offer them): see {@link WsDispatcher.acks}.
    */
   ack(deliveryId: string): void;
+  /**
+   * Sends a text frame (e.g. a `stream.delta`) on the open connection; false
+   * when no connection is open or the socket refused it. Never queued for a
+   * later connection.
+   */
+  sendFrame(text: string): boolean;
+  /** Bytes the open socket has queued and not yet written (0 when unknown): for back-pressure. */
+  readonly bufferedAmount: number;
   /** True while the open connection acknowledges deliveries. */
   readonly acks: boolean;
   /** Subscribes to an event. */

@@ -84,6 +84,14 @@ class Dispatcher implements WsDispatcher {
     if (this.#o.acks) this.#acks.add(deliveryId);
   }
 
+  sendFrame(text: string): boolean {
+    return this.#sm.state === 'open' && this.#conn?.send(text) === true;
+  }
+
+  get bufferedAmount(): number {
+    return this.#conn?.bufferedAmount ?? 0;
+  }
+
   setReadPaused(paused: boolean): boolean {
     this.#readPaused = paused;
     return this.#conn?.setReadPaused(paused) ?? true;

@@ -28,6 +28,8 @@ export interface WebSocketLike {
   addEventListener(type: 'message', listener: (event: SocketMessageEvent) => void): void;
   addEventListener(type: 'close', listener: (event: SocketCloseEvent) => void): void;
   addEventListener(type: 'error', listener: (event: unknown) => void): void;
+  /** Bytes queued by `send` and not yet written to the network (browsers and `ws`). */
+  readonly bufferedAmount?: number;
   /** `ws` only: sends a ping frame. */
   ping?(): void;
   /** `ws` only: destroys the socket at once, without a close handshake. */

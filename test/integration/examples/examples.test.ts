@@ -235,4 +235,26 @@ describe('examples, run against the reference server', () => {
     expect(await out.exit).toBe(1);
     expect(out.text().trim()).toBe("missing environment variable AMS_AGENT_ID (see 'ams dev bootstrap')");
   });
+  it('streaming-bot.ts streams a reply from a fake token source; the user verifies it', async () => {
+    const { agentId, env } = await bootstrap(false);
+    const child = startExample('streaming-bot.ts', env);
+    const out = output(child);
+    const ended = new Promise<string>((resolve) =>
+      user.on('streamEnd', (e) => {
+        if (e.senderId === agentId) resolve(e.text);
+      }),
+    );
+    try {
+      await out.until(/connected as/);
+      const { conversationId } = await user.addAgent(agentId);
+      await user.send(conversationId, { type: 'text', text: 'why is the sky blue?' });
+      expect(await ended).toBe(
+        'You asked: "why is the sky blue?". Here is a streamed answer, one token at a time.',
+      );
+      await out.until(/streamed \d+ characters in \d+ deltas/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await out.exit).toBe(0);
+  }, 30_000);
 });

@@ -1,0 +1,48 @@
+/**
+ * Builds an Agent's {@link AgentStreams} from its options: a REST client of
+ * its own that never retries (a stream request is not repeated), the key
+ * directory, and the WebSocket once connected.
+ *
+ * @module
+ */
+import type { KeyRing } from '../../crypto/key-store/key-ring.js';
+import { createRestClient } from '../../transport/rest/client.js';
+import type { KeyDirectory } from '../key-directory.js';
+import type { ResolvedAgentOptions } from '../options.js';
+import { AgentStreams } from './agent-streams.js';
+import type { FrameSocket } from './ws-transport.js';
+
+/** What the streams need from the Agent's state. */
+export interface AgentStreamHooks {
+  token(): string;
+  ring(): Promise<KeyRing>;
+  socket(): FrameSocket | undefined;
+}
+
+/** The streams of an Agent. */
+export function createAgentStreams(
+  o: ResolvedAgentOptions,
+  directory: KeyDirectory,
+  hooks: AgentStreamHooks,
+): AgentStreams {
+  const src = o.source;
+  const rest = createRestClient({
+    baseUrl: o.baseUrl,
+    credentials: () => hooks.token(),
+    clock: o.clock,
+    logger: o.logger,
+    ...(src.dispatcher === undefined ? {} : { dispatcher: src.dispatcher }),
+    retry: { maxAttempts: 1 },
+    rateLimits: false,
+  });
+  return new AgentStreams({
+    agentId: o.agentId,
+    mode: o.mode,
+    clock: o.clock,
+    directory,
+    ring: () => hooks.ring(),
+    socket: () => hooks.socket(),
+    rest,
+    backend: src.backend,
+  });
+}

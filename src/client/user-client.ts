@@ -42,6 +42,8 @@ import {
 } from './user-api.js';
 import { backUpKeys, restoreKeys, userKeyFingerprint, type UserKeySet } from './user-keys.js';
 import { UserMessaging } from './user-messaging.js';
+import { createUserMigration, type UserMigration } from './migration/user-migration.js';
+import { defaultBackend } from '../crypto/backend/node-default.js';
 import {
   agentInfo,
   conversationInfo,
@@ -95,6 +97,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly #pins: KeyPins;
   readonly #members: MemberWatch;
   #keys: UserKeySet | undefined;
+  /** Device migration: `start()` on the old device, `join(code)` on the new one (docs/device-migration.md). */
+  readonly migration: UserMigration;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: UserClientOptions) {
@@ -145,6 +149,18 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       emit: (event, ...args) => this.#emit(event, ...args),
     });
     this.#session.onToken((token) => this.#messaging.renew(token));
+    this.migration = createUserMigration({
+      rest: this.#rest,
+      backend: defaultBackend(),
+      clock: o.clock,
+      session: () => this.#requireSession(),
+      keys: () => this.#keys,
+      restore: (password, signing) => restoreKeys(this.#api, password, o.keyBackup, signing),
+      adopt: (keys) => {
+        this.#keys = keys;
+        return userKeyFingerprint(keys);
+      },
+    });
   }
 
   /** The REST client in use (events `rateLimited`, `retry`). */

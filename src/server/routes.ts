@@ -21,6 +21,7 @@ import { deliveryRoutes } from './delivery/routes.js';
 import { deviceRoutes } from './devices/routes.js';
 import { Router } from './http/router.js';
 import { keyRoutes } from './keys/routes.js';
+import { migrationRoutes } from './migrations/routes.js';
 import { objectRoutes } from './objects/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
@@ -44,6 +45,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...messageRoutes,
     ...deliveryRoutes,
     ...objectRoutes,
+    ...migrationRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

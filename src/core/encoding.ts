@@ -41,10 +41,45 @@ export function toBase64(bytes: Uint8Array): string {
   return out;
 }
 
-/** True when `text` is canonical, padded, standard base64. */
+interface NativeBase64 {
+  from(text: string, encoding: 'base64'): { readonly length: number };
+  byteLength(text: string, encoding: 'utf8'): number;
+}
+const NativeDecoder = (globalThis as { Buffer?: NativeBase64 }).Buffer;
+/** Below this many characters the table loop is as fast as the native decoder. */
+const NATIVE_CHECK_MIN_CHARS = 64;
+
+/**
+ * True when `text` is canonical, padded, standard base64.
+ *
+ * Where the runtime has Buffer, long strings are checked by the native
+ * decoder, without a JS pass over the characters: it skips every character
+ * outside its alphabets and stops at `=`, so a string whose length is a
+ * multiple of 4 is valid exactly when it decodes to the length its padding
+ * announces, holds no base64url symbol (`-`, `_`, which Buffer also accepts)
+ * and ends canonically. Characters above U+007F are refused first (its UTF-8
+ * length equals its length only for ASCII): the decoder reads only the low
+ * byte of a wider character, so `\u0141` would pass as `A`. Elsewhere one
+ * loop of table look-ups. (The regular
+ * expression this replaces took 25 ms for 1 MB of random base64.)
+ */
 export function isBase64(text: string): boolean {
-  if (text.length % 4 !== 0) return false;
-  return /^[A-Za-z0-9+/]*={0,2}$/.test(text) && canonical(text);
+  const n = text.length;
+  if (n % 4 !== 0) return false;
+  // Up to two trailing '=' (code 61); any other '=' is outside the alphabet.
+  const pad = n === 0 || text.charCodeAt(n - 1) !== 61 ? 0 : text.charCodeAt(n - 2) === 61 ? 2 : 1;
+  if (NativeDecoder !== undefined && n >= NATIVE_CHECK_MIN_CHARS) {
+    if (text.includes('-') || text.includes('_')) return false;
+    if (NativeDecoder.byteLength(text, 'utf8') !== n) return false;
+    if (NativeDecoder.from(text, 'base64').length !== (n / 4) * 3 - pad) return false;
+    return canonical(text);
+  }
+  const end = n - pad;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 127 || LOOKUP[c]! < 0) return false;
+  }
+  return canonical(text);
 }
 
 function canonical(text: string): boolean {

@@ -48,6 +48,22 @@ describe('strict base64 fast paths', () => {
     expect(decodeBase64Strict(long)).toEqual(new Uint8Array(Buffer.alloc(300, 7)));
   });
 
+  it('check strings longer than one decoding step (16,384 characters) in full', () => {
+    const huge = Buffer.alloc(40_000, 9).toString('base64'); // 53,336 characters, 4 steps
+    expect(isBase64(huge)).toBe(true);
+    for (const i of [0, 16_383, 16_384, 16_387, 32_768, 53_000, huge.length - 3]) {
+      for (const ch of ['=', '!', '-', '\u0141']) {
+        const bad = at(huge, i, ch);
+        expect(reference(bad)).toBe(false);
+        expect(isBase64(bad)).toBe(false);
+        expect(decodeBase64Strict(bad)).toBeUndefined();
+      }
+    }
+    const padded = Buffer.alloc(12_289, 9).toString('base64'); // 16,388 characters, '==' in the second step
+    expect(isBase64(padded)).toBe(true);
+    expect(isBase64(padded.slice(0, -3) + 'B==')).toBe(false);
+  });
+
   it('agree with the reference on arbitrary strings, short and long', () => {
     const symbol = fc.constantFrom(
       ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ \u0141\u00c1é',

@@ -403,6 +403,13 @@ export {
   type StreamWriterOptions,
 } from './agent/index.js';
 
+// Device migration: the session code as people type it, and the session's lifetime
+export {
+  formatMigrationCode,
+  parseMigrationCode,
+  MIGRATION_SESSION_TTL_MS,
+} from './core/protocol/migration.js';
+
 // Owner client: the human side (sign-up with key backup, login, devices, agents, messages)
 export {
   UserClient,
@@ -420,6 +427,14 @@ export {
   type InboxPage,
   type KeyBackupCostOptions,
   type LoginOptions,
+  type MigrationCompleteOptions,
+  type MigrationJoin,
+  type MigrationJoined,
+  type MigrationOffer,
+  type MigrationReceiveOptions,
+  type MigrationResult,
+  type MigrationWaitOptions,
+  type UserMigration,
   type ReceivedMessage,
   type RefreshCookieJarOptions,
   type SetCookieHeader,

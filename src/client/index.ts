@@ -18,6 +18,16 @@ export type {
   UserClientEvents,
 } from './user-client-types.js';
 export type { SessionInfo } from './session.js';
+export type {
+  MigrationCompleteOptions,
+  MigrationJoin,
+  MigrationJoined,
+  MigrationOffer,
+  MigrationReceiveOptions,
+  MigrationResult,
+  MigrationWaitOptions,
+  UserMigration,
+} from './migration/user-migration.js';
 export type { ReceivedMessage } from './open-message.js';
 export type {
   StreamDelta,

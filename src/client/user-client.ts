@@ -51,6 +51,8 @@ import {
 import { backUpKeys, restoreKeys, userKeyFingerprint, type UserKeySet } from './user-keys.js';
 import { UserMessaging } from './user-messaging.js';
 import { UserGrants, UserManifestReview } from './user-capabilities.js';
+import { createUserMigration, type UserMigration } from './migration/user-migration.js';
+import { defaultBackend } from '../crypto/backend/node-default.js';
 import {
   agentInfo,
   conversationInfo,
@@ -111,6 +113,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   #keys: UserKeySet | undefined;
   /** Artifacts the user received: answer helpers (`from(message)`); live ones come as `artifact` events. */
   readonly artifacts: UserArtifacts;
+  /** Device migration: `start()` on the old device, `join(code)` on the new one (docs/device-migration.md). */
+  readonly migration: UserMigration;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: UserClientOptions) {
@@ -170,6 +174,18 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       emitReaction: (r) => this.#emit('reaction', r),
     });
     this.#session.onToken((token) => this.#messaging.renew(token));
+    this.migration = createUserMigration({
+      rest: this.#rest,
+      backend: defaultBackend(),
+      clock: o.clock,
+      session: () => this.#requireSession(),
+      keys: () => this.#keys,
+      restore: (password, signing) => restoreKeys(this.#api, password, o.keyBackup, signing),
+      adopt: (keys) => {
+        this.#keys = keys;
+        return userKeyFingerprint(keys);
+      },
+    });
   }
 
   /** The REST client in use (events `rateLimited`, `retry`). */

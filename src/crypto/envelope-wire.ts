@@ -23,6 +23,7 @@ export const ENVELOPE_REF_MAX_BYTES = 16 * 1_048_576;
 
 interface BufferLike {
   from(text: string, encoding: 'base64'): Uint8Array;
+  byteLength(text: string, encoding: 'utf8'): number;
 }
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
 const SYMBOL = /[A-Za-z0-9+/]/;
@@ -42,13 +43,16 @@ function canonicalTail(text: string, pad: number): boolean {
  * native decoder (Buffer) it is used, and strictness is proved without a second
  * pass over the data: the native decoder skips any character outside its
  * alphabets, so a string is valid exactly when it decodes to the length its
- * padding announces, contains no base64url symbol and ends canonically.
+ * padding announces, contains no base64url symbol and ends canonically —
+ * and holds only ASCII (its UTF-8 length is its length): the decoder reads
+ * only the low byte of a wider character, so `\u0141` would pass as `A`.
  */
 export function decodeBase64Strict(text: string): Uint8Array | undefined {
   if (NodeBuffer === undefined) return fromBase64(text);
   if (text.length % 4 !== 0) return undefined;
   const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   if (text.includes('-') || text.includes('_') || !canonicalTail(text, pad)) return undefined;
+  if (NodeBuffer.byteLength(text, 'utf8') !== text.length) return undefined;
   const bytes = NodeBuffer.from(text, 'base64');
   if (bytes.length !== (text.length / 4) * 3 - pad) return undefined;
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);

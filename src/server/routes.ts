@@ -25,6 +25,7 @@ import { Router } from './http/router.js';
 import { grantRoutes } from './grants/routes.js';
 import { keyRoutes } from './keys/routes.js';
 import { manifestRoutes } from './manifests/routes.js';
+import { migrationRoutes } from './migrations/routes.js';
 import { objectRoutes } from './objects/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
@@ -54,6 +55,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...manifestRoutes,
     ...grantRoutes,
     ...streamRoutes,
+    ...migrationRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

@@ -129,6 +129,26 @@ export function toWebhookDelivery(value: unknown): WebhookDelivery {
   return { type, version: 'v1', wire_envelope: envelope, metadata };
 }
 
+interface Utf8Buffer {
+  from(data: ArrayBufferLike, byteOffset: number, length: number): { toString(encoding: 'utf8'): string };
+}
+const NodeBuffer = (globalThis as { Buffer?: Utf8Buffer }).Buffer;
+
+/**
+ * Strict UTF-8 text of the body, exactly as `fromUtf8` (fatal decoder, a
+ * leading byte order mark dropped). Where Buffer exists its faster decoder
+ * runs first; it turns invalid sequences into U+FFFD, so only text holding
+ * U+FFFD, or a body starting with a byte order mark, is decoded again by
+ * `fromUtf8`.
+ */
+function bodyText(body: Uint8Array): string | undefined {
+  if (NodeBuffer === undefined || (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)) {
+    return fromUtf8(body);
+  }
+  const text = NodeBuffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  return text.includes('\uFFFD') ? fromUtf8(body) : text;
+}
+
 /**
  * Parses raw body bytes (UTF-8 JSON) into a validated {@link WebhookDelivery}.
  * Call only after the signature has been verified.
@@ -136,7 +156,7 @@ export function toWebhookDelivery(value: unknown): WebhookDelivery {
  * @throws {@link WebhookVerificationError} `WEBHOOK_PAYLOAD_INVALID` (400).
  */
 export function parseWebhookDelivery(body: Uint8Array): WebhookDelivery {
-  const text = fromUtf8(body);
+  const text = bodyText(body);
   if (text === undefined) throw invalid('body', 'must be UTF-8');
   let value: unknown;
   try {

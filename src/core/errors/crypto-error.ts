@@ -11,7 +11,8 @@ export type CryptoErrorCode =
   | 'KEY_STORE_CORRUPT'
   | 'KEY_STORE_IO'
   | 'KEY_CHANGED'
-  | 'MEMBERS_CHANGED';
+  | 'MEMBERS_CHANGED'
+  | 'MIGRATION_VERIFICATION_FAILED';
 
 /** Options of {@link CryptoError}. */
 export interface CryptoErrorOptions {

@@ -362,8 +362,45 @@ export const MANIFEST_FRAMES = {
 // ---------------------------------------------------------------------------
 
 /** Routes of device migration. */
-export const MIGRATION_ROUTES = {} as const satisfies RouteTable;
-/** Frames of device migration. */
+export const MIGRATION_ROUTES = {
+  startMigration: {
+    method: 'POST',
+    path: '/migrations',
+    auth: 'user',
+    summary: 'The old device opens a migration session (10 min) with a commitment to its ephemeral key.',
+  },
+  joinMigration: {
+    method: 'POST',
+    path: '/migrations/join',
+    auth: 'user',
+    summary: "The new device joins by the session's code with its ephemeral public key.",
+  },
+  getMigration: {
+    method: 'GET',
+    path: '/migrations/:id',
+    auth: 'user',
+    summary: 'Either device reads the session (polled; the bundle only for the new device).',
+  },
+  revealMigrationKey: {
+    method: 'POST',
+    path: '/migrations/:id/reveal',
+    auth: 'user',
+    summary: 'The old device reveals the ephemeral public key it committed to.',
+  },
+  sendMigrationBundle: {
+    method: 'POST',
+    path: '/migrations/:id/bundle',
+    auth: 'user',
+    summary: 'The old device posts the bundle sealed to the session key.',
+  },
+  closeMigration: {
+    method: 'DELETE',
+    path: '/migrations/:id',
+    auth: 'user',
+    summary: 'Either device ends the session (idempotent within the session).',
+  },
+} as const satisfies RouteTable;
+/** Frames of device migration (none: both devices poll the session). */
 export const MIGRATION_FRAMES = {} as const satisfies FrameTable;
 
 // ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import type { ControlApi } from './control/control-api.js';
 import { controlRoutes } from './control/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
 import { deviceRoutes } from './devices/routes.js';
+import { groupRoutes } from './groups/routes.js';
 import { Router } from './http/router.js';
 import { keyRoutes } from './keys/routes.js';
 import { objectRoutes } from './objects/routes.js';
@@ -44,6 +45,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...messageRoutes,
     ...deliveryRoutes,
     ...objectRoutes,
+    ...groupRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

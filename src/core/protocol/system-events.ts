@@ -21,7 +21,8 @@ export const SYSTEM_SENDER_ID = 'system';
 
 /**
  * Every event type the service seals with the system sender, and only those:
- * relation changes, capability changes and delivery-failure notices.
+ * relation changes, capability changes, delivery-failure notices and the
+ * group events (membership changes, key versions).
  */
 export const SYSTEM_SEALED_EVENT_TYPES = [
   'relation.established',
@@ -30,6 +31,8 @@ export const SYSTEM_SEALED_EVENT_TYPES = [
   'relation.restored',
   'agent.capability_changed',
   'delivery.failed',
+  'group.updated',
+  'system.group_key_rotated',
 ] as const;
 /** An event type the service seals with the system sender. */
 export type SystemSealedEventType = (typeof SYSTEM_SEALED_EVENT_TYPES)[number];

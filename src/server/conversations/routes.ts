@@ -10,6 +10,7 @@
  * | GET | /agents/:id/conversations | agent | | the agent's conversations |
  *
  * A conversation view is `{ conversation_id, user_id, agent_id, state, created_at, updated_at }`.
+ * `GET /conversations/:id` of a group answers the group detail (`kind: 'group'`, see `src/server/groups`).
  *
  * @module
  */
@@ -23,6 +24,8 @@ import type { AnyPrincipal } from '../http/types.js';
 import type { ConversationRecord } from '../store/agent-types.js';
 import { changeRelation, conversationView, establishRelation } from './service.js';
 import { lookupKeys } from '../agents/key-lookup.js';
+import { callersGroup } from '../groups/relay.js';
+import { groupDetail } from '../groups/views.js';
 
 /**
  * The conversation `id` if the caller is a member.
@@ -84,6 +87,8 @@ const read = defineRoute({
   path: '/conversations/:id',
   auth: 'user_or_agent',
   async handler({ ctx, principal, params }) {
+    const group = await callersGroup(ctx, principal, params['id']!);
+    if (group !== undefined) return ok(await groupDetail(ctx, principal, group));
     const c = await memberConversation(ctx, principal, params['id']!);
     return ok({ ...conversationView(c), members: await memberKeys(ctx, principal, c) });
   },

@@ -47,6 +47,7 @@ import { reportFatal } from './fatal-report.js';
 import { Composer, runComposer, type HearsTrigger, type MiddlewareLike } from './composer.js';
 import { createContext, type CommandContext, type Context, type HearsContext } from './context.js';
 import type { SendOptions } from './sender.js';
+import { Groups } from '../client/groups.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -81,6 +82,8 @@ export class Agent {
   readonly mode: AgentMode;
   /** The agent's REST calls (delivery logs, governance, conversations …). */
   readonly api: AgentApi;
+  /** Groups: join by invite code, leave, members, key rotation (docs/groups.md). */
+  readonly groups: Groups;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
@@ -115,6 +118,11 @@ export class Agent {
     this.api = this.#parts.api;
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
+    this.groups = new Groups({ rest: this.api.rest, directory: this.#parts.directory });
+    // Registered first, so handlers of these events already seal for the new members.
+    for (const type of ['group.updated', 'system.group_key_rotated'] as const) {
+      this.#emitter.on(type, (e) => this.groups.observe(e.type, e.conversationId));
+    }
     this.#host = defaultShutdownHost();
   }
 

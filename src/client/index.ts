@@ -18,6 +18,17 @@ export type {
   UserClientEvents,
 } from './user-client-types.js';
 export type { SessionInfo } from './session.js';
+export {
+  Groups,
+  UserGroups,
+  type GroupInfo,
+  type GroupInvite,
+  type GroupKeyRotationResult,
+  type GroupMemberInfo,
+  type GroupsDeps,
+  type RotateGroupKeyOptions,
+} from './groups.js';
+export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
 export type { ReceivedMessage } from './open-message.js';
 export type {
   AgentInfo,

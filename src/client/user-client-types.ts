@@ -7,6 +7,7 @@ import type { KeyChangedEvent } from '../agent/key-pins.js';
 import type { MembersChangedEvent } from '../agent/member-watch.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
+import type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
 
 /** Options of `UserClient.sendCode`. */
 export interface SendCodeOptions {
@@ -109,4 +110,8 @@ export interface UserClientEvents {
   keyChanged: [event: KeyChangedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
+  /** A group's members changed (`group.updated`, WebSocket only). */
+  groupUpdated: [event: GroupUpdatedEvent];
+  /** A group's key version moved on (`system.group_key_rotated`, WebSocket only). */
+  groupKeyRotated: [event: GroupKeyRotatedEvent];
 }

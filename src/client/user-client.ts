@@ -42,6 +42,8 @@ import {
 } from './user-api.js';
 import { backUpKeys, restoreKeys, userKeyFingerprint, type UserKeySet } from './user-keys.js';
 import { UserMessaging } from './user-messaging.js';
+import { UserGroups } from './groups.js';
+import { handleGroupEvent } from './user-group-events.js';
 import {
   agentInfo,
   conversationInfo,
@@ -95,6 +97,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly #pins: KeyPins;
   readonly #members: MemberWatch;
   #keys: UserKeySet | undefined;
+  /** Groups: create, invite, join by code, leave, remove, members, key rotation (docs/groups.md). */
+  readonly groups: UserGroups;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: UserClientOptions) {
@@ -142,8 +146,15 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       log: o.logger,
       keys: () => this.#keys,
       members: trust.members,
+      serviceEvent: (m) =>
+        handleGroupEvent(m, this.groups, {
+          groupUpdated: (e) => this.#emit('groupUpdated', e),
+          groupKeyRotated: (e) => this.#emit('groupKeyRotated', e),
+          messageFailed: (f) => this.#emit('messageFailed', f),
+        }),
       emit: (event, ...args) => this.#emit(event, ...args),
     });
+    this.groups = new UserGroups({ rest: this.#rest, directory: this.#directory });
     this.#session.onToken((token) => this.#messaging.renew(token));
   }
 

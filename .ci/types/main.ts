@@ -58,6 +58,8 @@ const userEvents = {
   connectionFailed: true,
   keyChanged: true,
   membersChanged: true,
+  groupUpdated: true,
+  groupKeyRotated: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,
@@ -125,6 +127,8 @@ export function useUserClient(client: UserClient): void {
   client.once('connectionFailed', (err) => void err.code);
   client.on('keyChanged', (e) => void e.peerId);
   client.on('membersChanged', (e) => void e.added);
+  client.on('groupUpdated', (e) => void [e.conversationId, e.change, e.memberIds]);
+  client.on('groupKeyRotated', (e) => void [e.keyVersion, e.reason]);
   const listener = (m: UserClientEvents['message'][0]): void => void m.messageId;
   client.on('message', listener);
   client.off('message', listener);

@@ -118,7 +118,9 @@ export class Groups {
 
   /** `GET /groups`: the groups this client is a member of. */
   async list(): Promise<GroupInfo[]> {
-    return (await this.d.rest.get(SERVICE_ROUTES.listGroups.path, { schema: GroupListSchema })).map(groupInfo);
+    return (await this.d.rest.get(SERVICE_ROUTES.listGroups.path, { schema: GroupListSchema })).map(
+      groupInfo,
+    );
   }
 
   /**
@@ -189,13 +191,20 @@ export class Groups {
    * const { keyVersion } = await agent.groups.rotateKey(conversationId);
    * ```
    */
-  async rotateKey(conversationId: string, options: RotateGroupKeyOptions = {}): Promise<GroupKeyRotationResult> {
+  async rotateKey(
+    conversationId: string,
+    options: RotateGroupKeyOptions = {},
+  ): Promise<GroupKeyRotationResult> {
     const max = Math.max(1, options.maxAttempts ?? 3);
     const path = routePath(SERVICE_ROUTES.rotateGroupKey, { id: conversationId });
     let based = options.basedOnVersion ?? (await this.get(conversationId)).keyVersion;
     for (let attempt = 1; ; attempt++) {
       try {
-        const r = await this.d.rest.post(path, { based_on_version: based }, { schema: GroupKeyRotationSchema });
+        const r = await this.d.rest.post(
+          path,
+          { based_on_version: based },
+          { schema: GroupKeyRotationSchema },
+        );
         this.#forget(conversationId);
         return { conversationId, keyVersion: r.key_version, attempts: attempt };
       } catch (err) {
@@ -244,7 +253,9 @@ export class UserGroups extends Groups {
    */
   async create(options: { name: string; agentIds?: readonly string[] }): Promise<GroupInfo> {
     const body = { name: options.name, agent_ids: [...(options.agentIds ?? [])] };
-    return groupInfo(await this.d.rest.post(SERVICE_ROUTES.createGroup.path, body, { schema: GroupDetailSchema }));
+    return groupInfo(
+      await this.d.rest.post(SERVICE_ROUTES.createGroup.path, body, { schema: GroupDetailSchema }),
+    );
   }
 
   /**

@@ -120,7 +120,11 @@ const remove = defineRoute({
       });
     }
     const after = await removeMember(ctx, g, memberId, 'removed');
-    return ok(after === null ? { conversation_id: g.conversationId, deleted: true } : await groupDetail(ctx, principal, after));
+    return ok(
+      after === null
+        ? { conversation_id: g.conversationId, deleted: true }
+        : await groupDetail(ctx, principal, after),
+    );
   },
 });
 

@@ -19,11 +19,7 @@
  * @module
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  GROUP_LIMITS,
-  inviteCodeFromBytes,
-  type GroupChange,
-} from '../../core/protocol/groups.js';
+import { GROUP_LIMITS, inviteCodeFromBytes, type GroupChange } from '../../core/protocol/groups.js';
 import { LIMITS } from '../../core/limits.js';
 import { governanceFailure } from '../agents/authenticate-agent.js';
 import { currentKey } from '../agents/records.js';
@@ -52,7 +48,11 @@ const notFound = () => fail('GROUP_NOT_FOUND', 'No such group.');
  *
  * @throws {@link ServerFailure} GROUP_NOT_FOUND (unknown, or the caller is not a member).
  */
-export async function memberGroup(ctx: ServerContext, principal: AnyPrincipal, id: string): Promise<GroupRecord> {
+export async function memberGroup(
+  ctx: ServerContext,
+  principal: AnyPrincipal,
+  id: string,
+): Promise<GroupRecord> {
   const g = await ctx.store.groups.get(id);
   if (g === undefined || !g.members.some((m) => m.id === principalId(principal))) throw notFound();
   return g;
@@ -248,7 +248,10 @@ export async function removeMember(
     const heir = rest.find((m) => m.kind === 'user');
     if (heir === undefined) return null;
     const ownerId = current.ownerId === memberId ? heir.id : current.ownerId;
-    const members = rest.map((m) => ({ ...m, role: m.id === ownerId ? ('owner' as const) : ('member' as const) }));
+    const members = rest.map((m) => ({
+      ...m,
+      role: m.id === ownerId ? ('owner' as const) : ('member' as const),
+    }));
     return { ...bumped(current, members, now), ownerId };
   });
   if (r === undefined) throw notFound();
@@ -281,7 +284,9 @@ export async function rotateGroupKey(
     if (current.keyVersion !== basedOnVersion) return { refused: { conflict: current.keyVersion } };
     const inWindow = window(current, now);
     if (inWindow.length >= GROUP_KEY_ROTATION_RULE.limit) {
-      return { refused: { retryAfterMs: Math.max(1, inWindow[0]! + GROUP_KEY_ROTATION_RULE.windowMs - now) } };
+      return {
+        refused: { retryAfterMs: Math.max(1, inWindow[0]! + GROUP_KEY_ROTATION_RULE.windowMs - now) },
+      };
     }
     return bumped(current, current.members, now);
   });

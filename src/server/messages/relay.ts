@@ -137,7 +137,11 @@ export async function storeChecked(
 }
 
 /** Hands a user's new message to the delivery engine. */
-export function deliverToAgent(ctx: ServerContext, c: Pick<ConversationRecord, 'agentId'>, m: MessageRecord): void {
+export function deliverToAgent(
+  ctx: ServerContext,
+  c: Pick<ConversationRecord, 'agentId'>,
+  m: MessageRecord,
+): void {
   ctx.delivery.enqueue(c.agentId, {
     type: 'message.new',
     wireEnvelope: m.wireEnvelope,

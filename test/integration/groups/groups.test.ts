@@ -5,7 +5,7 @@
  * webhook), the two group events, leave and remove, every group error code
  * provoked for real, and public-key lookup limited to shared conversations.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, AnyAgentEvent, IncomingMessage as AgentMessage } from '../../../src/agent/index.js';
@@ -41,9 +41,13 @@ afterAll(async () => {
 });
 
 /** An HTTP server on 127.0.0.1:0 for an agent's webhook; records the event types it receives. */
-async function hookServer(): Promise<{ url: string; types: string[]; use: (h: (req: IncomingMessage, res: import('node:http').ServerResponse) => void) => void }> {
+async function hookServer(): Promise<{
+  url: string;
+  types: string[];
+  use: (h: (req: IncomingMessage, res: ServerResponse) => void) => void;
+}> {
   const types: string[] = [];
-  let handler: ((req: IncomingMessage, res: import('node:http').ServerResponse) => void) | undefined;
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const hook: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -150,7 +154,9 @@ describe('groups: create, invite, join, messages to every member, events, leave,
     expect(ada.updates.map((u) => u.change)).toEqual(['created', 'joined']);
     expect(ada.updates[1]).toMatchObject({ conversationId: id, memberId: bob.userId, keyVersion: 2 });
     expect(ada.rotations[0]).toMatchObject({ keyVersion: 2, previousVersion: 1, reason: 'membership' });
-    const agentUpdate = wsAgent.events.find((e) => e.type === 'group.updated' && e.payload['change'] === 'joined');
+    const agentUpdate = wsAgent.events.find(
+      (e) => e.type === 'group.updated' && e.payload['change'] === 'joined',
+    );
     expect(agentUpdate).toMatchObject({ senderId: 'system', sealed: true, conversationId: id });
 
     // One message, sealed once for all four, reaches the other three.
@@ -160,8 +166,16 @@ describe('groups: create, invite, join, messages to every member, events, leave,
       'the message at every member',
     );
     expect(texts(bob.messages)).toEqual(['ship it?']);
-    expect(wsAgent.messages[0]).toMatchObject({ conversationId: id, senderId: ada.userId, transport: 'websocket' });
-    expect(hookAgent.messages[0]).toMatchObject({ conversationId: id, senderId: ada.userId, transport: 'webhook' });
+    expect(wsAgent.messages[0]).toMatchObject({
+      conversationId: id,
+      senderId: ada.userId,
+      transport: 'websocket',
+    });
+    expect(hookAgent.messages[0]).toMatchObject({
+      conversationId: id,
+      senderId: ada.userId,
+      transport: 'webhook',
+    });
 
     // An agent answers in the group: both humans and the other agent receive it.
     await wsAgent.messages[0]!.reply(`@${ada.userId} yes`);
@@ -171,7 +185,9 @@ describe('groups: create, invite, join, messages to every member, events, leave,
     );
     expect(ada.messages[0]).toMatchObject({ senderId: wsAgent.agentId, conversationId: id });
     // The webhook agent never gets the WebSocket-only group events.
-    expect(hookAgent.hookTypes!.filter((t) => t !== 'message.new' && t !== 'relation.established')).toEqual([]);
+    expect(hookAgent.hookTypes!.filter((t) => t !== 'message.new' && t !== 'relation.established')).toEqual(
+      [],
+    );
 
     // The inbox of the group is readable by members.
     const page = await bob.client.messages(id);

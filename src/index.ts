@@ -282,6 +282,7 @@ export {
   type GroupUpdatedEvent,
   type RotateGroupKeyOptions,
 } from './client/index.js';
+export type { KeyDirectory, RetiredSigningKey } from './agent/index.js';
 
 // Logging
 export {

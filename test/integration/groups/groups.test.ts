@@ -314,6 +314,18 @@ describe('groups: error codes', () => {
     expect(isServiceError(again, 'KEY_ENUMERATION_BLOCKED')).toBe(true);
   });
 
+  it('a member agent without keys (emergency regeneration) does not stop the group: the others still get messages', async () => {
+    const ada = await human();
+    const bob = await human();
+    const keyless = await wsBot(ada, 'Keyless');
+    const g = await ada.client.groups.create({ name: 'Keyless member', agentIds: [keyless.agentId] });
+    await bob.client.groups.join((await ada.client.groups.invite(g.conversationId)).code);
+    await ada.client.regenerateAgentToken(keyless.agentId, { emergency: true }); // keys invalid at once
+    await ada.client.send(g.conversationId, { type: 'text', text: 'still here?' });
+    await waitFor(() => bob.messages.length === 1, 'the message at the other human');
+    expect(texts(bob.messages)).toEqual(['still here?']);
+  });
+
   it('an agent joins by code, and the last human leaving deletes the group', async () => {
     const ada = await human();
     const wsAgent = await wsBot(ada, 'Joiner');

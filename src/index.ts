@@ -262,6 +262,30 @@ export {
   type WsDisposition,
 } from './core/protocol/index.js';
 
+// Groups: invite codes, group request bodies and event payloads (docs/groups.md)
+export {
+  GROUP_LIMITS,
+  GroupKeyRotatedPayloadSchema,
+  GroupUpdatedPayloadSchema,
+  normalizeInviteCode,
+  parseInviteCode,
+  type GroupKeyRotatedPayload,
+  type GroupUpdatedPayload,
+} from './core/protocol/index.js';
+export {
+  Groups,
+  UserGroups,
+  type GroupInfo,
+  type GroupInvite,
+  type GroupKeyRotatedEvent,
+  type GroupKeyRotationResult,
+  type GroupMemberInfo,
+  type GroupsDeps,
+  type GroupUpdatedEvent,
+  type RotateGroupKeyOptions,
+} from './client/index.js';
+export type { KeyDirectory, RetiredSigningKey } from './agent/index.js';
+
 // Logging
 export {
   silentLogger,

@@ -61,6 +61,7 @@ import type { AgentGrants } from './capabilities/grants.js';
 import { createAgentStreams } from './streams/agent-wiring.js';
 import type { AgentStreams } from './streams/agent-streams.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
+import { Groups } from '../client/groups.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -102,6 +103,8 @@ export class Agent {
   readonly manifest: AgentManifest;
   /** Data grants: request, await the decision, read (docs/grants.md). */
   readonly grants: AgentGrants;
+  /** Groups: join by invite code, leave, members, key rotation (docs/groups.md). */
+  readonly groups: Groups;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
@@ -138,6 +141,11 @@ export class Agent {
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
     ({ manifest: this.manifest, grants: this.grants } = createAgentCapabilities(o, this.#parts));
+    this.groups = new Groups({ rest: this.api.rest, directory: this.#parts.directory });
+    // Registered first, so handlers of these events already seal for the new members.
+    for (const type of ['group.updated', 'system.group_key_rotated'] as const) {
+      this.#emitter.on(type, (e) => this.groups.observe(e.type, e.conversationId));
+    }
     this.#host = defaultShutdownHost();
     const sender = async () => (await this.#ensureKeys(), this.#parts.sender);
     this.#relay = new RelayActions({ rest: () => this.api.rest, sender });

@@ -101,6 +101,7 @@ export {
   type KeySource,
   type PeerKeys,
   type RetiredPeerKey,
+  type RetiredSigningKey,
 } from './key-directory.js';
 export {
   KeyPins,

@@ -130,13 +130,16 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
   const withRetired = options.includeRetiredKeys !== false;
   const withSelf = options.includeSelf !== false;
 
-  // A peer's keys are refused (KEY_ENUMERATION_BLOCKED) once the relation is revoked: leave the peer
-  // out and let the service give the authoritative answer (RELATION_REVOKED) to the post.
+  // A peer's keys are refused (KEY_ENUMERATION_BLOCKED) once the relation is revoked, and an agent
+  // has none between an emergency token regeneration and its new registration (AGENT_PUBKEY_NOT_FOUND):
+  // leave the peer out and let the service give the authoritative answer to the post
+  // (RELATION_REVOKED, AGENT_NOT_REGISTERED; a group accepts the message for its other members).
   async function keysOrBlocked(id: string): Promise<PeerKeys | undefined> {
     try {
       return await directory.keys(id);
     } catch (err) {
-      if (isServiceError(err, 'KEY_ENUMERATION_BLOCKED')) return undefined;
+      if (isServiceError(err, 'KEY_ENUMERATION_BLOCKED') || isServiceError(err, 'AGENT_PUBKEY_NOT_FOUND'))
+        return undefined;
       throw err;
     }
   }

@@ -28,6 +28,17 @@ export type {
   MigrationWaitOptions,
   UserMigration,
 } from './migration/user-migration.js';
+export {
+  Groups,
+  UserGroups,
+  type GroupInfo,
+  type GroupInvite,
+  type GroupKeyRotationResult,
+  type GroupMemberInfo,
+  type GroupsDeps,
+  type RotateGroupKeyOptions,
+} from './groups.js';
+export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
 export type { ReceivedMessage } from './open-message.js';
 export type {
   StreamDelta,

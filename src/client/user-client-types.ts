@@ -9,6 +9,7 @@ import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
 import type { StreamDelta, StreamEnded, StreamFailure, StreamStarted } from './streams/receiver.js';
+import type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
 
 /** Options of `UserClient.sendCode`. */
 export interface SendCodeOptions {
@@ -123,4 +124,8 @@ export interface UserClientEvents {
   streamEnd: [info: StreamEnded];
   /** A stream broke (tampered, reordered, duplicated, truncated), was aborted, or the service ended it. */
   streamError: [failure: StreamFailure];
+  /** A group's members changed (`group.updated`, WebSocket only). */
+  groupUpdated: [event: GroupUpdatedEvent];
+  /** A group's key version moved on (`system.group_key_rotated`, WebSocket only). */
+  groupKeyRotated: [event: GroupKeyRotatedEvent];
 }

@@ -53,6 +53,8 @@ import { UserMessaging } from './user-messaging.js';
 import { UserGrants, UserManifestReview } from './user-capabilities.js';
 import { createUserMigration, type UserMigration } from './migration/user-migration.js';
 import { defaultBackend } from '../crypto/backend/node-default.js';
+import { UserGroups } from './groups.js';
+import { handleGroupEvent } from './user-group-events.js';
 import {
   agentInfo,
   conversationInfo,
@@ -115,6 +117,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly artifacts: UserArtifacts;
   /** Device migration: `start()` on the old device, `join(code)` on the new one (docs/device-migration.md). */
   readonly migration: UserMigration;
+  /** Groups: create, invite, join by code, leave, remove, members, key rotation (docs/groups.md). */
+  readonly groups: UserGroups;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: UserClientOptions) {
@@ -162,6 +166,12 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       log: o.logger,
       keys: () => this.#keys,
       members: trust.members,
+      serviceEvent: (m) =>
+        handleGroupEvent(m, this.groups, {
+          groupUpdated: (e) => this.#emit('groupUpdated', e),
+          groupKeyRotated: (e) => this.#emit('groupKeyRotated', e),
+          messageFailed: (f) => this.#emit('messageFailed', f),
+        }),
       emit: (event, ...args) => this.#emit(event, ...args),
       onReceived: (m) => this.artifacts.received(m),
     });
@@ -173,6 +183,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       emitArtifact: (a) => this.#emit('artifact', a),
       emitReaction: (r) => this.#emit('reaction', r),
     });
+    this.groups = new UserGroups({ rest: this.#rest, directory: this.#directory });
     this.#session.onToken((token) => this.#messaging.renew(token));
     this.migration = createUserMigration({
       rest: this.#rest,

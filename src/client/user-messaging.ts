@@ -50,6 +50,8 @@ export interface UserMessagingDeps {
   readonly keys: () => UserKeySet | undefined;
   /** Watches the recipient set per conversation. */
   readonly members?: MemberWatch | undefined;
+  /** Takes a received service event (e.g. a group event) instead of `message`; true when taken. */
+  readonly serviceEvent?: ((message: ReceivedMessage) => boolean) | undefined;
   /** Emits a client event. */
   readonly emit: <E extends keyof UserClientEvents>(event: E, ...args: UserClientEvents[E]) => void;
   /** Sees each opened live delivery first; true when it consumed it (then no `message` is emitted). */
@@ -234,6 +236,7 @@ export class UserMessaging {
         return;
       }
       this.#dedup.add(key);
+      if (this.#d.serviceEvent?.(message) === true) return;
       if (this.#d.onReceived?.(message) !== true) this.#d.emit('message', message);
     } catch (err) {
       this.#dedup.add({ deliveryId, conversationId, messageId: undefined });

@@ -21,6 +21,7 @@ import type { ControlApi } from './control/control-api.js';
 import { controlRoutes } from './control/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
 import { deviceRoutes } from './devices/routes.js';
+import { groupRoutes } from './groups/routes.js';
 import { Router } from './http/router.js';
 import { grantRoutes } from './grants/routes.js';
 import { keyRoutes } from './keys/routes.js';
@@ -56,6 +57,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...grantRoutes,
     ...streamRoutes,
     ...migrationRoutes,
+    ...groupRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

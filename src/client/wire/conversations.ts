@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { DeliveryMetadataSchema } from '../../core/protocol/webhook-delivery.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
+import { GroupDetailSchema } from './groups.js';
 import { PrincipalKeysSchema } from './keys.js';
 
 /** A 1:1 conversation between a user and an agent. */
@@ -41,11 +42,19 @@ export const ConversationMemberSchema = z.union([
 /** A conversation member (wire field names). */
 export type ConversationMember = z.infer<typeof ConversationMemberSchema>;
 
-/** `GET /conversations/:id`: the conversation plus its members' public keys. */
-export const ConversationDetailSchema = ConversationSchema.extend({
+/** `GET /conversations/:id` of a one-to-one conversation: the conversation plus its members' public keys. */
+export const DirectConversationDetailSchema = ConversationSchema.extend({
   members: z.array(ConversationMemberSchema).min(1).max(1024),
 });
-/** A conversation with its members (wire field names). */
+/** A one-to-one conversation with its members (wire field names). */
+export type DirectConversationDetail = z.infer<typeof DirectConversationDetailSchema>;
+
+/**
+ * `GET /conversations/:id`: a one-to-one conversation, or a group (`kind:
+ * 'group'`, docs/groups.md), each with its members' public keys.
+ */
+export const ConversationDetailSchema = z.union([DirectConversationDetailSchema, GroupDetailSchema]);
+/** A conversation of either kind with its members (wire field names). */
 export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
 
 /** A sent message's view (the send endpoints answer it without `wire_envelope`). */

@@ -21,7 +21,24 @@ export {
 } from './agents.js';
 export { SendCodeAnswerSchema, TokenAnswerSchema, type SendCodeAnswer, type TokenAnswer } from './auth.js';
 export {
+  GroupDetailSchema,
+  GroupInviteSchema,
+  GroupKeyRotationSchema,
+  GroupLeaveSchema,
+  GroupListSchema,
+  GroupMemberKeysSchema,
+  GroupMemberSchema,
+  GroupRemovalSchema,
+  GroupViewSchema,
+  type GroupDetail,
+  type GroupInviteView,
+  type GroupMember,
+  type GroupMemberKeys,
+  type GroupView,
+} from './groups.js';
+export {
   ConversationDetailSchema,
+  DirectConversationDetailSchema,
   ConversationListSchema,
   ConversationMemberSchema,
   ConversationSchema,
@@ -32,6 +49,7 @@ export {
   type Conversation,
   type ConversationDetail,
   type ConversationMember,
+  type DirectConversationDetail,
   type SentMessage,
   type StoredMessage,
   type UserMessageFrame,

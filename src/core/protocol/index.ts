@@ -7,6 +7,30 @@
  */
 export { parseJson, parseWith, validationError } from './parse.js';
 export {
+  CreateGroupRequestSchema,
+  GROUP_CHANGES,
+  GROUP_KEY_ROTATION_REASONS,
+  GROUP_LIMITS,
+  GroupKeyRotatedPayloadSchema,
+  GroupKeyVersionSchema,
+  GroupNameSchema,
+  GroupUpdatedPayloadSchema,
+  INVITE_CODE_ALPHABET,
+  INVITE_CODE_LENGTH,
+  InviteCodeSchema,
+  inviteCodeFromBytes,
+  JoinGroupRequestSchema,
+  normalizeInviteCode,
+  parseInviteCode,
+  RotateGroupKeyRequestSchema,
+  type CreateGroupRequest,
+  type GroupChange,
+  type GroupKeyRotatedPayload,
+  type GroupUpdatedPayload,
+  type JoinGroupRequest,
+  type RotateGroupKeyRequest,
+} from './groups.js';
+export {
   isSystemSealedEventType,
   PEER_SEALED_EVENT_TYPES,
   sealedTypeProblem,

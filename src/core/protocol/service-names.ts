@@ -276,9 +276,57 @@ export const FILE_FRAMES = {} as const satisfies FrameTable;
 // Part 2 (#14): groups, invites, group keys.
 // ---------------------------------------------------------------------------
 
-/** Routes of groups. */
-export const GROUP_ROUTES = {} as const satisfies RouteTable;
-/** Frames of groups. */
+/**
+ * Routes of groups. A group is a conversation: its messages use the
+ * conversation routes above (`userSendMessage`, the agent's
+ * `/agents/:id/messages`, `readMessages`, `getConversation` lists its members
+ * with their keys). Invite codes travel in bodies, never in paths.
+ */
+export const GROUP_ROUTES = {
+  createGroup: {
+    method: 'POST',
+    path: '/groups',
+    auth: 'user',
+    summary: 'Create a group (a conversation) with the caller and agents it owns or has a relation with.',
+  },
+  listGroups: { method: 'GET', path: '/groups', auth: 'member', summary: "The caller's groups." },
+  getGroup: {
+    method: 'GET',
+    path: '/groups/:id',
+    auth: 'member',
+    summary: 'One group with its members, their public keys and the key version.',
+  },
+  createInvite: {
+    method: 'POST',
+    path: '/groups/:id/invites',
+    auth: 'member',
+    summary: 'A one-time invite code for the group.',
+  },
+  joinGroup: {
+    method: 'POST',
+    path: '/groups/join',
+    auth: 'member',
+    summary: 'Join the group of an invite code (the code is used up).',
+  },
+  leaveGroup: { method: 'POST', path: '/groups/:id/leave', auth: 'member', summary: 'Leave a group.' },
+  removeMember: {
+    method: 'DELETE',
+    path: '/groups/:id/members/:member_id',
+    auth: 'user',
+    summary: 'The group owner removes a member.',
+  },
+  rotateGroupKey: {
+    method: 'POST',
+    path: '/groups/:id/key/rotate',
+    auth: 'member',
+    summary: 'Start a new group key version (`based_on_version`; 6 per hour per conversation).',
+  },
+} as const satisfies RouteTable;
+/**
+ * Frames of groups: none. `group.updated` and `system.group_key_rotated`
+ * are event types the service interface names; they travel as ordinary
+ * sealed event frames.
+ */
 export const GROUP_FRAMES = {} as const satisfies FrameTable;
 
 // ---------------------------------------------------------------------------

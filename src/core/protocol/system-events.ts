@@ -21,8 +21,9 @@ export const SYSTEM_SENDER_ID = 'system';
 
 /**
  * Every event type the service seals with the system sender, and only those:
- * relation changes, capability changes, delivery-failure notices, and the
- * data-grant events (`grant.revoked`, `grant.decided`: docs/grants.md).
+ * relation changes, capability changes, delivery-failure notices, the
+ * data-grant events (`grant.revoked`, `grant.decided`: docs/grants.md) and the
+ * group events (membership changes, key versions).
  */
 export const SYSTEM_SEALED_EVENT_TYPES = [
   'relation.established',
@@ -33,6 +34,8 @@ export const SYSTEM_SEALED_EVENT_TYPES = [
   'delivery.failed',
   'grant.revoked',
   'grant.decided',
+  'group.updated',
+  'system.group_key_rotated',
 ] as const;
 /** An event type the service seals with the system sender. */
 export type SystemSealedEventType = (typeof SYSTEM_SEALED_EVENT_TYPES)[number];

@@ -2,7 +2,8 @@
  * Public-key lookup, `GET /keys/:principal_id` (user or agent token).
  *
  * Allowed for: the caller itself, `system`, the two sides of a conversation
- * whose relation is established or suspended, and an agent's owner. Anything
+ * whose relation is established or suspended, two members of one group, and
+ * an agent's owner. Anything
  * else, unknown ids included, is 403 KEY_ENUMERATION_BLOCKED, so the answer
  * never reveals whether an id exists.
  *
@@ -18,6 +19,7 @@
 import { fromBase64 } from '../../core/encoding.js';
 import { keyFingerprint } from '../../crypto/keys.js';
 import type { ServerContext } from '../context.js';
+import { shareGroup } from '../groups/members.js';
 import { fail } from '../http/failure.js';
 import type { AnyPrincipal } from '../http/types.js';
 import type { AgentRecord } from '../store/agent-types.js';
@@ -37,6 +39,7 @@ async function mayLookUp(ctx: ServerContext, principal: AnyPrincipal, targetId: 
       ? (await ctx.store.conversations.listByUser(callerId)).filter((c) => c.agentId === targetId)
       : (await ctx.store.conversations.listByAgent(callerId)).filter((c) => c.userId === targetId);
   if (pairs.some((c) => c.state !== 'revoked')) return true;
+  if (await shareGroup(ctx, callerId, targetId)) return true;
   if (principal.kind !== 'user') return false;
   return (await ctx.store.agents.get(targetId))?.ownerId === callerId;
 }

@@ -10,6 +10,7 @@
  * | GET | /agents/:id/conversations | agent | | the agent's conversations |
  *
  * A conversation view is `{ conversation_id, user_id, agent_id, state, created_at, updated_at }`.
+ * `GET /conversations/:id` of a group answers the group detail (`kind: 'group'`, see `src/server/groups`).
  *
  * @module
  */
@@ -24,6 +25,8 @@ import type { ConversationRecord } from '../store/agent-types.js';
 import { changeRelation, conversationView, establishRelation } from './service.js';
 import { lookupKeys } from '../agents/key-lookup.js';
 import { CORE_ROUTES } from '../../core/protocol/service-names.js';
+import { callersGroup } from '../groups/relay.js';
+import { groupDetail } from '../groups/views.js';
 
 /**
  * The conversation `id` if the caller is a member.
@@ -85,6 +88,8 @@ const read = defineRoute({
   path: CORE_ROUTES.getConversation.path,
   auth: 'user_or_agent',
   async handler({ ctx, principal, params }) {
+    const group = await callersGroup(ctx, principal, params['id']!);
+    if (group !== undefined) return ok(await groupDetail(ctx, principal, group));
     const c = await memberConversation(ctx, principal, params['id']!);
     return ok({ ...conversationView(c), members: await memberKeys(ctx, principal, c) });
   },

@@ -100,11 +100,26 @@ export async function acceptMessage(
   senderId: string,
   wireEnvelope: string,
 ): Promise<{ readonly message: MessageRecord; readonly created: boolean }> {
-  const members = await membersOf(ctx, c);
-  const header = checkEnvelope(wireEnvelope, { senderId, conversationId: c.conversationId, members });
+  return storeChecked(ctx, c.conversationId, await membersOf(ctx, c), senderId, wireEnvelope);
+}
+
+/**
+ * Checks an envelope against the conversation's members and stores it (any
+ * conversation kind: one-to-one or group).
+ *
+ * @throws {@link ServerFailure} INVALID_ENVELOPE, VALIDATION_ERROR (`duplicate_message_id`).
+ */
+export async function storeChecked(
+  ctx: ServerContext,
+  conversationId: string,
+  members: readonly EnvelopeMember[],
+  senderId: string,
+  wireEnvelope: string,
+): Promise<{ readonly message: MessageRecord; readonly created: boolean }> {
+  const header = checkEnvelope(wireEnvelope, { senderId, conversationId, members });
   const { message, duplicate } = await ctx.store.messages.append({
     messageId: header.messageId,
-    conversationId: c.conversationId,
+    conversationId,
     senderId,
     createdAt: header.createdAt,
     receivedAtMs: ctx.clock.now(),
@@ -122,7 +137,11 @@ export async function acceptMessage(
 }
 
 /** Hands a user's new message to the delivery engine. */
-export function deliverToAgent(ctx: ServerContext, c: ConversationRecord, m: MessageRecord): void {
+export function deliverToAgent(
+  ctx: ServerContext,
+  c: Pick<ConversationRecord, 'agentId'>,
+  m: MessageRecord,
+): void {
   ctx.delivery.enqueue(c.agentId, {
     type: 'message.new',
     wireEnvelope: m.wireEnvelope,

@@ -9,6 +9,9 @@
  * | POST | /conversations/:id/messages | the user | `{ wire_envelope }` | 201 / 200: message view without `wire_envelope` |
  * | GET | /conversations/:id/messages | member | `?after=<seq>&limit=` | messages with `seq > after`, oldest first |
  *
+ * A group is a conversation too (`src/server/groups`): its members send and
+ * read through the same routes, and a message goes to every other member.
+ *
  * Agent sends: 5 per second per agent (429 MESSAGE_RATE_LIMITED, Retry-After,
  * `params.retry_after_ms`), counted for every authenticated request; a
  * restricted (L1) agent gets AGENT_RESTRICTED. A plaintext `payload` field
@@ -21,6 +24,7 @@ import { IdentifierSchema } from '../../core/protocol/primitives.js';
 import { requireUnrestricted } from '../agents/governance.js';
 import { existingAgent } from '../agents/service.js';
 import { memberConversation } from '../conversations/routes.js';
+import { callersGroup, sendToGroup } from '../groups/relay.js';
 import type { ServerContext } from '../context.js';
 import { fail, invalidField } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
@@ -79,6 +83,11 @@ const agentSend = defineRoute({
   async handler({ ctx, principal, body }) {
     rejectPlaintext(body);
     const input = parseBody(AgentSendSchema, body);
+    const group = await callersGroup(ctx, principal, input.conversation_id);
+    if (group !== undefined) {
+      const r = await sendToGroup(ctx, group, principal.agentId, input.wire_envelope);
+      return sent(messageView(r.message), r.created);
+    }
     const c = await memberConversation(ctx, principal, input.conversation_id);
     requireEstablished(c);
     const { message, created } = await acceptMessage(ctx, c, principal.agentId, input.wire_envelope);
@@ -103,6 +112,11 @@ const userSend = defineRoute({
   async handler({ ctx, principal, params, body }) {
     rejectPlaintext(body);
     const input = parseBody(UserSendSchema, body);
+    const group = await callersGroup(ctx, principal, params['id']!);
+    if (group !== undefined) {
+      const r = await sendToGroup(ctx, group, principal.userId, input.wire_envelope);
+      return sent(messageView(r.message), r.created);
+    }
     const c = await memberConversation(ctx, principal, params['id']!);
     requireEstablished(c);
     await requireAgentReachable(ctx, c.agentId);
@@ -128,7 +142,9 @@ const inbox = defineRoute({
   path: CORE_ROUTES.readMessages.path,
   auth: 'user_or_agent',
   async handler({ ctx, principal, params, req }) {
-    const c = await memberConversation(ctx, principal, params['id']!);
+    const c =
+      (await callersGroup(ctx, principal, params['id']!)) ??
+      (await memberConversation(ctx, principal, params['id']!));
     const after = intQuery(req.query, 'after', 0, Number.MAX_SAFE_INTEGER, 0);
     const limit = intQuery(req.query, 'limit', INBOX_LIMIT.min, INBOX_LIMIT.max, INBOX_LIMIT.default);
     const messages = await ctx.store.messages.list(c.conversationId, after, limit);

@@ -9,6 +9,7 @@ import {
   createMemoryMessageStore,
 } from './memory-agents.js';
 import { createMemoryDeviceStore } from './memory-devices.js';
+import { createMemoryGroupStore } from './memory-groups.js';
 import {
   createMemoryCodeStore,
   createMemoryKeyBackupStore,
@@ -28,5 +29,6 @@ export function createMemoryStore(): Store {
     agents: createMemoryAgentStore(),
     conversations: createMemoryConversationStore(),
     messages: createMemoryMessageStore(),
+    groups: createMemoryGroupStore(),
   };
 }

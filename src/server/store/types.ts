@@ -10,6 +10,7 @@
  */
 import type { KeyBackupRecord } from '../../core/protocol/key-backup.js';
 import type { AgentStore, ConversationStore, MessageStore } from './agent-types.js';
+import type { GroupStore } from './group-types.js';
 
 /** A human account. */
 export interface UserRecord {
@@ -198,4 +199,6 @@ export interface Store {
   readonly agents: AgentStore;
   readonly conversations: ConversationStore;
   readonly messages: MessageStore;
+  /** Groups and their invite codes (a group is a conversation kind; see `group-types.ts`). */
+  readonly groups: GroupStore;
 }

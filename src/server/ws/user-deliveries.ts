@@ -229,7 +229,10 @@ export class UserDeliveries {
    */
   async #page(userId: string, after: number): Promise<Page> {
     const { store } = this.#d;
-    const conversations = await store.conversations.listByUser(userId);
+    const conversations = [
+      ...(await store.conversations.listByUser(userId)),
+      ...(await store.groups.listByMember(userId)),
+    ];
     const lists = await Promise.all(
       conversations.map((c) => store.messages.list(c.conversationId, after, USER_PUMP_PAGE)),
     );

@@ -20,6 +20,8 @@ describe('system-sealed event types: one list', () => {
       'delivery.failed',
       'grant.revoked',
       'grant.decided',
+      'group.updated',
+      'system.group_key_rotated',
     ]);
     expect([...SYSTEM_EVENT_TYPES]).toEqual([...SYSTEM_SEALED_EVENT_TYPES]);
     expect(SERVER_SYSTEM_SENDER_ID).toBe(SYSTEM_SENDER_ID);

@@ -47,15 +47,15 @@ function outcome(fn: () => unknown): 'ok' | 'validation' {
 
 describe('typed events from opened envelopes and cleartext frames', () => {
   it('cleartext events without metadata default to the system sender and now', () => {
-    const e = eventFromCleartext(inbound('group.updated', { emoji: '👍' }), ctx);
+    const e = eventFromCleartext(inbound('auth.expiring', { expires_in_seconds: 60 }), ctx);
     expect(e).toMatchObject({
-      type: 'group.updated',
+      type: 'auth.expiring',
       conversationId: 'system',
       senderId: 'system',
       createdAt: '2026-03-01T12:00:00.000Z',
       sealed: false,
       messageId: undefined,
-      payload: { emoji: '👍' },
+      payload: { expires_in_seconds: 60 },
     });
   });
 

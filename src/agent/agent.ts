@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { FileTransfer } from '../files/file-transfer.js';
 import type { AmsError } from '../core/errors/base.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
@@ -81,6 +82,8 @@ export class Agent {
   readonly mode: AgentMode;
   /** The agent's REST calls (delivery logs, governance, conversations …). */
   readonly api: AgentApi;
+  /** Encrypted files: `upload(conversationId, source)` and `download(filePayload)` (docs/files.md). */
+  readonly files: FileTransfer<SendResult>;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
@@ -113,6 +116,7 @@ export class Agent {
       send: (conversationId, payload, options) => this.send(conversationId, payload, options),
     });
     this.api = this.#parts.api;
+    this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
     this.#host = defaultShutdownHost();

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { FileTransfer } from '../files/file-transfer.js';
 import { EventEmitter } from 'eventemitter3';
 import type { Logger } from '../core/logger.js';
 import { generateKeys } from '../crypto/keys.js';
@@ -85,6 +86,8 @@ import type {
  * ```
  */
 export class UserClient extends EventEmitter<UserClientEvents> {
+  /** Encrypted files: `upload(conversationId, source)` and `download(filePayload)` (docs/files.md). */
+  readonly files: FileTransfer<SentMessageResult>;
   readonly #o: ResolvedUserClientOptions;
   readonly #rest: RestClient;
   readonly #api: UserApi;
@@ -120,6 +123,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       rateLimits: false,
     });
     this.#api = createUserApi(this.#rest);
+    this.files = new FileTransfer({ rest: () => this.#rest, send: (c, p) => this.send(c, p) });
     const trust = trustParts(o, o.logger, {
       keyChanged: (e) => this.#emit('keyChanged', e),
       membersChanged: (e) => this.#emit('membersChanged', e),

@@ -22,6 +22,7 @@ import { deviceRoutes } from './devices/routes.js';
 import { Router } from './http/router.js';
 import { keyRoutes } from './keys/routes.js';
 import { objectRoutes } from './objects/routes.js';
+import { fileRoutes } from './files/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
 
@@ -44,6 +45,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...messageRoutes,
     ...deliveryRoutes,
     ...objectRoutes,
+    ...fileRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

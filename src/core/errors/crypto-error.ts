@@ -11,7 +11,8 @@ export type CryptoErrorCode =
   | 'KEY_STORE_CORRUPT'
   | 'KEY_STORE_IO'
   | 'KEY_CHANGED'
-  | 'MEMBERS_CHANGED';
+  | 'MEMBERS_CHANGED'
+  | 'FILE_CORRUPT';
 
 /** Options of {@link CryptoError}. */
 export interface CryptoErrorOptions {

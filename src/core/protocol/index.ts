@@ -145,6 +145,14 @@ export {
   type TextPayload,
 } from './payloads.js';
 export {
+  FILE_FORMAT,
+  FILE_NAME_MAX_CHARS,
+  FilePayloadSchema,
+  hasFileType,
+  parseFilePayload,
+  type FilePayload,
+} from './file-payload.js';
+export {
   ACK_FRAME_MAX_IDS,
   ackFrame,
   AckFrameSchema,

@@ -129,13 +129,14 @@ export function createNodeListener(handle: RequestHandler, maxBytes: BodyCap, st
         bodyTooLarge: read.tooLarge,
         ...(stream === undefined ? {} : { stream }),
       };
-      const out = await handle(request);
-      // A refused upload is read to its end (up to a cap) so the client sees the answer.
-      if (stream !== undefined && !(await drainBody(stream))) {
-        res.destroy();
-        return;
+      write(res, await handle(request));
+      // What a refused upload left unread is read and discarded (up to a cap), so the
+      // client can finish sending and read the answer instead of meeting a reset.
+      if (stream !== undefined) {
+        void drainBody(stream).then((drained) => {
+          if (!drained) req.destroy();
+        });
       }
-      write(res, out);
     })().catch(() => res.destroy());
   };
 }

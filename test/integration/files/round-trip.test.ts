@@ -12,6 +12,8 @@ import { FilePayloadSchema } from '../../../src/core/protocol/file-payload.js';
 import { objectKeyPath } from '../../../src/transport/rest/paths.js';
 import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
 import type { IncomingMessage } from '../../../src/agent/index.js';
+import { FileIntegrityError, isValidationError } from '../../../src/core/errors/index.js';
+import type { FileDownload } from '../../../src/files/index.js';
 
 let world: TestWorld;
 let dir: string;
@@ -81,5 +83,40 @@ describe('file round trip', () => {
     const stored = Buffer.from((await world.agent.api.rest.getBytes(objectKeyPath(file.object_key))).bytes);
     expect(stored.length).toBe(file.ciphertext_size);
     expect(stored.includes(Buffer.from('PLAINTEXT-MARKER-'))).toBe(false);
+  });
+
+  it('a payload that does not match the object fails with FileIntegrityError; toFile leaves nothing behind', async () => {
+    // The agent's upload limiter (5 per second) runs on the world's virtual clock.
+    await world.advanceTime(1_000);
+    const { file } = await world.agent.files.upload(world.conversationId, randomBytes(100_000), { name: 'a' });
+    await world.waitForReply();
+    const { file: other } = await world.agent.files.upload(world.conversationId, randomBytes(100_000), { name: 'b' });
+    await world.waitForReply();
+    const failureOf = async (payload: unknown, read: (d: FileDownload) => Promise<unknown>): Promise<string> => {
+      const err = await world.user.files
+        .download(payload)
+        .then(read)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err).toBeInstanceOf(FileIntegrityError);
+      return (err as FileIntegrityError).failure;
+    };
+    const wrongHash = { ...file, ciphertext_sha256: other.ciphertext_sha256 };
+    expect(await failureOf(wrongHash, (d) => d.toBytes())).toBe('sha256');
+    const swapped = { ...file, object_key: other.object_key, ciphertext_sha256: other.ciphertext_sha256 };
+    expect(await failureOf(swapped, (d) => d.toBytes())).toBe('chunk');
+    expect(await failureOf({ ...file, ciphertext_size: file.ciphertext_size - 1 }, (d) => d.toBytes())).toBe('size');
+    expect(await failureOf({ ...file, size: file.size + 1 }, (d) => d.toBytes())).toBe('size');
+    const out = join(dir, 'never.bin');
+    expect(await failureOf(wrongHash, (d) => d.toFile(out))).toBe('sha256');
+    await expect(readFile(out)).rejects.toThrow();
+    await expect(readFile(`${out}.part`)).rejects.toThrow();
+  });
+
+  it('a payload that is not a valid file payload is a ValidationError before any request', async () => {
+    const err = await world.user.files.download({ type: 'file', object_key: '../x' }).catch((e: unknown) => e);
+    expect(isValidationError(err)).toBe(true);
   });
 });

@@ -37,6 +37,7 @@ export {
   TimeoutError,
   ValidationError,
   CryptoError,
+  FileIntegrityError,
   WebhookVerificationError,
   HandlerError,
   ConfigurationError,
@@ -73,6 +74,7 @@ export {
   type ErrorDisposition,
   type ErrorCatalogueEntry,
   type DecryptFailureReason,
+  type FileIntegrityFailure,
   type StreamErrorValue,
   type ArtifactDeniedReason,
   type ServiceErrorOptions,
@@ -212,7 +214,23 @@ export {
   type OtherPayload,
   type MessagePayload,
   type SendMessageRequest,
+  FILE_FORMAT,
+  FILE_NAME_MAX_CHARS,
+  FilePayloadSchema,
+  parseFilePayload,
+  type FilePayload,
 } from './core/protocol/index.js';
+
+// Encrypted files: agent.files and userClient.files (docs/files.md)
+export {
+  FileTransfer,
+  type FileTransferDeps,
+  type SentFile,
+  type FileDownload,
+  type FileDownloadOptions,
+  type FileUploadOptions,
+  type FileSource,
+} from './files/index.js';
 
 // Protocol: WebSocket frames
 export {

@@ -51,11 +51,6 @@ export const FilePayloadSchema = z.looseObject({
 /** A file message payload (wire field names). */
 export type FilePayload = z.infer<typeof FilePayloadSchema>;
 
-/** True when `payload` has type `file` (not yet validated: use {@link parseFilePayload}). */
-export function hasFileType(payload: unknown): boolean {
-  return typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'file';
-}
-
 /**
  * Validates a `file` payload.
  *

@@ -148,7 +148,6 @@ export {
   FILE_FORMAT,
   FILE_NAME_MAX_CHARS,
   FilePayloadSchema,
-  hasFileType,
   parseFilePayload,
   type FilePayload,
 } from './file-payload.js';

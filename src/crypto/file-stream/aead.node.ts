@@ -8,17 +8,26 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, type Hash } 
 import { FileIntegrityError } from '../../core/errors/file-integrity-error.js';
 import { CHUNK_TAG_BYTES } from './format.js';
 
-/** Seals one chunk: ciphertext followed by the 16-byte tag. */
-export function sealChunk(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): Uint8Array {
+/** Seals one chunk: ciphertext followed by the 16-byte tag, as two pieces (no copy of the body). */
+export function sealChunkParts(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  aad: Uint8Array,
+  plaintext: Uint8Array,
+): [Uint8Array, Uint8Array] {
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(aad);
   const body = cipher.update(plaintext);
-  const tail = cipher.final();
-  const tag = cipher.getAuthTag();
-  const out = new Uint8Array(body.length + tail.length + CHUNK_TAG_BYTES);
+  const tail = cipher.final(); // empty for GCM
+  return [tail.length === 0 ? body : Buffer.concat([body, tail]), cipher.getAuthTag()];
+}
+
+/** Seals one chunk: ciphertext followed by the 16-byte tag, in one array. */
+export function sealChunk(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): Uint8Array {
+  const [body, tag] = sealChunkParts(key, nonce, aad, plaintext);
+  const out = new Uint8Array(body.length + CHUNK_TAG_BYTES);
   out.set(body, 0);
-  out.set(tail, body.length);
-  out.set(tag, body.length + tail.length);
+  out.set(tag, body.length);
   return out;
 }
 

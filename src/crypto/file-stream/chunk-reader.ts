@@ -19,7 +19,7 @@ export interface SealedChunk {
 /** Incremental framer: `push` pieces, then `end`. */
 export class ChunkReader {
   #header: FileHeader | undefined;
-  #buffer: Uint8Array = new Uint8Array(0);
+  readonly #queue = new ByteQueue();
   #index = 0;
   #ended = false;
 
@@ -35,21 +35,15 @@ export class ChunkReader {
    */
   push(piece: Uint8Array): SealedChunk[] {
     if (this.#ended) throw new FileIntegrityError('trailing', 'Bytes arrived after the end of the file.');
-    this.#buffer = this.#buffer.length === 0 ? piece : concat(this.#buffer, piece);
+    this.#queue.push(piece);
     const out: SealedChunk[] = [];
     if (this.#header === undefined) {
-      if (this.#buffer.length < FILE_HEADER_BYTES) return out;
-      this.#header = parseFileHeader(this.#buffer.subarray(0, FILE_HEADER_BYTES));
-      this.#buffer = this.#buffer.subarray(FILE_HEADER_BYTES);
+      if (this.#queue.length < FILE_HEADER_BYTES) return out;
+      this.#header = parseFileHeader(this.#queue.take(FILE_HEADER_BYTES));
     }
     const segment = this.#header.chunkSize + CHUNK_TAG_BYTES;
-    let offset = 0;
     // Strictly more than one segment: the segment is followed by bytes, so it is not the last.
-    while (this.#buffer.length - offset > segment) {
-      out.push(this.#take(this.#buffer.subarray(offset, offset + segment), false));
-      offset += segment;
-    }
-    this.#buffer = offset === 0 ? this.#buffer : this.#buffer.slice(offset);
+    while (this.#queue.length > segment) out.push(this.#take(this.#queue.take(segment), false));
     return out;
   }
 
@@ -64,10 +58,10 @@ export class ChunkReader {
     if (this.#header === undefined) {
       throw new FileIntegrityError('header', 'Not an encrypted file of format AMSF v1: short header.');
     }
-    if (this.#buffer.length < CHUNK_TAG_BYTES) {
+    if (this.#queue.length < CHUNK_TAG_BYTES) {
       throw new FileIntegrityError('truncated', 'The encrypted file ends before its last chunk.');
     }
-    return this.#take(this.#buffer, true);
+    return this.#take(this.#queue.take(this.#queue.length), true);
   }
 
   #take(bytes: Uint8Array, last: boolean): SealedChunk {
@@ -76,9 +70,51 @@ export class ChunkReader {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
+/** A FIFO of byte pieces: `take(n)` copies only when `n` bytes span several pieces. */
+class ByteQueue {
+  readonly #pieces: Uint8Array[] = [];
+  #head = 0;
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    this.#pieces.push(piece);
+    this.#length += piece.length;
+  }
+
+  take(n: number): Uint8Array {
+    this.#length -= n;
+    const first = this.#pieces[this.#head];
+    if (first !== undefined && first.length >= n) {
+      this.#advance(first, n);
+      return first.subarray(0, n);
+    }
+    const out = new Uint8Array(n);
+    let at = 0;
+    while (at < n) {
+      const piece = this.#pieces[this.#head]!;
+      const k = Math.min(piece.length, n - at);
+      out.set(piece.subarray(0, k), at);
+      at += k;
+      this.#advance(piece, k);
+    }
+    return out;
+  }
+
+  #advance(piece: Uint8Array, k: number): void {
+    if (k === piece.length) {
+      this.#pieces[this.#head] = new Uint8Array(0);
+      this.#head += 1;
+      if (this.#head > 64) {
+        this.#pieces.splice(0, this.#head);
+        this.#head = 0;
+      }
+    } else {
+      this.#pieces[this.#head] = piece.subarray(k);
+    }
+  }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { ValidationError } from '../../core/errors/validation-error.js';
-import { randomBytesOf, sealChunk } from './aead.node.js';
+import { randomBytesOf, sealChunkParts } from './aead.node.js';
 import {
   chunkNonce,
   DEFAULT_CHUNK_SIZE,
@@ -83,8 +83,14 @@ export async function* encryptFileStream(
     while (offset < piece.length) {
       if (filled === chunkSize) {
         // More plaintext follows, so the full buffer is not the last chunk.
-        yield sealChunk(key, chunkNonce(noncePrefix, index++, false), header, buffer);
+        yield* sealChunkParts(key, chunkNonce(noncePrefix, index++, false), header, buffer);
         filled = 0;
+      }
+      if (filled === 0 && piece.length - offset > chunkSize) {
+        // A whole chunk with more after it in this piece: sealed in place, without a copy.
+        yield* sealChunkParts(key, chunkNonce(noncePrefix, index++, false), header, piece.subarray(offset, offset + chunkSize));
+        offset += chunkSize;
+        continue;
       }
       const n = Math.min(chunkSize - filled, piece.length - offset);
       buffer.set(piece.subarray(offset, offset + n), filled);
@@ -93,7 +99,7 @@ export async function* encryptFileStream(
     }
   }
   options.onPlaintextSize?.(total);
-  yield sealChunk(key, chunkNonce(noncePrefix, index, true), header, buffer.subarray(0, filled));
+  yield* sealChunkParts(key, chunkNonce(noncePrefix, index, true), header, buffer.subarray(0, filled));
 }
 
 /** Encrypts bytes in one go (tests, test vectors, small files). */

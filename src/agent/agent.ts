@@ -410,6 +410,7 @@ export class Agent {
     this.#composer = composer;
     const deps = {
       agentId: this.agentId,
+      files: this.files,
       send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
         this.send(conversationId, payload, options),
     };

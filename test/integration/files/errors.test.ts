@@ -5,7 +5,7 @@
  * Retry-After), SHA256_MISMATCH, NOT_CONVERSATION_MEMBER_UPLOAD; and a
  * non-member's fetch of a file object is 404 NOT_FOUND.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRateLimitError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
@@ -118,7 +118,7 @@ describe('file errors', () => {
 
   it('FILE_UPLOAD_RATE_LIMITED: the 6th upload within a second is 429 with Retry-After', async () => {
     const ciphertext = await encryptFileBytes(randomBytes(10), createFileEncryptionParams());
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', ciphertext));
+    const digest = createHash('sha256').update(ciphertext).digest();
     const body = Buffer.concat([ciphertext, digest]);
     await world.advanceTime(1_000);
     const results = [];

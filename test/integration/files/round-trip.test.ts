@@ -119,4 +119,18 @@ describe('file round trip', () => {
     const err = await world.user.files.download({ type: 'file', object_key: '../x' }).catch((e: unknown) => e);
     expect(isValidationError(err)).toBe(true);
   });
+
+  it('middleware: ctx.downloadFile() and ctx.replyWithFile() answer a file with a reversed copy', async () => {
+    await world.advanceTime(1_000);
+    world.agent.use(async (ctx, next) => {
+      if (ctx.type !== 'message.new' || (ctx.event as IncomingMessage).payload.type !== 'file') return next();
+      const bytes = await (await ctx.downloadFile()).toBytes();
+      await ctx.replyWithFile(bytes.reverse(), { name: 'reversed.bin' });
+    });
+    const original = randomBytes(70_000);
+    await world.user.files.upload(world.conversationId, original, { name: 'in.bin' });
+    const reply = await world.waitForReply();
+    const copy = await (await world.user.files.download(reply.payload)).toBytes();
+    expect(Buffer.from(copy).equals(Buffer.from(original).reverse())).toBe(true);
+  });
 });

@@ -90,7 +90,11 @@ async function startServer(): Promise<{
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const first = JSON.parse(String((await lines.next()).value)) as { url: string; agentId: string; token: string };
+  const first = JSON.parse(String((await lines.next()).value)) as {
+    url: string;
+    agentId: string;
+    token: string;
+  };
   return {
     ...first,
     async ready() {
@@ -143,8 +147,18 @@ export default async function run(): Promise<void> {
         downRss = Math.max(downRss, g2);
       }
       const label = size === MB ? '1 MB' : '100 MB';
-      rows.push([`encrypt + upload, ${label}`, fmt(median(up), 0), fmt(rawEnc, 0), fmt(median(up) / rawEnc, 2)]);
-      rows.push([`download + decrypt, ${label}`, fmt(median(down), 0), fmt(rawDec, 0), fmt(median(down) / rawDec, 2)]);
+      rows.push([
+        `encrypt + upload, ${label}`,
+        fmt(median(up), 0),
+        fmt(rawEnc, 0),
+        fmt(median(up) / rawEnc, 2),
+      ]);
+      rows.push([
+        `download + decrypt, ${label}`,
+        fmt(median(down), 0),
+        fmt(rawDec, 0),
+        fmt(median(down) / rawDec, 2),
+      ]);
       if (size === 100 * MB) {
         rss.push(['encrypt + upload, 100 MB (path → service)', fmt(upRss / MB, 1), '32']);
         rss.push(['download + decrypt, 100 MB (service → path)', fmt(downRss / MB, 1), '32']);
@@ -155,7 +169,11 @@ export default async function run(): Promise<void> {
       ['operation', 'SDK MB/s', 'raw MB/s', '× raw'],
       rows,
     );
-    printTable('Peak RSS growth of the SDK process (MB; target < 32)', ['operation', 'peak growth MB', 'target'], rss);
+    printTable(
+      'Peak RSS growth of the SDK process (MB; target < 32)',
+      ['operation', 'peak growth MB', 'target'],
+      rss,
+    );
   } finally {
     await agent.close();
     server.stop();

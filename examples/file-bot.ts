@@ -14,7 +14,10 @@ import { agentEnv } from './env.js';
 const agent = new Agent({ ...agentEnv() });
 
 /** The plaintext, hashed as it passes, transformed piece by piece. */
-async function* transform(file: FileDownload, hash: ReturnType<typeof createHash>): AsyncGenerator<Uint8Array> {
+async function* transform(
+  file: FileDownload,
+  hash: ReturnType<typeof createHash>,
+): AsyncGenerator<Uint8Array> {
   const text = file.contentType.startsWith('text/');
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();

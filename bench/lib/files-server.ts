@@ -22,6 +22,8 @@ let added = false;
 lines.on('line', () => {
   if (added) return;
   added = true;
-  void user.addAgent(agent.agentId).then(({ conversationId }) => console.log(JSON.stringify({ conversationId })));
+  void user
+    .addAgent(agent.agentId)
+    .then(({ conversationId }) => console.log(JSON.stringify({ conversationId })));
 });
 lines.on('close', () => void server.close().then(() => process.exit(0)));

@@ -49,7 +49,11 @@ export class FileTransfer<R = unknown> {
    * await agent.files.upload(conversationId, './report.pdf', { contentType: 'application/pdf' });
    * ```
    */
-  async upload(conversationId: string, source: FileSource, options: FileUploadOptions = {}): Promise<SentFile<R>> {
+  async upload(
+    conversationId: string,
+    source: FileSource,
+    options: FileUploadOptions = {},
+  ): Promise<SentFile<R>> {
     const file = await uploadFile(this.#deps.rest(), conversationId, source, options);
     const sent = (await this.#deps.send(conversationId, file)) as R;
     return { file, sent };
@@ -59,7 +63,11 @@ export class FileTransfer<R = unknown> {
    * Encrypts and uploads `source` without sending a message; returns the
    * `file` payload to send yourself (e.g. with other fields).
    */
-  uploadOnly(conversationId: string, source: FileSource, options: FileUploadOptions = {}): Promise<FilePayload> {
+  uploadOnly(
+    conversationId: string,
+    source: FileSource,
+    options: FileUploadOptions = {},
+  ): Promise<FilePayload> {
     return uploadFile(this.#deps.rest(), conversationId, source, options);
   }
 

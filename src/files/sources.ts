@@ -15,12 +15,7 @@ import { ValidationError } from '../core/errors/validation-error.js';
  * `Readable`, a web `ReadableStream<Uint8Array>`, or any (async) iterable of bytes.
  */
 export type FileSource =
-  | string
-  | URL
-  | Uint8Array
-  | ReadableStream<Uint8Array>
-  | AsyncIterable<Uint8Array>
-  | Iterable<Uint8Array>;
+  string | URL | Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /** A source opened for reading. */
 export interface OpenedSource {
@@ -57,10 +52,17 @@ export async function openSource(source: FileSource): Promise<OpenedSource> {
   if (typeof source === 'string' || source instanceof URL) {
     const info = await stat(source).catch(() => undefined);
     if (info === undefined || !info.isFile()) {
-      throw new ValidationError({ message: 'The upload source is not a readable file.', params: { reason: 'not_a_file' } });
+      throw new ValidationError({
+        message: 'The upload source is not a readable file.',
+        params: { reason: 'not_a_file' },
+      });
     }
     const path = typeof source === 'string' ? source : source.pathname;
-    return { pieces: createReadStream(source, { highWaterMark: 65_536 }), size: info.size, name: basename(path) };
+    return {
+      pieces: createReadStream(source, { highWaterMark: 65_536 }),
+      size: info.size,
+      name: basename(path),
+    };
   }
   if (source instanceof Uint8Array) return { pieces: [source], size: source.length, name: undefined };
   if (isReadableStream(source)) return { pieces: readWebStream(source), size: undefined, name: undefined };
@@ -74,7 +76,9 @@ export async function openSource(source: FileSource): Promise<OpenedSource> {
 }
 
 /** Checks each piece is bytes (a string piece from a text-mode stream would be silently mangled). */
-export async function* bytesOnly(pieces: AsyncIterable<unknown> | Iterable<unknown>): AsyncGenerator<Uint8Array> {
+export async function* bytesOnly(
+  pieces: AsyncIterable<unknown> | Iterable<unknown>,
+): AsyncGenerator<Uint8Array> {
   for await (const piece of pieces) {
     if (!(piece instanceof Uint8Array)) {
       throw new ValidationError({

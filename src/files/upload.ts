@@ -45,7 +45,11 @@ async function readJson(body: AsyncIterable<Uint8Array>): Promise<unknown> {
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch (cause) {
-    throw new TransportError({ code: 'TRANSPORT_BAD_RESPONSE', message: 'The upload answer is not JSON.', cause });
+    throw new TransportError({
+      code: 'TRANSPORT_BAD_RESPONSE',
+      message: 'The upload answer is not JSON.',
+      cause,
+    });
   }
 }
 
@@ -95,7 +99,9 @@ export async function uploadFile(
     path: routePath(FILE_ROUTES.uploadFile, { id: conversationId }),
     body: body(),
     contentType: 'application/octet-stream',
-    ...(opened.size === undefined ? {} : { contentLength: ciphertextSize(opened.size, params.chunkSize) + 32 }),
+    ...(opened.size === undefined
+      ? {}
+      : { contentLength: ciphertextSize(opened.size, params.chunkSize) + 32 }),
     limiter: 'files',
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });

@@ -8,7 +8,13 @@
  */
 import { z } from 'zod';
 import { FILE_MAX_BYTES } from '../limits/objects.js';
-import { CONTENT_TYPE_MAX_CHARS, hasControlChar, isMediaType, isSafeObjectKey, OBJECT_KEY_MAX_CHARS } from '../field-rules.js';
+import {
+  CONTENT_TYPE_MAX_CHARS,
+  hasControlChar,
+  isMediaType,
+  isSafeObjectKey,
+  OBJECT_KEY_MAX_CHARS,
+} from '../field-rules.js';
 import { parseWith } from './parse.js';
 import { base64Schema } from './primitives.js';
 
@@ -23,9 +29,12 @@ export const FilePayloadSchema = z.looseObject({
   /** Encryption format of the object. */
   format: z.literal(FILE_FORMAT),
   /** Where the ciphertext is: fetched with `GET /r2/<object_key>`. */
-  object_key: z.string().max(OBJECT_KEY_MAX_CHARS).refine((k) => isSafeObjectKey(k), {
-    message: 'Must be a relative object key without control characters, ?, #, \\ or dot segments',
-  }),
+  object_key: z
+    .string()
+    .max(OBJECT_KEY_MAX_CHARS)
+    .refine((k) => isSafeObjectKey(k), {
+      message: 'Must be a relative object key without control characters, ?, #, \\ or dot segments',
+    }),
   /** The file's name as the sender gave it (a display name, never a path to trust). */
   name: z
     .string()
@@ -40,7 +49,10 @@ export const FilePayloadSchema = z.looseObject({
   /** Plaintext size, bytes. */
   size: z.int().min(0).max(FILE_MAX_BYTES),
   /** Plaintext bytes per chunk. */
-  chunk_size: z.int().min(16_384).max(4 * 1_048_576),
+  chunk_size: z
+    .int()
+    .min(16_384)
+    .max(4 * 1_048_576),
   /** Ciphertext size, bytes (what `GET /r2/<object_key>` returns). */
   ciphertext_size: z.int().min(32),
   /** Lowercase hex SHA-256 of the ciphertext. */

@@ -23,7 +23,12 @@ export function sealChunkParts(
 }
 
 /** Seals one chunk: ciphertext followed by the 16-byte tag, in one array. */
-export function sealChunk(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): Uint8Array {
+export function sealChunk(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  aad: Uint8Array,
+  plaintext: Uint8Array,
+): Uint8Array {
   const [body, tag] = sealChunkParts(key, nonce, aad, plaintext);
   const out = new Uint8Array(body.length + CHUNK_TAG_BYTES);
   out.set(body, 0);
@@ -36,7 +41,12 @@ export function sealChunk(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, p
  *
  * @throws {@link FileIntegrityError} `chunk` when the tag does not verify.
  */
-export function openChunk(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Uint8Array {
+export function openChunk(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  aad: Uint8Array,
+  sealed: Uint8Array,
+): Uint8Array {
   const split = sealed.length - CHUNK_TAG_BYTES;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, nonce);

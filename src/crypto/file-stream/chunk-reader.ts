@@ -7,7 +7,13 @@
  * @module
  */
 import { FileIntegrityError } from '../../core/errors/file-integrity-error.js';
-import { CHUNK_TAG_BYTES, FILE_HEADER_BYTES, MAX_CHUNKS, parseFileHeader, type FileHeader } from './format.js';
+import {
+  CHUNK_TAG_BYTES,
+  FILE_HEADER_BYTES,
+  MAX_CHUNKS,
+  parseFileHeader,
+  type FileHeader,
+} from './format.js';
 
 /** One sealed chunk as framed: its index, whether it is the last, ciphertext with tag. */
 export interface SealedChunk {

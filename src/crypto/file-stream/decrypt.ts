@@ -43,7 +43,12 @@ export async function* decryptFileStream(
     if (options.chunkSize !== undefined && header.chunkSize !== options.chunkSize) {
       throw new FileIntegrityError('header', 'The chunk size differs from the declared one.');
     }
-    const plain = openChunk(key, chunkNonce(header.noncePrefix, chunk.index, chunk.last), header.bytes, chunk.bytes);
+    const plain = openChunk(
+      key,
+      chunkNonce(header.noncePrefix, chunk.index, chunk.last),
+      header.bytes,
+      chunk.bytes,
+    );
     total += plain.length;
     if (options.size !== undefined && total > options.size) {
       throw new FileIntegrityError('size', 'The file is larger than its declared size.');

@@ -88,7 +88,12 @@ export async function* encryptFileStream(
       }
       if (filled === 0 && piece.length - offset > chunkSize) {
         // A whole chunk with more after it in this piece: sealed in place, without a copy.
-        yield* sealChunkParts(key, chunkNonce(noncePrefix, index++, false), header, piece.subarray(offset, offset + chunkSize));
+        yield* sealChunkParts(
+          key,
+          chunkNonce(noncePrefix, index++, false),
+          header,
+          piece.subarray(offset, offset + chunkSize),
+        );
         offset += chunkSize;
         continue;
       }
@@ -103,7 +108,10 @@ export async function* encryptFileStream(
 }
 
 /** Encrypts bytes in one go (tests, test vectors, small files). */
-export async function encryptFileBytes(plaintext: Uint8Array, params: FileEncryptionParams): Promise<Uint8Array> {
+export async function encryptFileBytes(
+  plaintext: Uint8Array,
+  params: FileEncryptionParams,
+): Promise<Uint8Array> {
   const pieces: Uint8Array[] = [];
   for await (const piece of encryptFileStream([plaintext], params)) pieces.push(piece);
   return Buffer.concat(pieces);

@@ -54,7 +54,8 @@ export function isValidChunkSize(n: number): boolean {
 
 /** Encodes a header. Throws RangeError for a bad chunk size or prefix (programming errors). */
 export function encodeFileHeader(chunkSize: number, noncePrefix: Uint8Array): Uint8Array {
-  if (!isValidChunkSize(chunkSize)) throw new RangeError(`chunk size must be ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE}`);
+  if (!isValidChunkSize(chunkSize))
+    throw new RangeError(`chunk size must be ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE}`);
   if (noncePrefix.length !== NONCE_PREFIX_BYTES) throw new RangeError('nonce prefix must be 7 bytes');
   const out = new Uint8Array(FILE_HEADER_BYTES);
   out.set(FILE_MAGIC, 0);

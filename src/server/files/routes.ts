@@ -47,7 +47,10 @@ const upload = defineRoute({
     }
     checkDeclaredLength(ctx, req.headers['content-length']);
     if (req.stream === undefined) throw invalidRequest('body_required', 'This endpoint needs a body.');
-    const object = await receiveUpload(ctx, req.stream, { conversationId, uploaderId: principalId(principal) });
+    const object = await receiveUpload(ctx, req.stream, {
+      conversationId,
+      uploaderId: principalId(principal),
+    });
     return ok(
       {
         object_key: object.objectKey,

@@ -89,11 +89,17 @@ export async function receiveUpload(
     if (!body.complete) throw invalidRequest('body_incomplete', 'The upload ended early.');
     const size = total - UPLOAD_DIGEST_BYTES;
     if (size < MIN_CIPHERTEXT_BYTES) {
-      throw invalidRequest('body_too_short', 'The upload is shorter than the smallest encrypted file plus its SHA-256.');
+      throw invalidRequest(
+        'body_too_short',
+        'The upload is shorter than the smallest encrypted file plus its SHA-256.',
+      );
     }
     const digest = hash.digest();
     if (!timingSafeEqual(digest, tail)) {
-      throw fail('SHA256_MISMATCH', 'The SHA-256 of the uploaded ciphertext does not match the declared one.');
+      throw fail(
+        'SHA256_MISMATCH',
+        'The SHA-256 of the uploaded ciphertext does not match the declared one.',
+      );
     }
     return await pending.commit({
       conversationId: target.conversationId,

@@ -14,7 +14,13 @@ import type { RestClientEventName, RestClientEvents } from './events.js';
 import { execute, type ExecuteContext } from './execute.js';
 import { resolveRestOptions, type RestClientOptions } from './options.js';
 import { contentTypeOf, dataOf } from './response.js';
-import { limitersOf, prepareRequest, type HttpMethod, type RateLimitKey, type RequestCallOptions } from './prepare.js';
+import {
+  limitersOf,
+  prepareRequest,
+  type HttpMethod,
+  type RateLimitKey,
+  type RequestCallOptions,
+} from './prepare.js';
 import { targetOf } from './paths.js';
 import { streamRequest, type StreamRequestOptions, type StreamResponse } from './stream.js';
 import { isServiceError } from '../../core/errors/guards.js';
@@ -193,7 +199,8 @@ export function createRestClient(options: RestClientOptions): RestClient {
       try {
         return await send();
       } catch (err) {
-        if (s.body !== undefined || !isServiceError(err, 'TOKEN_EXPIRED') || o.onTokenExpired === undefined) throw err;
+        if (s.body !== undefined || !isServiceError(err, 'TOKEN_EXPIRED') || o.onTokenExpired === undefined)
+          throw err;
         await ctx.refresh();
         return send();
       }

@@ -120,7 +120,8 @@ export async function streamRequest(ctx: StreamContext, o: StreamRequestOptions)
   } catch (cause) {
     if (isAmsError(cause)) throw cause;
     if (o.signal?.aborted === true) throw o.signal.reason;
-    if (timedOut) throw new TimeoutError({ message: `${what} timed out.`, timeoutMs: ctx.headersTimeoutMs, cause });
+    if (timedOut)
+      throw new TimeoutError({ message: `${what} timed out.`, timeoutMs: ctx.headersTimeoutMs, cause });
     throw new TransportError({ code: 'TRANSPORT_NETWORK', message: `${what} failed: network error.`, cause });
   } finally {
     ctx.clock.clearTimeout(timer);

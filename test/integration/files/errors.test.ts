@@ -77,7 +77,9 @@ describe('file errors', () => {
     async function* big(): AsyncGenerator<Uint8Array> {
       for (let i = 0; i < 4; i++) yield randomBytes(16_384);
     }
-    const err = await world.agent.files.upload(world.conversationId, big(), { name: 'big' }).catch((e: unknown) => e);
+    const err = await world.agent.files
+      .upload(world.conversationId, big(), { name: 'big' })
+      .catch((e: unknown) => e);
     expect(isServiceError(err, 'FILE_TOO_LARGE')).toBe(true);
     expect((err as { status: number }).status).toBe(413);
   });

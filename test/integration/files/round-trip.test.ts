@@ -71,7 +71,9 @@ describe('file round trip', () => {
   });
 
   it('uploads an empty file', async () => {
-    const { file } = await world.agent.files.upload(world.conversationId, new Uint8Array(), { name: 'empty' });
+    const { file } = await world.agent.files.upload(world.conversationId, new Uint8Array(), {
+      name: 'empty',
+    });
     await world.waitForReply();
     expect((await (await world.user.files.download(file)).toBytes()).length).toBe(0);
   });
@@ -88,11 +90,18 @@ describe('file round trip', () => {
   it('a payload that does not match the object fails with FileIntegrityError; toFile leaves nothing behind', async () => {
     // The agent's upload limiter (5 per second) runs on the world's virtual clock.
     await world.advanceTime(1_000);
-    const { file } = await world.agent.files.upload(world.conversationId, randomBytes(100_000), { name: 'a' });
+    const { file } = await world.agent.files.upload(world.conversationId, randomBytes(100_000), {
+      name: 'a',
+    });
     await world.waitForReply();
-    const { file: other } = await world.agent.files.upload(world.conversationId, randomBytes(100_000), { name: 'b' });
+    const { file: other } = await world.agent.files.upload(world.conversationId, randomBytes(100_000), {
+      name: 'b',
+    });
     await world.waitForReply();
-    const failureOf = async (payload: unknown, read: (d: FileDownload) => Promise<unknown>): Promise<string> => {
+    const failureOf = async (
+      payload: unknown,
+      read: (d: FileDownload) => Promise<unknown>,
+    ): Promise<string> => {
       const err = await world.user.files
         .download(payload)
         .then(read)
@@ -107,7 +116,9 @@ describe('file round trip', () => {
     expect(await failureOf(wrongHash, (d) => d.toBytes())).toBe('sha256');
     const swapped = { ...file, object_key: other.object_key, ciphertext_sha256: other.ciphertext_sha256 };
     expect(await failureOf(swapped, (d) => d.toBytes())).toBe('chunk');
-    expect(await failureOf({ ...file, ciphertext_size: file.ciphertext_size - 1 }, (d) => d.toBytes())).toBe('size');
+    expect(await failureOf({ ...file, ciphertext_size: file.ciphertext_size - 1 }, (d) => d.toBytes())).toBe(
+      'size',
+    );
     expect(await failureOf({ ...file, size: file.size + 1 }, (d) => d.toBytes())).toBe('size');
     const out = join(dir, 'never.bin');
     expect(await failureOf(wrongHash, (d) => d.toFile(out))).toBe('sha256');
@@ -116,7 +127,9 @@ describe('file round trip', () => {
   });
 
   it('a payload that is not a valid file payload is a ValidationError before any request', async () => {
-    const err = await world.user.files.download({ type: 'file', object_key: '../x' }).catch((e: unknown) => e);
+    const err = await world.user.files
+      .download({ type: 'file', object_key: '../x' })
+      .catch((e: unknown) => e);
     expect(isValidationError(err)).toBe(true);
   });
 

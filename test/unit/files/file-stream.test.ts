@@ -96,22 +96,26 @@ describe('test vectors (docs/files.md)', () => {
 });
 
 describe('round trips', () => {
-  it.each([0, 1, 16_383, 16_384, 16_385, 65_536 * 3, 65_536 * 3 + 7])('%i bytes, odd piece sizes', async (n) => {
-    const params = createFileEncryptionParams(16_384);
-    const plaintext = randomBytes(n);
-    const pieces: Uint8Array[] = [];
-    for (let at = 0; at < n; at += 1_000 + (at % 7_919)) pieces.push(plaintext.subarray(at, at + 1_000 + (at % 7_919)));
-    const ct: Uint8Array[] = [];
-    for await (const p of encryptFileStream(pieces, params)) ct.push(p);
-    const joined = Buffer.concat(ct);
-    expect(joined.length).toBe(ciphertextSize(n, 16_384));
-    // Fed back in 3-byte and 50 000-byte pieces.
-    for (const step of [3, 50_000]) {
-      const split: Uint8Array[] = [];
-      for (let at = 0; at < joined.length; at += step) split.push(joined.subarray(at, at + step));
-      expect((await decryptAll(split, params.key, n)).equals(plaintext)).toBe(true);
-    }
-  });
+  it.each([0, 1, 16_383, 16_384, 16_385, 65_536 * 3, 65_536 * 3 + 7])(
+    '%i bytes, odd piece sizes',
+    async (n) => {
+      const params = createFileEncryptionParams(16_384);
+      const plaintext = randomBytes(n);
+      const pieces: Uint8Array[] = [];
+      for (let at = 0; at < n; at += 1_000 + (at % 7_919))
+        pieces.push(plaintext.subarray(at, at + 1_000 + (at % 7_919)));
+      const ct: Uint8Array[] = [];
+      for await (const p of encryptFileStream(pieces, params)) ct.push(p);
+      const joined = Buffer.concat(ct);
+      expect(joined.length).toBe(ciphertextSize(n, 16_384));
+      // Fed back in 3-byte and 50 000-byte pieces.
+      for (const step of [3, 50_000]) {
+        const split: Uint8Array[] = [];
+        for (let at = 0; at < joined.length; at += step) split.push(joined.subarray(at, at + step));
+        expect((await decryptAll(split, params.key, n)).equals(plaintext)).toBe(true);
+      }
+    },
+  );
 });
 
 describe('tampering', () => {
@@ -119,7 +123,8 @@ describe('tampering', () => {
   const plaintext = randomBytes(16_384 * 3 + 100);
   const ctPromise = encryptFileBytes(plaintext, params);
   const segment = 16_384 + 16;
-  const chunkAt = (ct: Uint8Array, i: number): Uint8Array => ct.subarray(16 + i * segment, 16 + (i + 1) * segment);
+  const chunkAt = (ct: Uint8Array, i: number): Uint8Array =>
+    ct.subarray(16 + i * segment, 16 + (i + 1) * segment);
 
   it('a modified byte in a chunk fails `chunk`', async () => {
     const ct = Buffer.from(await ctPromise);
@@ -140,14 +145,21 @@ describe('tampering', () => {
 
   it('truncation inside a tag fails', async () => {
     const ct = await ctPromise;
-    expect(['chunk', 'truncated']).toContain(await failureOf(decryptAll([ct.subarray(0, ct.length - 5)], params.key)));
+    expect(['chunk', 'truncated']).toContain(
+      await failureOf(decryptAll([ct.subarray(0, ct.length - 5)], params.key)),
+    );
     expect(await failureOf(decryptAll([ct.subarray(0, 16 + 3 * segment + 4)], params.key))).toBe('truncated');
     expect(await failureOf(decryptAll([ct.subarray(0, 10)], params.key))).toBe('header');
   });
 
   it('reordered chunks fail `chunk`', async () => {
     const ct = await ctPromise;
-    const swapped = Buffer.concat([ct.subarray(0, 16), chunkAt(ct, 1), chunkAt(ct, 0), ct.subarray(16 + 2 * segment)]);
+    const swapped = Buffer.concat([
+      ct.subarray(0, 16),
+      chunkAt(ct, 1),
+      chunkAt(ct, 0),
+      ct.subarray(16 + 2 * segment),
+    ]);
     expect(await failureOf(decryptAll([swapped], params.key))).toBe('chunk');
   });
 
@@ -155,7 +167,11 @@ describe('tampering', () => {
     const ct = await ctPromise;
     const otherParams = { ...createFileEncryptionParams(16_384), key: params.key };
     const other = await encryptFileBytes(randomBytes(16_384 * 3 + 100), otherParams);
-    const mixed = Buffer.concat([ct.subarray(0, 16 + segment), chunkAt(other, 1), ct.subarray(16 + 2 * segment)]);
+    const mixed = Buffer.concat([
+      ct.subarray(0, 16 + segment),
+      chunkAt(other, 1),
+      ct.subarray(16 + 2 * segment),
+    ]);
     expect(await failureOf(decryptAll([mixed], params.key))).toBe('chunk');
   });
 

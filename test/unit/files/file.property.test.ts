@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/core/errors/validation-error.js';
+import { hasControlChar } from '../../../src/core/field-rules.js';
 import { FileIntegrityError } from '../../../src/core/errors/file-integrity-error.js';
 import { FilePayloadSchema, parseFilePayload } from '../../../src/core/protocol/file-payload.js';
 import { ChunkReader, type SealedChunk } from '../../../src/crypto/file-stream/chunk-reader.js';
@@ -40,16 +41,20 @@ const params = createFileEncryptionParams(16_384);
 describe('chunk reader', () => {
   it('frames any split of a valid object like the whole object', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 70_000 }), fc.array(fc.nat(), { maxLength: 12 }), async (n, cuts) => {
-        const ct = await encryptFileBytes(new Uint8Array(n), params);
-        const whole = frame([ct]);
-        const split = frame(splitAt(ct, cuts));
-        expect(split.map((c) => [c.index, c.last, Buffer.from(c.bytes).toString('hex')])).toEqual(
-          whole.map((c) => [c.index, c.last, Buffer.from(c.bytes).toString('hex')]),
-        );
-        expect(whole.at(-1)?.last).toBe(true);
-        expect(whole.filter((c) => c.last)).toHaveLength(1);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 70_000 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        async (n, cuts) => {
+          const ct = await encryptFileBytes(new Uint8Array(n), params);
+          const whole = frame([ct]);
+          const split = frame(splitAt(ct, cuts));
+          expect(split.map((c) => [c.index, c.last, Buffer.from(c.bytes).toString('hex')])).toEqual(
+            whole.map((c) => [c.index, c.last, Buffer.from(c.bytes).toString('hex')]),
+          );
+          expect(whole.at(-1)?.last).toBe(true);
+          expect(whole.filter((c) => c.last)).toHaveLength(1);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -75,9 +80,16 @@ describe('decryption of mutated objects', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+          fc.record({
+            kind: fc.constant('flip' as const),
+            at: fc.nat(),
+            bit: fc.integer({ min: 0, max: 7 }),
+          }),
           fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
-          fc.record({ kind: fc.constant('extend' as const), extra: fc.uint8Array({ minLength: 1, maxLength: 40 }) }),
+          fc.record({
+            kind: fc.constant('extend' as const),
+            extra: fc.uint8Array({ minLength: 1, maxLength: 40 }),
+          }),
         ),
         async (m) => {
           let bad: Buffer;
@@ -107,12 +119,14 @@ const validPayload = fc.record({
   type: fc.constant('file'),
   format: fc.constant('amsf-v1'),
   object_key: fc.stringMatching(/^[a-z0-9_-]{1,40}$/),
-  name: fc.string({ minLength: 1, maxLength: 255 }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s)),
+  name: fc.string({ minLength: 1, maxLength: 255 }).filter((s) => !hasControlChar(s)),
   content_type: fc.constantFrom('text/plain', 'application/pdf', 'image/png'),
   size: fc.integer({ min: 0, max: 100 * 1_048_576 }),
   chunk_size: fc.integer({ min: 16_384, max: 4 * 1_048_576 }),
   ciphertext_size: fc.integer({ min: 32, max: 2 ** 31 }),
-  ciphertext_sha256: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
+  ciphertext_sha256: fc
+    .uint8Array({ minLength: 32, maxLength: 32 })
+    .map((b) => Buffer.from(b).toString('hex')),
   key: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('base64')),
 });
 

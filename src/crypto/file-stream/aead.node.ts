@@ -39,7 +39,7 @@ export function sealChunk(
 /**
  * Opens one chunk.
  *
- * @throws {@link FileIntegrityError} `chunk` when the tag does not verify.
+ * @throws {@link index!FileIntegrityError | FileIntegrityError} `chunk` when the tag does not verify.
  */
 export function openChunk(
   key: Uint8Array,

@@ -37,7 +37,7 @@ export class ChunkReader {
   /**
    * Adds bytes; returns the chunks now known to be complete and not last.
    *
-   * @throws {@link FileIntegrityError} `header` for a bad header; `trailing` after `end`.
+   * @throws {@link index!FileIntegrityError | FileIntegrityError} `header` for a bad header; `trailing` after `end`.
    */
   push(piece: Uint8Array): SealedChunk[] {
     if (this.#ended) throw new FileIntegrityError('trailing', 'Bytes arrived after the end of the file.');
@@ -56,7 +56,7 @@ export class ChunkReader {
   /**
    * Ends the stream; returns the last chunk.
    *
-   * @throws {@link FileIntegrityError} `header` or `truncated` when the stream ends early.
+   * @throws {@link index!FileIntegrityError | FileIntegrityError} `header` or `truncated` when the stream ends early.
    */
   end(): SealedChunk {
     if (this.#ended) throw new FileIntegrityError('trailing', 'The file was already ended.');

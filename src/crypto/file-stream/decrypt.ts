@@ -4,7 +4,7 @@
  * plaintext is only released after its tag verified; the end of the stream
  * is only accepted after a chunk flagged last, so truncation, reordering,
  * modification and chunks of another file all fail with
- * {@link FileIntegrityError}.
+ * {@link index!FileIntegrityError | FileIntegrityError}.
  *
  * @module
  */
@@ -24,7 +24,7 @@ export interface DecryptFileStreamOptions {
 /**
  * Decrypts `source` under `key`.
  *
- * @throws {@link FileIntegrityError} on any failed check (header, chunk, truncated, trailing, size).
+ * @throws {@link index!FileIntegrityError | FileIntegrityError} on any failed check (header, chunk, truncated, trailing, size).
  * @example
  * ```ts
  * for await (const piece of decryptFileStream(ciphertext, key)) sink.write(piece);

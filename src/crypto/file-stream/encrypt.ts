@@ -50,7 +50,7 @@ export interface EncryptFileStreamOptions {
 /**
  * Encrypts `source` piece by piece.
  *
- * @throws {@link ValidationError} (reason `file_too_large`) as soon as the plaintext exceeds `maxBytes`.
+ * @throws {@link index!ValidationError | ValidationError} (reason `file_too_large`) as soon as the plaintext exceeds `maxBytes`.
  * @example
  * ```ts
  * const params = createFileEncryptionParams();

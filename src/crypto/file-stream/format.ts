@@ -68,7 +68,7 @@ export function encodeFileHeader(chunkSize: number, noncePrefix: Uint8Array): Ui
 /**
  * Parses the 16 header bytes.
  *
- * @throws {@link FileIntegrityError} `header` for a wrong length, magic, version or chunk size.
+ * @throws {@link index!FileIntegrityError | FileIntegrityError} `header` for a wrong length, magic, version or chunk size.
  */
 export function parseFileHeader(bytes: Uint8Array): FileHeader {
   const bad = (what: string): FileIntegrityError =>

@@ -13,7 +13,7 @@ import type { Dispatcher } from 'undici';
 import { isAmsError } from '../../core/errors/guards.js';
 import { TimeoutError } from '../../core/errors/timeout-error.js';
 import { TransportError } from '../../core/errors/transport-error.js';
-import type { Clock } from '../../core/clock.js';
+import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { RateLimiter } from '../../core/rate-limiter.js';
 import { describeRequest, ERROR_BODY_MAX_BYTES, type ResponseHeaders } from './attempt.js';
 import { errorOf } from './response.js';
@@ -27,7 +27,7 @@ export interface StreamContext {
   readonly headers: Readonly<Record<string, string>>;
   readonly authorization: () => Promise<string>;
   readonly clock: Clock;
-  /** Deadline for the answer's headers, ms. */
+  /** Deadline for the answer's headers, ms, counted from the end of the request body. */
   readonly headersTimeoutMs: number;
 }
 
@@ -93,20 +93,29 @@ export async function streamRequest(ctx: StreamContext, o: StreamRequestOptions)
   if (o.signal?.aborted === true) onAbort();
   else o.signal?.addEventListener('abort', onAbort, { once: true });
   let timedOut = false;
-  const timer = ctx.clock.setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, ctx.headersTimeoutMs);
+  let timer: TimerHandle | undefined;
+  const startDeadline = (): void => {
+    timer ??= ctx.clock.setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, ctx.headersTimeoutMs);
+  };
+  // The answer's deadline runs from the end of the body: a 100 MB upload may take longer than it.
+  async function* thenStartDeadline(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    yield* body;
+    startDeadline();
+  }
+  if (o.body === undefined) startDeadline();
   try {
     const res = await ctx.dispatcher.request({
       origin: ctx.origin,
       path,
       method: o.method,
       headers,
-      body: o.body === undefined ? null : Readable.from(o.body, { objectMode: false }),
+      body: o.body === undefined ? null : Readable.from(thenStartDeadline(o.body), { objectMode: false }),
       signal: controller.signal,
     });
-    ctx.clock.clearTimeout(timer);
+    if (timer !== undefined) ctx.clock.clearTimeout(timer);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const bytes = await readError(res.body);
       throw errorOf({ status: res.statusCode, headers: res.headers, bytes }, ctx.clock.now(), what);
@@ -124,7 +133,7 @@ export async function streamRequest(ctx: StreamContext, o: StreamRequestOptions)
       throw new TimeoutError({ message: `${what} timed out.`, timeoutMs: ctx.headersTimeoutMs, cause });
     throw new TransportError({ code: 'TRANSPORT_NETWORK', message: `${what} failed: network error.`, cause });
   } finally {
-    ctx.clock.clearTimeout(timer);
+    if (timer !== undefined) ctx.clock.clearTimeout(timer);
     o.signal?.removeEventListener('abort', onAbort);
   }
 }

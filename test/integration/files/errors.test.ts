@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRateLimitError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
 import { createFileEncryptionParams, encryptFileBytes } from '../../../src/crypto/file-stream/encrypt.js';
 import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
+import { createRestClient } from '../../../src/transport/rest/client.js';
 
 const MAX_FILE = 32_768;
 
@@ -157,5 +158,27 @@ describe('file errors', () => {
       .catch((e: unknown) => e);
     expect(isValidationError(err)).toBe(true);
     expect((err as { params: { reason: string } }).params.reason).toBe('file_too_large');
+  });
+
+  it('the answer deadline runs from the end of the body: a slow upload longer than timeoutMs succeeds', async () => {
+    await world.advanceTime(1_000);
+    const { accessToken } = await world.server.control.accessToken(world.user.session!.userId);
+    const rest = createRestClient({ baseUrl: world.server.url, credentials: accessToken, timeoutMs: 200 });
+    const ciphertext = await encryptFileBytes(randomBytes(20_000), createFileEncryptionParams());
+    const digest = createHash('sha256').update(ciphertext).digest();
+    const res = await rest.stream({
+      method: 'POST',
+      path: uploadPath(world),
+      contentType: 'application/octet-stream',
+      body: (async function* () {
+        for (let at = 0; at < ciphertext.length; at += 4_000) {
+          await new Promise((resolve) => setTimeout(resolve, 80)); // about 400 ms in all
+          yield ciphertext.subarray(at, at + 4_000);
+        }
+        yield digest;
+      })(),
+    });
+    for await (const _ of res.body) void _;
+    expect(res.status).toBe(201);
   });
 });

@@ -39,6 +39,7 @@ export {
   TimeoutError,
   ValidationError,
   CryptoError,
+  FileIntegrityError,
   WebhookVerificationError,
   HandlerError,
   ConfigurationError,
@@ -75,6 +76,7 @@ export {
   type ErrorDisposition,
   type ErrorCatalogueEntry,
   type DecryptFailureReason,
+  type FileIntegrityFailure,
   type StreamErrorValue,
   type ArtifactDeniedReason,
   type ServiceErrorOptions,
@@ -214,7 +216,23 @@ export {
   type OtherPayload,
   type MessagePayload,
   type SendMessageRequest,
+  FILE_FORMAT,
+  FILE_NAME_MAX_CHARS,
+  FilePayloadSchema,
+  parseFilePayload,
+  type FilePayload,
 } from './core/protocol/index.js';
+
+// Encrypted files: agent.files and userClient.files (docs/files.md)
+export {
+  FileTransfer,
+  type FileTransferDeps,
+  type SentFile,
+  type FileDownload,
+  type FileDownloadOptions,
+  type FileUploadOptions,
+  type FileSource,
+} from './files/index.js';
 
 // Protocol: WebSocket frames
 export {
@@ -320,6 +338,9 @@ export {
   type RestClientOptions,
   type RestRequestOptions,
   type RestResponse,
+  type RestStreamOptions,
+  type StreamResponse,
+  type StreamRequestOptions,
   type RetryInfo,
   type RetryOptions,
   type RetryReason,

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { FileTransfer } from '../files/file-transfer.js';
 import type { AmsError } from '../core/errors/base.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
@@ -105,6 +106,8 @@ export class Agent {
   readonly grants: AgentGrants;
   /** Groups: join by invite code, leave, members, key rotation (docs/groups.md). */
   readonly groups: Groups;
+  /** Encrypted files: `upload(conversationId, source)` and `download(filePayload)` (docs/files.md). */
+  readonly files: FileTransfer<SendResult>;
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
@@ -138,6 +141,7 @@ export class Agent {
       send: (conversationId, payload, options) => this.send(conversationId, payload, options),
     });
     this.api = this.#parts.api;
+    this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
     ({ manifest: this.manifest, grants: this.grants } = createAgentCapabilities(o, this.#parts));
@@ -515,6 +519,7 @@ export class Agent {
     this.#composer = composer;
     const deps = {
       agentId: this.agentId,
+      files: this.files,
       send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
         this.send(conversationId, payload, options),
       stream: (conversationId: string, options?: StreamWriterOptions) => this.stream(conversationId, options),

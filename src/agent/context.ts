@@ -7,6 +7,11 @@
  */
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
+import { ValidationError } from '../core/errors/validation-error.js';
+import type { FileTransfer, SentFile } from '../files/file-transfer.js';
+import type { FileDownload, FileDownloadOptions } from '../files/download.js';
+import type { FileSource } from '../files/sources.js';
+import type { FileUploadOptions } from '../files/upload.js';
 import type { AnyAgentEvent, IncomingMessage, SendResult } from './events.js';
 import type { SendOptions } from './sender.js';
 import {
@@ -59,6 +64,19 @@ export interface Context<Ev extends AnyAgentEvent = AnyAgentEvent> {
     source: AsyncIterable<string> | Iterable<string>,
     options?: StreamWriterOptions,
   ): Promise<StreamSummary>;
+  /**
+   * Starts downloading the file of this event's `file` payload (see `agent.files.download`).
+   *
+   * @throws {@link ValidationError} when the event is not a message with a valid `file` payload.
+   */
+  downloadFile(options?: FileDownloadOptions): Promise<FileDownload>;
+  /**
+   * Encrypts and uploads `source` into the event's conversation and sends the
+   * `file` message (see `agent.files.upload`).
+   *
+   * @throws {@link ConfigurationError} for an event outside any conversation; otherwise what `agent.files.upload()` throws.
+   */
+  replyWithFile(source: FileSource, options?: FileUploadOptions): Promise<SentFile<SendResult>>;
 }
 
 /** The context of a `message.new`. */
@@ -73,6 +91,8 @@ export type HearsContext = MessageContext & { readonly match: RegExpMatchArray }
 /** What a context needs from the agent. */
 export interface ContextDeps {
   readonly agentId: string;
+  /** The agent's file transfer. */
+  readonly files?: FileTransfer<SendResult>;
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
   /** Opens a streamed reply (`agent.stream`). */
   stream?(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter>;
@@ -124,6 +144,23 @@ export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: Context
       const o = source === undefined ? (sourceOrOptions as StreamWriterOptions | undefined) : options;
       const writer = open(event.conversationId, o);
       return (source === undefined ? writer : writer.then((w) => pipeToWriter(w, source))) as Promise<never>;
+    },
+    downloadFile(options) {
+      if (message === undefined || deps.files === undefined) {
+        return Promise.reject(new ValidationError({ message: `A ${event.type} event carries no file.` }));
+      }
+      return deps.files.download(message.payload, options);
+    },
+    replyWithFile(source, options) {
+      if (deps.files === undefined || event.conversationId === 'system') {
+        return Promise.reject(
+          new ConfigurationError({
+            option: 'replyWithFile',
+            message: `A ${event.type} event belongs to no conversation: use agent.files.upload(conversationId, …).`,
+          }),
+        );
+      }
+      return deps.files.upload(event.conversationId, source, options);
     },
   };
 }

@@ -21,6 +21,7 @@ import {
   type ReactOptions,
 } from '../agent/relay-actions.js';
 import { UserArtifacts } from './user-artifacts.js';
+import { FileTransfer } from '../files/file-transfer.js';
 import { EventEmitter } from 'eventemitter3';
 import type { Logger } from '../core/logger.js';
 import { generateKeys } from '../crypto/keys.js';
@@ -102,6 +103,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly manifests: UserManifestReview = new UserManifestReview(() => this.#rest);
   /** Data grants: requests from agents, grant, deny, revoke (docs/grants.md). */
   readonly grants: UserGrants = new UserGrants(() => this.#rest);
+  /** Encrypted files: `upload(conversationId, source)` and `download(filePayload)` (docs/files.md). */
+  readonly files: FileTransfer<SentMessageResult>;
   readonly #o: ResolvedUserClientOptions;
   readonly #rest: RestClient;
   readonly #api: UserApi;
@@ -144,6 +147,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       rateLimits: false,
     });
     this.#api = createUserApi(this.#rest);
+    this.files = new FileTransfer({ rest: () => this.#rest, send: (c, p) => this.send(c, p) });
     const trust = trustParts(o, o.logger, {
       keyChanged: (e) => this.#emit('keyChanged', e),
       membersChanged: (e) => this.#emit('membersChanged', e),

@@ -155,3 +155,27 @@ export {
   SAFETY_NUMBER_ITERATIONS,
   type SafetyNumberParty,
 } from './safety-number.js';
+export {
+  createFileEncryptionParams,
+  encryptFileStream,
+  encryptFileBytes,
+  type FileEncryptionParams,
+  type EncryptFileStreamOptions,
+} from './file-stream/encrypt.js';
+export { decryptFileStream, type DecryptFileStreamOptions } from './file-stream/decrypt.js';
+export { ChunkReader, type SealedChunk } from './file-stream/chunk-reader.js';
+export {
+  FILE_MAGIC,
+  FILE_FORMAT_VERSION,
+  FILE_HEADER_BYTES,
+  FILE_KEY_BYTES,
+  NONCE_PREFIX_BYTES,
+  CHUNK_TAG_BYTES,
+  DEFAULT_CHUNK_SIZE,
+  MIN_CHUNK_SIZE,
+  MAX_CHUNK_SIZE,
+  ciphertextSize,
+  maxCiphertextSize,
+  parseFileHeader,
+  type FileHeader,
+} from './file-stream/format.js';

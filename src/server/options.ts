@@ -141,6 +141,13 @@ export interface ReferenceServerOptions {
    */
   readonly maxMessageBodyBytes?: number;
   /**
+   * Largest file (plaintext bytes) an upload may carry; the cap on the
+   * ciphertext adds the encryption's overhead (FILE_TOO_LARGE above it).
+   * Lower it in tests.
+   * @defaultValue `104857600` (100 MB)
+   */
+  readonly maxFileBytes?: number;
+  /**
    * How long the delivery engine waits for a webhook receiver's answer, in ms.
    * @defaultValue `10000`
    */
@@ -171,6 +178,7 @@ export interface ResolvedServerOptions {
   readonly agentTokenBcryptCost: number;
   readonly maxAgentsPerUser: number;
   readonly maxMessageBodyBytes: number;
+  readonly maxFileBytes: number;
   readonly webhookTimeoutMs: number;
   readonly wsAcks: boolean;
   readonly wsAck: Required<WsAckOptions>;
@@ -193,6 +201,7 @@ export const DEFAULT_SERVER_OPTIONS = {
   agentTokenBcryptCost: 10,
   maxAgentsPerUser: 50,
   maxMessageBodyBytes: 8 * 1_048_576,
+  maxFileBytes: 100 * 1_048_576,
   webhookTimeoutMs: 10_000,
 } as const satisfies Partial<ResolvedServerOptions>;
 
@@ -251,6 +260,7 @@ function resolveAgentOptions(options: ReferenceServerOptions) {
     agentTokenBcryptCost: intOption(options, 'agentTokenBcryptCost', 4, 15),
     maxAgentsPerUser: intOption(options, 'maxAgentsPerUser', 1, 100_000),
     maxMessageBodyBytes: intOption(options, 'maxMessageBodyBytes', 65_536, 64 * 1_048_576),
+    maxFileBytes: intOption(options, 'maxFileBytes', 1024, 1024 * 1_048_576),
     webhookTimeoutMs: intOption(options, 'webhookTimeoutMs', 1, 600_000),
   };
 }

@@ -28,6 +28,7 @@ import { keyRoutes } from './keys/routes.js';
 import { manifestRoutes } from './manifests/routes.js';
 import { migrationRoutes } from './migrations/routes.js';
 import { objectRoutes } from './objects/routes.js';
+import { fileRoutes } from './files/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
 import { streamRoutes } from './streams/routes.js';
@@ -58,6 +59,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...streamRoutes,
     ...migrationRoutes,
     ...groupRoutes,
+    ...fileRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   return router;

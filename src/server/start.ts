@@ -12,6 +12,7 @@ import { preloadJose } from './auth/access-token.js';
 import { createServerContext } from './context.js';
 import { ControlApi } from './control/control-api.js';
 import { createNodeListener } from './node/http-binding.js';
+import { closeFileObjects } from './files/file-objects.js';
 import { attachWebSockets } from './node/ws-binding.js';
 import type { ReferenceServerOptions } from './options.js';
 import { buildRouter } from './routes.js';
@@ -92,8 +93,12 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const match = router.match(method, path);
     return match.kind === 'found' ? bodyLimitOf(match.route, ctx.options) : ctx.options.maxBodyBytes;
   };
+  const streamed = (method: string, path: string): boolean => {
+    const match = router.match(method, path);
+    return match.kind === 'found' && match.route.streamBody;
+  };
   const bind = (): { server: Server; sockets: ReturnType<typeof attachWebSockets> } => {
-    const http = createServer(createNodeListener(handle, bodyCap));
+    const http = createServer(createNodeListener(handle, bodyCap, streamed));
     http.headersTimeout = 10_000;
     http.requestTimeout = 30_000;
     return { server: http, sockets: attachWebSockets(http, ctx.hub) };
@@ -150,7 +155,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       sockets.preload();
     },
     close() {
-      closing ??= stop().then(() => ctx.delivery.close());
+      closing ??= stop()
+        .then(() => ctx.delivery.close())
+        .then(() => closeFileObjects(ctx));
       return closing;
     },
   };

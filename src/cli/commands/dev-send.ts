@@ -22,8 +22,10 @@ export const DEFAULT_REPLY_TIMEOUT_S = 10;
 
 /** Help text of `ams dev send`. */
 export const DEV_SEND_HELP = `Usage: ams dev send TEXT [--timeout S] [--base-url URL] [--key-dir DIR]
+       ams dev send --file PATH [--content-type TYPE] [--timeout S] …
 
-Sends TEXT to the agent as its owner, waits for the agent's first message in
+Sends TEXT (or, with --file, the file at PATH, encrypted: see docs/files.md)
+to the agent as its owner, waits for the agent's first message in
 that conversation after it, and prints that reply's text. Reads what
 'ams dev bootstrap' printed: AMS_BASE_URL, AMS_AGENT_ID, AMS_OWNER_EMAIL,
 AMS_OWNER_PASSWORD, AMS_KEY_DIR.
@@ -37,6 +39,8 @@ Exit status: 0 when the reply arrived; 1 with one line saying why otherwise
 (no reply within the timeout, no bootstrap variables, server not reachable).
 
 Options:
+  --file PATH     Send this file instead of TEXT (at most 100 MB)
+  --content-type TYPE  Media type of --file (default application/octet-stream)
   --timeout S     Seconds to wait for the reply (default ${DEFAULT_REPLY_TIMEOUT_S})
   --base-url URL  Reference server (default $AMS_BASE_URL)
   --key-dir DIR   Where the state file is kept (default $AMS_KEY_DIR)
@@ -82,10 +86,18 @@ export const devSendCommand: CommandSpec = {
   name: 'dev send',
   help: DEV_SEND_HELP,
   positionals: 1,
-  options: { timeout: { type: 'string' }, 'base-url': { type: 'string' }, 'key-dir': { type: 'string' } },
+  options: {
+    timeout: { type: 'string' },
+    'base-url': { type: 'string' },
+    'key-dir': { type: 'string' },
+    file: { type: 'string' },
+    'content-type': { type: 'string' },
+  },
   async run(values, io, positionals) {
     const text = positionals[0];
-    if (text === undefined || text === '') throw new UsageError('TEXT is required');
+    const file = stringOf(values, 'file');
+    if (file === undefined && (text === undefined || text === '')) throw new UsageError('TEXT is required');
+    if (file !== undefined && text !== undefined) throw new UsageError('give TEXT or --file, not both');
     const timeoutS = intOf(stringOf(values, 'timeout'), '--timeout', 1, 3600) ?? DEFAULT_REPLY_TIMEOUT_S;
     const session = await signInOwner(io, {
       baseUrl: stringOf(values, 'base-url'),
@@ -99,7 +111,14 @@ export const devSendCommand: CommandSpec = {
       const reply = nextReply(session, conversationId, () => sentSeq);
       try {
         await session.client.connect();
-        sentSeq = (await session.client.send(conversationId, { type: 'text', text })).seq;
+        sentSeq =
+          file === undefined
+            ? (await session.client.send(conversationId, { type: 'text', text: text ?? '' })).seq
+            : (
+                await session.client.files.upload(conversationId, file, {
+                  contentType: stringOf(values, 'content-type') ?? 'application/octet-stream',
+                })
+              ).sent.seq;
         const got = await reply.wait(timeoutS * 1000);
         if (got === undefined) {
           throw new DevFailure(

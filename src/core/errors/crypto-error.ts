@@ -12,7 +12,8 @@ export type CryptoErrorCode =
   | 'KEY_STORE_IO'
   | 'KEY_CHANGED'
   | 'MEMBERS_CHANGED'
-  | 'MIGRATION_VERIFICATION_FAILED';
+  | 'MIGRATION_VERIFICATION_FAILED'
+  | 'FILE_CORRUPT';
 
 /** Options of {@link CryptoError}. */
 export interface CryptoErrorOptions {

@@ -28,6 +28,7 @@ export { TransportError, type TransportErrorCode, type TransportErrorOptions } f
 export { TimeoutError, type TimeoutErrorOptions } from './timeout-error.js';
 export { ValidationError, type ValidationErrorOptions, type ValidationIssue } from './validation-error.js';
 export { CryptoError, type CryptoErrorCode, type CryptoErrorOptions } from './crypto-error.js';
+export { FileIntegrityError, type FileIntegrityFailure } from './file-integrity-error.js';
 export {
   WebhookVerificationError,
   type WebhookVerificationCode,

@@ -169,6 +169,13 @@ export {
   type TextPayload,
 } from './payloads.js';
 export {
+  FILE_FORMAT,
+  FILE_NAME_MAX_CHARS,
+  FilePayloadSchema,
+  parseFilePayload,
+  type FilePayload,
+} from './file-payload.js';
+export {
   ACK_FRAME_MAX_IDS,
   ackFrame,
   AckFrameSchema,

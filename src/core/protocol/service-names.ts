@@ -267,8 +267,19 @@ export const ARTIFACT_FRAMES = {} as const satisfies FrameTable;
 // Part 2 (#14): encrypted files.
 // ---------------------------------------------------------------------------
 
-/** Routes of encrypted files. */
-export const FILE_ROUTES = {} as const satisfies RouteTable;
+/**
+ * Routes of encrypted files. The body of `upload` is the ciphertext followed
+ * by its 32-byte SHA-256 (docs/files.md); the ciphertext is fetched with the
+ * interface's own `GET /r2/<object_key>`.
+ */
+export const FILE_ROUTES = {
+  uploadFile: {
+    method: 'POST',
+    path: '/conversations/:id/files',
+    auth: 'member',
+    summary: 'Upload the ciphertext of a file (streamed; ciphertext then its SHA-256) into a conversation.',
+  },
+} as const satisfies RouteTable;
 /** Frames of encrypted files. */
 export const FILE_FRAMES = {} as const satisfies FrameTable;
 

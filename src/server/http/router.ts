@@ -84,6 +84,8 @@ export interface Route {
   readonly body: z.ZodType | undefined;
   /** When true the body is not read at all (placeholders that refuse every request). */
   readonly ignoreBody: boolean;
+  /** When true the binding hands the unread body to the handler as `req.stream`. */
+  readonly streamBody: boolean;
   /** Agent-token options (auth `agent` / `user_or_agent`). */
   readonly agent: AgentAuthOptions;
   /** Body cap of this route; undefined means the server's `maxBodyBytes`. */
@@ -101,6 +103,8 @@ export interface RouteDefinition<A extends AuthKind, S extends z.ZodType | undef
   readonly body?: S;
   /** Skip body decoding entirely. @defaultValue false */
   readonly ignoreBody?: boolean;
+  /** Hand the unread body to the handler as `req.stream` (implies `ignoreBody`). @defaultValue false */
+  readonly streamBody?: boolean;
   /** Agent-token options. */
   readonly agent?: AgentAuthOptions;
   /** Body cap of this route. @defaultValue the server's `maxBodyBytes` */
@@ -121,7 +125,8 @@ export function defineRoute<A extends AuthKind, S extends z.ZodType | undefined 
     path: def.path,
     auth: def.auth,
     body: def.body,
-    ignoreBody: def.ignoreBody ?? false,
+    ignoreBody: (def.ignoreBody ?? false) || (def.streamBody ?? false),
+    streamBody: def.streamBody ?? false,
     agent: def.agent ?? {},
     maxBodyBytes: def.maxBodyBytes,
     guard: def.guard as Route['guard'],

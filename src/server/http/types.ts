@@ -19,13 +19,28 @@ export interface ServerRequest {
   readonly body: Uint8Array;
   /** True when the binding stopped reading because the body exceeded the cap. */
   readonly bodyTooLarge?: boolean;
+  /** The unread body, for routes with `streamBody` (then `body` is empty). */
+  readonly stream?: RequestBodyStream;
 }
 
-/** One HTTP response from the core. `body` is serialised as JSON unless undefined or a Uint8Array (sent raw). */
+/** A request body read piece by piece (routes with `streamBody`, e.g. file uploads). */
+export interface RequestBodyStream {
+  /** The next piece; `undefined` at the end, or when the client went away (then `complete` is false). */
+  read(): Promise<Uint8Array | undefined>;
+  /** True once the whole body arrived. */
+  readonly complete: boolean;
+}
+
+/**
+ * One HTTP response from the core. `body` is serialised as JSON unless
+ * undefined or a Uint8Array (sent raw); `stream` (bytes, e.g. a stored file)
+ * is sent as it is read, instead of `body`.
+ */
 export interface ServerResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | readonly string[]>>;
   readonly body?: unknown;
+  readonly stream?: AsyncIterable<Uint8Array>;
 }
 
 /** The principal of a request that carried a valid user access token. */

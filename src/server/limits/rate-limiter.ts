@@ -42,6 +42,13 @@ export const RATE_LIMIT_RULES = Object.freeze({
     code: 'RATE_LIMITED',
     what: 'object fetches',
   },
+  /** File uploads: 5 per second per agent (and per user). */
+  files: {
+    limit: LIMITS.FILE_UPLOADS_PER_SECOND,
+    windowMs: 1_000,
+    code: 'FILE_UPLOAD_RATE_LIMITED',
+    what: 'file uploads',
+  },
   /** `POST /agents/:id/token/regenerate`: 5 per 24 h per agent. */
   tokenRotation: {
     limit: LIMITS.TOKEN_REGENERATIONS_PER_WINDOW,

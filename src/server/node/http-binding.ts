@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse as NodeResponse } from 'node:http';
 import type { RequestHandler } from '../app.js';
-import type { ServerRequest, ServerResponse } from '../http/types.js';
+import type { RequestBodyStream, ServerRequest, ServerResponse } from '../http/types.js';
+import { drainBody, readBodyStream, writeStream } from './stream-body.js';
 
 /** How far past the cap an oversized body is read and discarded before the socket is dropped. */
 export const DRAIN_FACTOR = 64;
@@ -52,6 +53,10 @@ function write(res: NodeResponse, out: ServerResponse): void {
   res.statusCode = out.status;
   for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value as string | string[]);
   res.setHeader('x-request-id', randomUUID());
+  if (out.stream !== undefined) {
+    writeStream(res, out.stream);
+    return;
+  }
   // Raw bytes (objects) are written as they are, with the handler's content type.
   if (out.body instanceof Uint8Array) {
     res.setHeader('content-length', out.body.length);
@@ -82,11 +87,29 @@ function capOf(cap: BodyCap, req: IncomingMessage): number {
   return cap((req.method ?? 'GET').toUpperCase(), path);
 }
 
+/** Whether a request's body goes to its handler unread (`streamBody` routes). */
+export type StreamedBody = (method: string, path: string) => boolean;
+
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://reference.invalid').pathname;
+  } catch {
+    return '/';
+  }
+}
+
 /** A node:http request listener over the core handler. */
-export function createNodeListener(handle: RequestHandler, maxBytes: BodyCap) {
+export function createNodeListener(handle: RequestHandler, maxBytes: BodyCap, streamed?: StreamedBody) {
   return (req: IncomingMessage, res: NodeResponse): void => {
     void (async () => {
-      const read = await readBody(req, capOf(maxBytes, req));
+      let stream: RequestBodyStream | undefined;
+      let read: { body: Uint8Array; tooLarge: boolean } | undefined;
+      if (streamed?.((req.method ?? 'GET').toUpperCase(), pathOf(req)) === true) {
+        stream = readBodyStream(req);
+        read = { body: new Uint8Array(), tooLarge: false };
+      } else {
+        read = await readBody(req, capOf(maxBytes, req));
+      }
       if (read === undefined) {
         res.destroy();
         return;
@@ -104,8 +127,16 @@ export function createNodeListener(handle: RequestHandler, maxBytes: BodyCap) {
         headers: headersOf(req),
         body: read.body,
         bodyTooLarge: read.tooLarge,
+        ...(stream === undefined ? {} : { stream }),
       };
       write(res, await handle(request));
+      // What a refused upload left unread is read and discarded (up to a cap), so the
+      // client can finish sending and read the answer instead of meeting a reset.
+      if (stream !== undefined) {
+        void drainBody(stream).then((drained) => {
+          if (!drained) req.destroy();
+        });
+      }
     })().catch(() => res.destroy());
   };
 }

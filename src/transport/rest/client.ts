@@ -14,9 +14,26 @@ import type { RestClientEventName, RestClientEvents } from './events.js';
 import { execute, type ExecuteContext } from './execute.js';
 import { resolveRestOptions, type RestClientOptions } from './options.js';
 import { contentTypeOf, dataOf } from './response.js';
-import { limitersOf, prepareRequest, type HttpMethod, type RequestCallOptions } from './prepare.js';
+import {
+  limitersOf,
+  prepareRequest,
+  type HttpMethod,
+  type RateLimitKey,
+  type RequestCallOptions,
+} from './prepare.js';
+import { targetOf } from './paths.js';
+import { streamRequest, type StreamRequestOptions, type StreamResponse } from './stream.js';
+import { isServiceError } from '../../core/errors/guards.js';
+import { bearerOf } from './execute.js';
 
 export type { HttpMethod, RateLimitKey, RequestCallOptions } from './prepare.js';
+export type { StreamResponse } from './stream.js';
+
+/** A streamed exchange (see {@link RestClient.stream}). */
+export interface RestStreamOptions extends Omit<StreamRequestOptions, 'limiter'> {
+  /** Queue behind this client-side limiter. @defaultValue none */
+  limiter?: RateLimitKey;
+}
 
 /** A JSON request. */
 export interface RestRequestOptions<T = unknown> extends RequestCallOptions {
@@ -73,6 +90,12 @@ export interface RestClient {
   delete<T = unknown>(path: string, options?: RequestCallOptions & { schema?: z.ZodType<T> }): Promise<T>;
   /** `GET path` returning raw bytes. */
   getBytes(path: string, options?: RequestCallOptions): Promise<BinaryResponse>;
+  /**
+   * One streamed exchange: the request body and/or the answer's body as byte
+   * streams (file uploads and downloads). Not retried, except that a request
+   * without a body is sent once more after a `TOKEN_EXPIRED` refresh.
+   */
+  stream(options: RestStreamOptions): Promise<StreamResponse>;
   /** Subscribes to an event. */
   on<E extends RestClientEventName>(event: E, listener: (...args: RestClientEvents[E]) => void): RestClient;
   /** Subscribes to one occurrence of an event. */
@@ -157,6 +180,30 @@ export function createRestClient(options: RestClientOptions): RestClient {
         size: raw.bytes.length,
         status: raw.status,
       };
+    },
+    async stream(s) {
+      const target = targetOf(o.base, s.path);
+      const send = (): Promise<StreamResponse> =>
+        streamRequest(
+          {
+            dispatcher: ctx.dispatcher,
+            origin: target.origin,
+            prefix: '',
+            headers: o.headers,
+            authorization: () => bearerOf(ctx),
+            clock: o.clock,
+            headersTimeoutMs: o.timeoutMs,
+          },
+          { ...s, path: target.path, limiter: s.limiter === undefined ? undefined : limiters?.[s.limiter] },
+        );
+      try {
+        return await send();
+      } catch (err) {
+        if (s.body !== undefined || !isServiceError(err, 'TOKEN_EXPIRED') || o.onTokenExpired === undefined)
+          throw err;
+        await ctx.refresh();
+        return send();
+      }
     },
     on: (event, listener) => (events.on(event, listener), client),
     once: (event, listener) => (events.once(event, listener), client),

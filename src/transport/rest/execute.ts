@@ -38,6 +38,11 @@ export interface ExecuteContext {
 // A token goes into a header: it must be visible ASCII, or it could split the header.
 const TOKEN_SHAPE = /^[\x21-\x7e]{1,8192}$/;
 
+/** `Bearer <token>` from the credentials provider, checked. */
+export function bearerOf(ctx: ExecuteContext): Promise<string> {
+  return bearer(ctx);
+}
+
 async function bearer(ctx: ExecuteContext): Promise<string> {
   const provider = ctx.options.credentials;
   if (provider === undefined) {

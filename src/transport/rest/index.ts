@@ -12,7 +12,10 @@ export {
   type RestClient,
   type RestRequestOptions,
   type RestResponse,
+  type RestStreamOptions,
+  type StreamResponse,
 } from './client.js';
+export type { StreamRequestOptions } from './stream.js';
 export {
   clockSleep,
   DEFAULT_REST_OPTIONS,

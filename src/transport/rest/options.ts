@@ -54,6 +54,8 @@ export interface ClientRateLimits {
   messages?: number;
   /** `GET /r2/<object_key>`. @defaultValue `5` (the service's figure) */
   objects?: number;
+  /** File uploads. @defaultValue `5` (the service's figure) */
+  files?: number;
 }
 
 /** Options of {@link createRestClient}. */
@@ -89,7 +91,7 @@ export interface RestClientOptions {
   timeoutMs?: number;
   /**
    * Client-side rate limits; `false` turns them off.
-   * @defaultValue `{ messages: 5, objects: 5 }`
+   * @defaultValue `{ messages: 5, objects: 5, files: 5 }`
    */
   rateLimits?: ClientRateLimits | false;
   /**
@@ -114,7 +116,11 @@ export const DEFAULT_REST_OPTIONS = {
   maxTotalWaitMs: 30_000,
   timeoutMs: 15_000,
   maxResponseBytes: 110 * 1024 * 1024,
-  rateLimits: { messages: LIMITS.MESSAGES_PER_SECOND, objects: LIMITS.OBJECT_FETCHES_PER_SECOND },
+  rateLimits: {
+    messages: LIMITS.MESSAGES_PER_SECOND,
+    objects: LIMITS.OBJECT_FETCHES_PER_SECOND,
+    files: LIMITS.FILE_UPLOADS_PER_SECOND,
+  },
 } as const satisfies {
   maxAttempts: number;
   baseDelayMs: number;
@@ -222,6 +228,7 @@ function rateLimitsOf(value: RestClientOptions['rateLimits']): Required<ClientRa
   return {
     messages: positiveInt(value?.messages, d.messages, 'rateLimits.messages'),
     objects: positiveInt(value?.objects, d.objects, 'rateLimits.objects'),
+    files: positiveInt(value?.files, d.files, 'rateLimits.files'),
   };
 }
 

@@ -14,8 +14,8 @@ import { isIdempotentMethod } from './retry.js';
 /** HTTP methods the client sends. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Which client-side limiter a request passes: sending messages, or fetching objects. */
-export type RateLimitKey = 'messages' | 'objects';
+/** Which client-side limiter a request passes: sending messages, fetching objects, or uploading files. */
+export type RateLimitKey = 'messages' | 'objects' | 'files';
 
 /** Per-request options shared by every call. */
 export interface RequestCallOptions {
@@ -46,6 +46,7 @@ export function limitersOf(o: ResolvedRestOptions): Record<RateLimitKey, RateLim
   return {
     messages: createRateLimiter({ limit: o.rateLimits.messages, intervalMs: 1000, clock: o.clock }),
     objects: createRateLimiter({ limit: o.rateLimits.objects, intervalMs: 1000, clock: o.clock }),
+    files: createRateLimiter({ limit: o.rateLimits.files, intervalMs: 1000, clock: o.clock }),
   };
 }
 

@@ -1,7 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
+import type { Agent, IncomingMessage } from '../../../src/agent/index.js';
 import { runCli } from '../../../src/cli/run.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';
 import { startWorld } from '../../helpers/agent-world.js';
@@ -33,6 +34,38 @@ describe('ams dev send / devices', () => {
     const [file] = (await readdir(env['AMS_KEY_DIR']!)).filter((f) => f.startsWith('dev-owner-'));
     const mode = (await stat(join(env['AMS_KEY_DIR']!, file!))).mode & 0o777;
     expect(mode).toBe(0o600);
+  });
+
+  it('--file sends an encrypted file; a file reply is printed without its key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ams-dev-send-'));
+    try {
+      const path = join(dir, 'note.txt');
+      await writeFile(path, 'hello from the CLI\n');
+      let received = '';
+      const onFile = async (msg: IncomingMessage): Promise<void> => {
+        if (msg.payload.type !== 'file') return;
+        received = new TextDecoder().decode(await (await agent.files.download(msg.payload)).toBytes());
+        await agent.files.upload(msg.conversationId, new TextEncoder().encode('back'), {
+          name: 'back.txt',
+          contentType: 'text/plain',
+        });
+      };
+      agent.on('message.new', onFile);
+      const io = captureIo({ env });
+      expect(await runCli(['dev', 'send', '--file', path, '--content-type', 'text/plain'], io), io.err).toBe(
+        0,
+      );
+      agent.off('message.new', onFile);
+      expect(received).toBe('hello from the CLI\n');
+      // The echo handler answers first (no text in a file message), then the file arrives; the first reply is printed.
+      expect(io.out).toMatch(/^(echo: |file back\.txt \(4 bytes, text\/plain\))\n$/);
+      expect(io.out).not.toContain('"key"');
+      const missing = captureIo({ env });
+      expect(await runCli(['dev', 'send', '--file', join(dir, 'nope.txt')], missing)).toBe(1);
+      expect(missing.err).toContain('not a readable file');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('devices lists the CLI device; --remove frees a slot', async () => {

@@ -6,7 +6,7 @@
  * a message and waits for the answer, then SIGTERM and a clean exit.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -178,6 +178,29 @@ describe('examples, run against the reference server', () => {
       expect(out.text()).not.toContain(env['AMS_AGENT_TOKEN']!);
     }, 30_000);
   }
+
+  it('file-bot.ts answers a file with its SHA-256 and an upper-cased copy', async () => {
+    const { agentId, env } = await bootstrap(false);
+    const child = startExample('file-bot.ts', env);
+    const out = output(child);
+    try {
+      await out.until(/connected as/);
+      const { conversationId } = await user.addAgent(agentId);
+      const text = 'hello, file bot\n'.repeat(10_000);
+      await user.files.upload(conversationId, new TextEncoder().encode(text), {
+        name: 'hello.txt',
+        contentType: 'text/plain',
+      });
+      const sha = createHash('sha256').update(text).digest('hex');
+      expect(await replyFrom(agentId, /^sha256 /)).toBe(`sha256 ${sha} (${text.length} bytes, hello.txt)`);
+      const fileMessage = received.find((m) => m.senderId === agentId && m.payload.type === 'file');
+      const copy = await (await user.files.download(fileMessage!.payload)).toBytes();
+      expect(new TextDecoder().decode(copy)).toBe(text.toUpperCase());
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await out.exit).toBe(0);
+  }, 30_000);
 
   it('relations-bot.ts greets on relation.established, answers, sends an artifact and reports its answer', async () => {
     const { agentId, env } = await bootstrap(false);

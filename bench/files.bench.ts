@@ -1,0 +1,252 @@
+/**
+ * Encrypted files through the reference server (in a child process): encrypt +
+ * upload and download + decrypt in MB/s for 1 MB and 100 MB, beside the raw
+ * pipeline measured in the same run on one core (AES-256-GCM of 64 KiB chunks
+ * plus SHA-256 of the ciphertext, from memory, no I/O), and the SDK process's
+ * peak RSS growth while it moves 100 MB (measured first, before the
+ * baselines allocate large buffers) (read from a file on disk, written
+ * back to one). Run: npx tsx bench/run.ts files
+ */
+import { spawn } from 'node:child_process';
+import * as c from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { performance } from 'node:perf_hooks';
+import { Agent } from '../src/agent/index.js';
+import { MemoryKeyStore } from '../src/crypto/key-store/index.js';
+import { createFileEncryptionParams, encryptFileStream } from '../src/crypto/file-stream/encrypt.js';
+import { decryptFileStream } from '../src/crypto/file-stream/decrypt.js';
+import { fmt, printTable } from './lib/harness.js';
+
+const MB = 1_048_576;
+const CHUNK = 65_536;
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+
+/** Raw pipeline MB/s: seal (or open) `total` bytes in 64 KiB chunks and hash the ciphertext. */
+function rawPipeline(total: number, direction: 'encrypt' | 'decrypt'): number {
+  const key = c.randomBytes(32);
+  const block = c.randomBytes(CHUNK);
+  const nonce = c.randomBytes(12);
+  const e = c.createCipheriv('aes-256-gcm', key, nonce);
+  const sealed = Buffer.concat([e.update(block), e.final(), e.getAuthTag()]);
+  const start = performance.now();
+  const hash = c.createHash('sha256');
+  for (let done = 0; done < total; done += CHUNK) {
+    if (direction === 'encrypt') {
+      const cipher = c.createCipheriv('aes-256-gcm', key, nonce);
+      const out = Buffer.concat([cipher.update(block), cipher.final(), cipher.getAuthTag()]);
+      hash.update(out);
+    } else {
+      hash.update(sealed);
+      const d = c.createDecipheriv('aes-256-gcm', key, nonce);
+      d.setAuthTag(sealed.subarray(CHUNK));
+      d.update(sealed.subarray(0, CHUNK));
+      d.final();
+    }
+  }
+  hash.digest();
+  return total / MB / ((performance.now() - start) / 1000);
+}
+
+/** The SDK's own AMSF pipeline without I/O: encrypt + SHA-256 (or SHA-256 + decrypt) of `total` bytes from memory. */
+async function sdkPipeline(total: number, direction: 'encrypt' | 'decrypt'): Promise<number> {
+  const block = c.randomBytes(MB);
+  const params = createFileEncryptionParams();
+  function* source(): Generator<Uint8Array> {
+    for (let done = 0; done < total; done += MB) yield block;
+  }
+  const sealed: Uint8Array[] = [];
+  if (direction === 'decrypt')
+    for await (const piece of encryptFileStream(source(), params)) sealed.push(piece);
+  const start = performance.now();
+  const hash = c.createHash('sha256');
+  if (direction === 'encrypt') {
+    for await (const piece of encryptFileStream(source(), params)) hash.update(piece);
+  } else {
+    const tapped = function* (): Generator<Uint8Array> {
+      for (const piece of sealed) {
+        hash.update(piece);
+        yield piece;
+      }
+    };
+    for await (const piece of decryptFileStream(tapped(), params.key)) void piece;
+  }
+  hash.digest();
+  return total / MB / ((performance.now() - start) / 1000);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function writeRandomFile(path: string, bytes: number): Promise<void> {
+  const out = createWriteStream(path);
+  const block = c.randomBytes(MB);
+  for (let done = 0; done < bytes; done += MB) {
+    if (!out.write(block.subarray(0, Math.min(MB, bytes - done)))) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+/** Peak RSS growth above the level at the start, sampled every 5 ms while `fn` runs. */
+async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ result: T; growth: number }> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
+  try {
+    const result = await fn();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { result, growth: peak - before };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function startServer(): Promise<{
+  url: string;
+  agentId: string;
+  token: string;
+  ready: () => Promise<string>;
+  stop: () => void;
+}> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/files-server.ts'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const first = JSON.parse(String((await lines.next()).value)) as {
+    url: string;
+    agentId: string;
+    token: string;
+  };
+  return {
+    ...first,
+    async ready() {
+      child.stdin!.write('go\n');
+      return (JSON.parse(String((await lines.next()).value)) as { conversationId: string }).conversationId;
+    },
+    stop: () => child.stdin!.end(),
+  };
+}
+
+export default async function run(): Promise<void> {
+  const server = await startServer();
+  const dir = await mkdtemp(join(tmpdir(), 'ams-files-bench-'));
+  const agent = new Agent({
+    baseUrl: server.url,
+    agentId: server.agentId,
+    token: server.token,
+    keyStore: new MemoryKeyStore(),
+    shutdownSignals: false,
+  });
+  try {
+    await agent.connect();
+    const conversationId = await server.ready();
+    // Baselines measured between the transfers below, so that they see the same machine load.
+    const rawEnc: number[] = [];
+    const rawDec: number[] = [];
+    const sdkEnc: number[] = [];
+    const sdkDec: number[] = [];
+    const baselines = async (): Promise<void> => {
+      rawEnc.push(rawPipeline(100 * MB, 'encrypt'));
+      sdkEnc.push(await sdkPipeline(100 * MB, 'encrypt'));
+      rawDec.push(rawPipeline(100 * MB, 'decrypt'));
+      sdkDec.push(await sdkPipeline(100 * MB, 'decrypt'));
+    };
+    const rows: string[][] = [];
+    const rss: string[][] = [];
+    // RSS first, in a process that has not yet touched large buffers (the baselines below do).
+    {
+      const path = join(dir, 'rss-in');
+      await writeRandomFile(path, 100 * MB);
+      const { result: file, growth: upGrowth } = await withPeakRss(() =>
+        agent.files.uploadOnly(conversationId, path, { name: 'rss.bin' }),
+      );
+      const { growth: downGrowth } = await withPeakRss(async () => {
+        await (await agent.files.download(file)).toFile(join(dir, 'rss-out'));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const { result: again, growth: upWarm } = await withPeakRss(() =>
+        agent.files.uploadOnly(conversationId, path, { name: 'rss.bin' }),
+      );
+      const { growth: downWarm } = await withPeakRss(async () => {
+        await (await agent.files.download(again)).toFile(join(dir, 'rss-out'));
+      });
+      rss.push([
+        'encrypt + upload, 100 MB (path → service)',
+        fmt(upGrowth / MB, 1),
+        fmt(upWarm / MB, 1),
+        '32',
+      ]);
+      rss.push([
+        'download + decrypt, 100 MB (service → path)',
+        fmt(downGrowth / MB, 1),
+        fmt(downWarm / MB, 1),
+        '32',
+      ]);
+      await rm(path);
+    }
+    for (const size of [1 * MB, 100 * MB]) {
+      const path = join(dir, `in-${size}`);
+      await writeRandomFile(path, size);
+      const up: number[] = [];
+      const down: number[] = [];
+      const runs = size === MB ? 10 : ROUNDS;
+      for (let r = 0; r < runs; r++) {
+        if (size > MB || r % 5 === 0) await baselines();
+        await new Promise((resolve) => setTimeout(resolve, 250)); // stay under 5 uploads/s (not timed)
+        const t0 = performance.now();
+        const file = await agent.files.uploadOnly(conversationId, path, { name: 'bench.bin' });
+        up.push(size / MB / ((performance.now() - t0) / 1000));
+        const t1 = performance.now();
+        await (await agent.files.download(file)).toFile(join(dir, 'out.bin'));
+        down.push(size / MB / ((performance.now() - t1) / 1000));
+      }
+      const label = size === MB ? '1 MB' : '100 MB';
+      rows.push([
+        `encrypt + upload, ${label}`,
+        fmt(median(up), 0),
+        fmt(median(rawEnc), 0),
+        fmt(median(up) / median(rawEnc), 2),
+      ]);
+      rows.push([
+        `download + decrypt, ${label}`,
+        fmt(median(down), 0),
+        fmt(median(rawDec), 0),
+        fmt(median(down) / median(rawDec), 2),
+      ]);
+    }
+    rows.push([
+      'SDK AMSF encrypt + SHA-256, no I/O, 100 MB',
+      fmt(median(sdkEnc), 0),
+      fmt(median(rawEnc), 0),
+      fmt(median(sdkEnc) / median(rawEnc), 2),
+    ]);
+    rows.push([
+      'SDK SHA-256 + AMSF decrypt, no I/O, 100 MB',
+      fmt(median(sdkDec), 0),
+      fmt(median(rawDec), 0),
+      fmt(median(sdkDec) / median(rawDec), 2),
+    ]);
+    printTable(
+      'File transfer through the reference server (MB/s, median; baseline: raw AES-256-GCM 64 KiB chunks + SHA-256, one core, same run; target ≥ 0.8×)',
+      ['operation', 'SDK MB/s', 'raw MB/s', '× raw'],
+      rows,
+    );
+    printTable(
+      'Peak RSS growth of the SDK process (MB; target < 32)',
+      ['operation', 'first transfer MB', 'second transfer MB', 'target'],
+      rss,
+    );
+  } finally {
+    await agent.close();
+    server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

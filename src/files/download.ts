@@ -1,0 +1,140 @@
+/**
+ * Downloading one file: `GET /r2/<object_key>` behind the object-fetch
+ * limiter, read as a stream, hashed and decrypted as it arrives. The last
+ * chunk is released only after the ciphertext's SHA-256 and size matched the
+ * `file` payload, so a consumer that reads to the end has a verified file.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fromBase64 } from '../core/encoding.js';
+import { FileIntegrityError } from '../core/errors/file-integrity-error.js';
+import { ValidationError } from '../core/errors/validation-error.js';
+import { parseFilePayload, type FilePayload } from '../core/protocol/file-payload.js';
+import { decryptFileStream } from '../crypto/file-stream/decrypt.js';
+import type { RestClient } from '../transport/rest/client.js';
+import { objectKeyPath } from '../transport/rest/paths.js';
+
+/** Options of a download. */
+export interface FileDownloadOptions {
+  /** Aborts the download; its reason is rethrown. */
+  signal?: AbortSignal;
+}
+
+/** A file being downloaded: read it once, as a stream or with one of the helpers. */
+export interface FileDownload {
+  /** The validated `file` payload. */
+  readonly file: FilePayload;
+  /** `file.name`. */
+  readonly name: string;
+  /** `file.size` (plaintext bytes). */
+  readonly size: number;
+  /** `file.content_type`. */
+  readonly contentType: string;
+  /**
+   * The plaintext, chunk by chunk. Fails with {@link FileIntegrityError} on
+   * any tampering; nothing after a failed check is released, and the end is
+   * only reached once the ciphertext's SHA-256 matched.
+   */
+  stream(): AsyncIterable<Uint8Array>;
+  /** The plaintext as a web `ReadableStream`. */
+  readableStream(): ReadableStream<Uint8Array>;
+  /** Reads the whole plaintext into memory (use {@link FileDownload.toFile} for large files). */
+  toBytes(): Promise<Uint8Array>;
+  /**
+   * Writes the plaintext to `path`: to `path.part` first, renamed once every
+   * check passed; on failure the partial file is removed.
+   */
+  toFile(path: string): Promise<void>;
+}
+
+async function* verifiedCiphertext(
+  body: AsyncIterable<Uint8Array>,
+  file: FilePayload,
+): AsyncGenerator<Uint8Array> {
+  const hash = createHash('sha256');
+  let total = 0;
+  for await (const piece of body) {
+    total += piece.length;
+    if (total > file.ciphertext_size) {
+      throw new FileIntegrityError('size', 'The object is larger than the declared ciphertext size.');
+    }
+    hash.update(piece);
+    yield piece;
+  }
+  if (total !== file.ciphertext_size) {
+    throw new FileIntegrityError('truncated', 'The object is shorter than the declared ciphertext size.');
+  }
+  if (hash.digest('hex') !== file.ciphertext_sha256) {
+    throw new FileIntegrityError('sha256', "The object's SHA-256 differs from the declared one.");
+  }
+}
+
+/**
+ * Starts downloading the file of `payload`.
+ *
+ * @throws {@link ValidationError} when `payload` is not a valid `file` payload;
+ * {@link ServiceError} (`NOT_FOUND` for an unknown object or a non-member) / {@link RateLimitError};
+ * {@link TransportError}; the signal's reason. Reading the result can throw {@link FileIntegrityError}.
+ */
+export async function downloadFile(
+  rest: RestClient,
+  payload: unknown,
+  options: FileDownloadOptions = {},
+): Promise<FileDownload> {
+  const file = parseFilePayload(payload);
+  const key = fromBase64(file.key);
+  if (key === undefined) throw new ValidationError({ message: 'Invalid file key.' });
+  const res = await rest.stream({
+    method: 'GET',
+    path: objectKeyPath(file.object_key),
+    accept: 'application/octet-stream',
+    limiter: 'objects',
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  const declared = res.headers['content-length'];
+  if (declared !== undefined && Number(declared) !== file.ciphertext_size) {
+    res.cancel();
+    throw new FileIntegrityError('size', 'The object size differs from the declared ciphertext size.');
+  }
+  let used = false;
+  const stream = (): AsyncIterable<Uint8Array> => {
+    if (used) throw new ValidationError({ message: 'A download can be read once.' });
+    used = true;
+    return decryptFileStream(verifiedCiphertext(res.body, file), key, {
+      chunkSize: file.chunk_size,
+      size: file.size,
+    });
+  };
+  return {
+    file,
+    name: file.name,
+    size: file.size,
+    contentType: file.content_type,
+    stream,
+    readableStream: () => Readable.toWeb(Readable.from(stream())) as ReadableStream<Uint8Array>,
+    async toBytes() {
+      const out = new Uint8Array(file.size);
+      let at = 0;
+      for await (const piece of stream()) {
+        out.set(piece, at);
+        at += piece.length;
+      }
+      return out;
+    },
+    async toFile(path) {
+      const part = `${path}.part`;
+      try {
+        await pipeline(Readable.from(stream()), createWriteStream(part));
+        await rename(part, path);
+      } catch (err) {
+        await rm(part, { force: true });
+        throw err;
+      }
+    },
+  };
+}

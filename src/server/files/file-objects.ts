@@ -1,0 +1,109 @@
+/**
+ * Where the reference server keeps uploaded file ciphertext: one temporary
+ * file per object on disk (so a 100 MB upload never sits in memory), the
+ * records in a map. One store per server, created on first use and removed
+ * with the server (`closeFileObjects`).
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerContext } from '../context.js';
+
+/** A stored file object. */
+export interface FileObject {
+  readonly objectKey: string;
+  readonly conversationId: string;
+  /** Who uploaded it (user or agent id). */
+  readonly uploaderId: string;
+  /** Ciphertext bytes. */
+  readonly size: number;
+  /** Lowercase hex SHA-256 of the ciphertext. */
+  readonly sha256: string;
+  readonly createdAtMs: number;
+  readonly path: string;
+}
+
+/** A new object being written. */
+export interface PendingObject {
+  readonly objectKey: string;
+  write(bytes: Uint8Array): Promise<void>;
+  /** Closes the file and makes the object fetchable. */
+  commit(record: Omit<FileObject, 'objectKey' | 'path'>): Promise<FileObject>;
+  /** Closes and deletes the file. */
+  discard(): Promise<void>;
+}
+
+/** The store of one server. */
+export class FileObjects {
+  readonly #objects = new Map<string, FileObject>();
+  #dir: Promise<string> | undefined;
+
+  /** Starts a new object. */
+  async create(): Promise<PendingObject> {
+    this.#dir ??= mkdtemp(join(tmpdir(), 'ams-files-'));
+    const objectKey = `file_${randomUUID()}`;
+    const path = join(await this.#dir, objectKey);
+    const handle: FileHandle = await open(path, 'w');
+    let closed = false;
+    const close = async (): Promise<void> => {
+      if (closed) return;
+      closed = true;
+      await handle.close();
+    };
+    return {
+      objectKey,
+      write: async (bytes) => {
+        await handle.write(bytes);
+      },
+      commit: async (record) => {
+        await close();
+        const object: FileObject = { ...record, objectKey, path };
+        this.#objects.set(objectKey, object);
+        return object;
+      },
+      discard: async () => {
+        await close();
+        await rm(path, { force: true });
+      },
+    };
+  }
+
+  /** The object under `key`, if any. */
+  get(key: string): FileObject | undefined {
+    return this.#objects.get(key);
+  }
+
+  /** The ciphertext of `object`, read from disk as it is sent. */
+  read(object: FileObject): AsyncIterable<Uint8Array> {
+    return createReadStream(object.path, { highWaterMark: 256 * 1024 });
+  }
+
+  /** Deletes every object. */
+  async close(): Promise<void> {
+    this.#objects.clear();
+    if (this.#dir !== undefined) await rm(await this.#dir, { recursive: true, force: true });
+  }
+}
+
+const stores = new WeakMap<ServerContext, FileObjects>();
+
+/** The file store of `ctx`'s server. */
+export function fileObjectsOf(ctx: ServerContext): FileObjects {
+  let store = stores.get(ctx);
+  if (store === undefined) {
+    store = new FileObjects();
+    stores.set(ctx, store);
+  }
+  return store;
+}
+
+/** Removes `ctx`'s file store and its files (server close). */
+export async function closeFileObjects(ctx: ServerContext): Promise<void> {
+  const store = stores.get(ctx);
+  stores.delete(ctx);
+  await store?.close();
+}

@@ -1,10 +1,15 @@
+/* global Bun, Deno, btoa, crypto, fetch */
 // Runs in Bun, Deno and Node from a project where the packed tarball is
 // installed (copied there by .ci/runtimes.sh): every entry imported as a user
 // imports it, envelope seal/open with each crypto backend the runtime has, and
 // a webhook receiver behind the fetch adapter, served on a real socket by the
 // runtime's own server, verifying deliveries signed by the package's signer.
 // Prints one "ok - …" / "not ok - …" line per check (TAP-like); exits 1 if any failed.
-const runtime = globalThis.Bun ? `bun ${Bun.version}` : globalThis.Deno ? `deno ${Deno.version.deno}` : `node ${process.version}`;
+const runtime = globalThis.Bun
+  ? `bun ${Bun.version}`
+  : globalThis.Deno
+    ? `deno ${Deno.version.deno}`
+    : `node ${process.version}`;
 let failed = 0;
 async function check(name, fn) {
   try {
@@ -38,8 +43,16 @@ for (const entry of ENTRIES) {
   });
 }
 
-const { generateKeys, sealBytes, sealBytesAsync, open, openAsync, nodeBackend, portableBackend, defaultBackend } =
-  await import('agent-messaging-sdk/crypto');
+const {
+  generateKeys,
+  sealBytes,
+  sealBytesAsync,
+  open,
+  openAsync,
+  nodeBackend,
+  portableBackend,
+  defaultBackend,
+} = await import('agent-messaging-sdk/crypto');
 const { createWebhookReceiver, createWebhookSigner } = await import('agent-messaging-sdk/webhook');
 const { createFetchHandler } = await import('agent-messaging-sdk/webhook/fetch');
 
@@ -66,7 +79,10 @@ const openOptions = (backend) => ({
 });
 
 const node = nodeBackend();
-await check('default backend', () => `${defaultBackend().name}; node:crypto backend ${node ? 'present' : 'absent'}`);
+await check(
+  'default backend',
+  () => `${defaultBackend().name}; node:crypto backend ${node ? 'present' : 'absent'}`,
+);
 const backends = [['portable', portableBackend], ...(node ? [['node', node]] : [])];
 for (const [name, backend] of backends) {
   await check(`sealAsync/openAsync, ${name} backend`, async () => {
@@ -97,7 +113,10 @@ await check('tampered envelope refused (DECRYPT_FAILURE)', async () => {
     () => undefined,
     (e) => e,
   );
-  assert(err?.code === 'DECRYPT_FAILURE' || err?.code === 'INVALID_ENVELOPE', `typed error, got ${err?.code}`);
+  assert(
+    err?.code === 'DECRYPT_FAILURE' || err?.code === 'INVALID_ENVELOPE',
+    `typed error, got ${err?.code}`,
+  );
   return err.code;
 });
 
@@ -144,8 +163,14 @@ try {
   const first = await delivery('signed delivery');
   await check('signed delivery verified, envelope opened, handler ran', async () => {
     const res = await post(first);
-    assert(res.status === 200 && res.json.data.status === 'processed', `200 processed, got ${res.status} ${JSON.stringify(res.json)}`);
-    assert(handled.length === 1 && handled[0].payload.payload.text === 'signed delivery', 'handler got the opened payload');
+    assert(
+      res.status === 200 && res.json.data.status === 'processed',
+      `200 processed, got ${res.status} ${JSON.stringify(res.json)}`,
+    );
+    assert(
+      handled.length === 1 && handled[0].payload.payload.text === 'signed delivery',
+      'handler got the opened payload',
+    );
     assert(handled[0].deliveryId === first.deliveryId, 'delivery id');
   });
   await check('the same delivery again is a duplicate', async () => {
@@ -162,14 +187,22 @@ try {
   await check('a delivery signed with another secret is refused', async () => {
     const d = await delivery('other secret');
     const other = createWebhookSigner({ secret: btoa('y'.repeat(32)) });
-    const { headers } = await other.sign({ timestamp: Math.floor(Date.now() / 1000), deliveryId: d.deliveryId, body: d.body });
+    const { headers } = await other.sign({
+      timestamp: Math.floor(Date.now() / 1000),
+      deliveryId: d.deliveryId,
+      body: d.body,
+    });
     const res = await post(d, headers);
     assert(res.status === 401, `401, got ${res.status}`);
     return res.json.error.code;
   });
   await check('a stale timestamp is refused', async () => {
     const d = await delivery('stale');
-    const { headers } = await signer.sign({ timestamp: Math.floor(Date.now() / 1000) - 3600, deliveryId: d.deliveryId, body: d.body });
+    const { headers } = await signer.sign({
+      timestamp: Math.floor(Date.now() / 1000) - 3600,
+      deliveryId: d.deliveryId,
+      body: d.body,
+    });
     const res = await post(d, headers);
     assert(res.status === 400 && /TIMESTAMP/.test(res.json.error.code), `400 …TIMESTAMP…, got ${res.status}`);
     return res.json.error.code;
@@ -187,7 +220,10 @@ async function serve(fetchHandler) {
   }
   if (globalThis.Deno) {
     const ready = Promise.withResolvers();
-    const s = Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: ({ port }) => ready.resolve(port) }, fetchHandler);
+    const s = Deno.serve(
+      { port: 0, hostname: '127.0.0.1', onListen: ({ port }) => ready.resolve(port) },
+      fetchHandler,
+    );
     return { port: await ready.promise, stop: () => s.shutdown() };
   }
   const { createServer } = await import('node:http');

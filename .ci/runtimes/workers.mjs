@@ -1,3 +1,4 @@
+/* global Buffer */
 // Drives the Worker bundle (.ci/runtimes/worker.mjs, bundled from the packed
 // tarball) in workerd through miniflare's API, from Node: signed webhook
 // deliveries carrying sealed envelopes are verified and opened inside the
@@ -88,11 +89,17 @@ try {
     return `${name}; node:crypto backend ${node ? 'present' : 'absent'}`;
   });
   const first = await delivery('hello, Worker');
-  await check('signed delivery verified, envelope opened (portable backend), handler ran', async () => {
+  await check('signed delivery verified, envelope opened (default backend), handler ran', async () => {
     const res = await post(first);
-    assert(res.status === 200 && res.json.data.status === 'processed', `200 processed, got ${res.status} ${JSON.stringify(res.json)}`);
+    assert(
+      res.status === 200 && res.json.data.status === 'processed',
+      `200 processed, got ${res.status} ${JSON.stringify(res.json)}`,
+    );
     const got = await received();
-    assert(got.length === 1 && got[0].text === 'hello, Worker' && got[0].deliveryId === first.deliveryId, JSON.stringify(got));
+    assert(
+      got.length === 1 && got[0].text === 'hello, Worker' && got[0].deliveryId === first.deliveryId,
+      JSON.stringify(got),
+    );
   });
   await check('the same delivery again is a duplicate', async () => {
     const res = await post(first);
@@ -106,17 +113,26 @@ try {
     assert((await received()).length === 1, 'handler not run');
     return res.json.error.code;
   });
-  for (const backend of hasNode ? ['portable', 'node'] : ['portable']) await check(`an envelope sealed in the Worker (${backend} backend) opens on Node`, async () => {
-    const res = await mf.dispatchFetch('http://worker/seal', {
-      method: 'POST',
-      body: JSON.stringify({ text: 'sealed in workerd', recipientId: 'user-1', recipientPublic: b64(user.encryption.publicKey), backend }),
+  for (const backend of hasNode ? ['portable', 'node'] : ['portable'])
+    await check(`an envelope sealed in the Worker (${backend} backend) opens on Node`, async () => {
+      const res = await mf.dispatchFetch('http://worker/seal', {
+        method: 'POST',
+        body: JSON.stringify({
+          text: 'sealed in workerd',
+          recipientId: 'user-1',
+          recipientPublic: b64(user.encryption.publicKey),
+          backend,
+        }),
+      });
+      assert(res.status === 200, `200, got ${res.status}: ${res.status === 200 ? '' : await res.text()}`);
+      const sealed = new Uint8Array(await res.arrayBuffer());
+      const opened = open(sealed, { recipientId: 'user-1', keys: user, senderKey: agent.signing.publicKey });
+      assert(
+        opened.payload.text === 'sealed in workerd' && opened.senderId === AGENT_ID,
+        'payload and sender',
+      );
+      return `${sealed.length} bytes`;
     });
-    assert(res.status === 200, `200, got ${res.status}: ${res.status === 200 ? '' : await res.text()}`);
-    const sealed = new Uint8Array(await res.arrayBuffer());
-    const opened = open(sealed, { recipientId: 'user-1', keys: user, senderKey: agent.signing.publicKey });
-    assert(opened.payload.text === 'sealed in workerd' && opened.senderId === AGENT_ID, 'payload and sender');
-    return `${sealed.length} bytes`;
-  });
 } finally {
   await mf.dispose();
 }

@@ -19,6 +19,7 @@
 import type * as NodeCrypto from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { ed25519SignatureProblem } from '../ed25519-rules.js';
+import { passesKnownAnswers } from './node-probe.js';
 import type { AsyncPrimitives, SyncCryptoBackend, SyncPrimitives } from './types.js';
 
 type NodeCryptoModule = typeof NodeCrypto;
@@ -208,7 +209,9 @@ let cached: SyncCryptoBackend | null | undefined;
 
 /**
  * The node:crypto backend, or `undefined` on a runtime without node:crypto
- * (or without `process.getBuiltinModule`, i.e. Node older than 20.16).
+ * (or without `process.getBuiltinModule`, i.e. Node older than 20.16), or
+ * whose node:crypto fails the X25519 / Ed25519 known-answer tests (Cloudflare
+ * Workers with `nodejs_compat`).
  *
  * @example
  * ```ts
@@ -219,7 +222,8 @@ let cached: SyncCryptoBackend | null | undefined;
 export function nodeBackend(): SyncCryptoBackend | undefined {
   if (cached === undefined) {
     const c = loadNodeCrypto();
-    cached = c === undefined ? null : build(c);
+    const built = c === undefined ? undefined : build(c);
+    cached = built !== undefined && passesKnownAnswers(built) ? built : null;
   }
   return cached ?? undefined;
 }

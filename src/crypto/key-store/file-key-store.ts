@@ -18,12 +18,12 @@
  *
  * @module
  */
-import { join } from 'node:path';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { CryptoError } from '../../core/errors/crypto-error.js';
 import { isCryptoError } from '../../core/errors/guards.js';
 import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
 import { nodeFileSystem, type FileKeyStoreFs } from './file-system.js';
+import { nodePath } from './file-system-builtins.js';
 import { decodeKeyRingFile, encodeKeyRing, type DecodedKeyRing } from './key-ring-codec.js';
 import type { KeyRing } from './key-ring.js';
 import type { KeyStore, KeyStoreOptions } from './key-store.js';
@@ -108,7 +108,7 @@ export class FileKeyStore implements KeyStore {
   constructor(options: FileKeyStoreOptions) {
     this.#directory = options.directory;
     this.#fileName = options.fileName ?? 'keys.json';
-    this.file = join(this.#directory, this.#fileName);
+    this.file = nodePath().join(this.#directory, this.#fileName);
     this.previousFile = `${this.file}${PREVIOUS_KEY_FILE_SUFFIX}`;
     this.#clock = options.clock ?? systemClock;
     this.#fs = options.fs ?? nodeFileSystem;
@@ -274,7 +274,7 @@ export class FileKeyStore implements KeyStore {
 
   /** Atomic, durable replace of `file` by `data` (temp file, fsync, rename, fsync directory). */
   async #replace(file: string, data: Uint8Array): Promise<void> {
-    const temp = join(this.#directory, `${this.#fileName}.tmp-${randomSuffix()}`);
+    const temp = nodePath().join(this.#directory, `${this.#fileName}.tmp-${randomSuffix()}`);
     try {
       await this.#fs.writeNewFile(temp, data, KEY_FILE_MODE);
       await this.#fs.rename(temp, file);
@@ -296,7 +296,7 @@ export class FileKeyStore implements KeyStore {
     }
     const prefix = `${this.#fileName}.tmp-`;
     for (const name of names) {
-      if (name.startsWith(prefix)) await this.#fs.unlink(join(this.#directory, name));
+      if (name.startsWith(prefix)) await this.#fs.unlink(nodePath().join(this.#directory, name));
     }
   }
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { open, mkdir, readFile, readdir, rename, unlink, chmod } from 'node:fs/promises';
+import { nodeFs } from './file-system-builtins.js';
 
 /** File-system operations used by {@link FileKeyStore}. Errors are Node errors with a `code`. */
 export interface FileKeyStoreFs {
@@ -27,11 +27,11 @@ export interface FileKeyStoreFs {
   chmod(path: string, mode: number): Promise<void>;
 }
 
-/** The real file system (node:fs/promises). */
+/** The real file system (node:fs/promises, loaded on first use). */
 export const nodeFileSystem: FileKeyStoreFs = {
-  readFile: async (path) => new Uint8Array(await readFile(path)),
+  readFile: async (path) => new Uint8Array(await nodeFs().readFile(path)),
   async writeNewFile(path, data, mode) {
-    const handle = await open(path, 'wx', mode);
+    const handle = await nodeFs().open(path, 'wx', mode);
     try {
       await handle.writeFile(data);
       await handle.sync();
@@ -39,19 +39,19 @@ export const nodeFileSystem: FileKeyStoreFs = {
       await handle.close();
     }
   },
-  rename: (from, to) => rename(from, to),
+  rename: (from, to) => nodeFs().rename(from, to),
   async syncDirectory(path) {
     // Windows cannot open a directory for fsync; NTFS journals the rename itself.
     if (process.platform === 'win32') return;
-    const handle = await open(path, 'r');
+    const handle = await nodeFs().open(path, 'r');
     try {
       await handle.sync();
     } finally {
       await handle.close();
     }
   },
-  unlink: (path) => unlink(path),
-  readdir: (path) => readdir(path),
-  mkdir: async (path, mode) => (await mkdir(path, { recursive: true, mode })) !== undefined,
-  chmod: (path, mode) => chmod(path, mode),
+  unlink: (path) => nodeFs().unlink(path),
+  readdir: (path) => nodeFs().readdir(path),
+  mkdir: async (path, mode) => (await nodeFs().mkdir(path, { recursive: true, mode })) !== undefined,
+  chmod: (path, mode) => nodeFs().chmod(path, mode),
 };

@@ -5,6 +5,7 @@
  * @module
  */
 import { Agent, type Dispatcher } from 'undici';
+import { usableDispatcher } from './fetch-dispatcher.js';
 
 let shared: Dispatcher | undefined;
 
@@ -15,8 +16,11 @@ export const DEFAULT_AGENT_OPTIONS = {
   connections: 16,
 } as const;
 
-/** The process-wide keep-alive agent (idle sockets do not keep the process alive). */
+/**
+ * The process-wide keep-alive agent (idle sockets do not keep the process alive);
+ * on Bun, whose `undici` module has no working `Agent`, a fetch-backed dispatcher.
+ */
 export function defaultDispatcher(): Dispatcher {
-  shared ??= new Agent(DEFAULT_AGENT_OPTIONS);
+  shared ??= usableDispatcher(new Agent(DEFAULT_AGENT_OPTIONS));
   return shared;
 }

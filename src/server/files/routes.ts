@@ -11,6 +11,7 @@
  * @module
  */
 import { FILE_ROUTES } from '../../core/protocol/service-names.js';
+import { groupOf } from '../groups/members.js';
 import type { ServerContext } from '../context.js';
 import { fail, invalidRequest } from '../http/failure.js';
 import { ok } from '../http/respond.js';
@@ -29,6 +30,8 @@ export async function isConversationMember(
   principal: AnyPrincipal,
   conversationId: string,
 ): Promise<boolean> {
+  const group = await groupOf(ctx, conversationId);
+  if (group !== undefined) return group.members.some((m) => m.id === principalId(principal));
   const c = await ctx.store.conversations.get(conversationId);
   if (c === undefined || c.state !== 'established') return false;
   return principal.kind === 'user' ? c.userId === principal.userId : c.agentId === principal.agentId;

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { validationError } from './parse.js';
 
 /** An HTTP method of a service route. */
 export type ServiceMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -494,8 +495,8 @@ export const SERVICE_FRAMES = {
  * The concrete path of `route` with each `:name` replaced by the
  * percent-encoded `params[name]`.
  *
- * @throws {@link TypeError} when a parameter is missing or empty (a
- * programming error, not input).
+ * @throws {@link ValidationError} when a parameter is missing, empty, or a
+ * dot segment (`.`, `..`: the URL would resolve to another path).
  * @example
  * ```ts
  * routePath(SERVICE_ROUTES.getConversation, { id: conversationId }); // '/conversations/c%2F1'
@@ -504,8 +505,11 @@ export const SERVICE_FRAMES = {
 export function routePath(route: ServiceRoute, params: Readonly<Record<string, string>> = {}): string {
   return route.path.replace(/:([a-z_]+)/g, (_, name: string) => {
     const value = params[name];
-    if (value === undefined || value === '')
-      throw new TypeError(`Missing path parameter ${name} of ${route.path}`);
+    if (value === undefined || value === '' || value === '.' || value === '..') {
+      throw validationError(`path parameter ${name}`, [
+        { path: [name], message: `Missing path parameter ${name} of ${route.path} (or a dot segment)` },
+      ]);
+    }
     return encodeURIComponent(value);
   });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildServiceNames } from '../../../scripts/service-names-doc.js';
+import { isValidationError } from '../../../src/core/errors/index.js';
 import { SERVICE_ROUTES, routePath } from '../../../src/core/protocol/service-names.js';
 
 describe('docs/protocol-names.md', () => {
@@ -25,5 +26,17 @@ describe('routePath', () => {
       expect(seen.has(key), key).toBe(false);
       seen.add(key);
     }
+  });
+});
+
+describe('routePath refuses what would steer the request elsewhere', () => {
+  it.each(['', '.', '..'])('a ValidationError for %j', (id) => {
+    let caught: unknown;
+    try {
+      routePath(SERVICE_ROUTES.getConversation, { id });
+    } catch (err) {
+      caught = err;
+    }
+    expect(isValidationError(caught)).toBe(true);
   });
 });

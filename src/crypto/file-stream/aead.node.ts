@@ -4,9 +4,44 @@
  *
  * @module
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, type Hash } from 'node:crypto';
+import type * as NodeCrypto from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { FileIntegrityError } from '../../core/errors/file-integrity-error.js';
 import { CHUNK_TAG_BYTES } from './format.js';
+
+let cached: typeof NodeCrypto | undefined;
+
+/**
+ * node:crypto, reached through `process.getBuiltinModule` on first use (no
+ * static import, so `./crypto` still bundles for Workers).
+ *
+ * @throws {@link ConfigurationError} on a runtime without node:crypto.
+ */
+function nodeCrypto(): typeof NodeCrypto {
+  if (cached !== undefined) return cached;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  let mod: typeof NodeCrypto | undefined;
+  try {
+    mod = proc?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
+  } catch {
+    mod = undefined;
+  }
+  if (mod === undefined) {
+    throw new ConfigurationError({
+      option: 'files',
+      message: 'Encrypted files need node:crypto (Node 20.16+, Bun, Deno); this runtime has none.',
+    });
+  }
+  return (cached = mod);
+}
+
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
 
 /** Seals one chunk: ciphertext followed by the 16-byte tag, as two pieces (no copy of the body). */
 export function sealChunkParts(
@@ -15,11 +50,11 @@ export function sealChunkParts(
   aad: Uint8Array,
   plaintext: Uint8Array,
 ): [Uint8Array, Uint8Array] {
-  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  const cipher = nodeCrypto().createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(aad);
   const body = cipher.update(plaintext);
   const tail = cipher.final(); // empty for GCM
-  return [tail.length === 0 ? body : Buffer.concat([body, tail]), cipher.getAuthTag()];
+  return [tail.length === 0 ? body : joined(body, tail), cipher.getAuthTag()];
 }
 
 /** Seals one chunk: ciphertext followed by the 16-byte tag, in one array. */
@@ -49,12 +84,12 @@ export function openChunk(
 ): Uint8Array {
   const split = sealed.length - CHUNK_TAG_BYTES;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, nonce);
+    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, nonce);
     decipher.setAAD(aad);
     decipher.setAuthTag(sealed.subarray(split));
     const body = decipher.update(sealed.subarray(0, split));
     const tail = decipher.final();
-    return tail.length === 0 ? body : Buffer.concat([body, tail]);
+    return tail.length === 0 ? body : joined(body, tail);
   } catch (cause) {
     throw new FileIntegrityError(
       'chunk',
@@ -66,10 +101,10 @@ export function openChunk(
 
 /** A fresh SHA-256. */
 export function createSha256(): Hash {
-  return createHash('sha256');
+  return nodeCrypto().createHash('sha256');
 }
 
 /** `n` random bytes from the platform CSPRNG. */
 export function randomBytesOf(n: number): Uint8Array {
-  return new Uint8Array(randomBytes(n));
+  return new Uint8Array(nodeCrypto().randomBytes(n));
 }

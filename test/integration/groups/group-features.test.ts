@@ -5,7 +5,7 @@
  * a confirmation answered by the first human), reactions relayed to every
  * other member, forwarding into and out of groups, and streams received by
  * every connected human (`client_offline` when none is, `peer_revoked` when
- * the agent is removed mid-stream).
+ * the agent is removed mid-stream), and data grants refused in a group.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, AnyAgentEvent, IncomingMessage as AgentMessage } from '../../../src/agent/index.js';
@@ -357,5 +357,25 @@ describe('streams in a group', () => {
     await waitFor(() => ada.streamErrors.length === 1, 'the stream error at Ada');
     const outside = await scribe.agent.stream(id).catch((e: unknown) => e);
     expect(isServiceError(outside, 'CONVERSATION_FORBIDDEN')).toBe(true);
+  });
+});
+
+describe('data grants and groups', () => {
+  it('a grant is asked in a one-to-one conversation: a group is VALIDATION_ERROR group_conversation', async () => {
+    const ada = await human();
+    const scribe = await bot(ada, 'Scribe');
+    const outsider = await bot(ada, 'Outsider');
+    const id = await groupOf(ada, [scribe], []);
+    const ask = (b: Bot) =>
+      b.agent.grants
+        .request({ conversationId: id, scope: 'profile.read', windowSeconds: 60, reason: 'your name' })
+        .catch((e: unknown) => e);
+    const inGroup = await ask(scribe);
+    expect(isServiceError(inGroup, 'VALIDATION_ERROR')).toBe(true);
+    expect((inGroup as { params: Record<string, unknown> }).params).toMatchObject({
+      field: 'conversation_id',
+      reason: 'group_conversation',
+    });
+    expect(isServiceError(await ask(outsider), 'CONVERSATION_FORBIDDEN')).toBe(true);
   });
 });

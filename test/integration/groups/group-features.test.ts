@@ -360,6 +360,28 @@ describe('streams in a group', () => {
   });
 });
 
+describe('streams in a group: a human leaves mid-stream', () => {
+  it('the leaver gets no further frame; the others keep the stream to its verified end', async () => {
+    const ada = await human();
+    const bob = await human();
+    const scribe = await bot(ada, 'Scribe');
+    const id = await groupOf(ada, [scribe], [bob]);
+    const bobDeltas: number[] = [];
+    bob.client.on('streamDelta', (d) => void bobDeltas.push(d.seq));
+    const w = await scribe.agent.stream(id, { coalesceMs: 0 });
+    await w.write('before ');
+    await waitFor(() => bobDeltas.length === 1, 'the first delta at Bob');
+    await bob.client.groups.leave(id);
+    await w.write('after');
+    await w.end();
+    await waitFor(() => ada.ends.length === 1, 'the end at Ada');
+    expect(ada.ends[0]!.text).toBe('before after');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(bobDeltas).toEqual([1]);
+    expect(bob.ends).toEqual([]);
+  });
+});
+
 describe('data grants and groups', () => {
   it('a grant is asked in a one-to-one conversation: a group is VALIDATION_ERROR group_conversation', async () => {
     const ada = await human();

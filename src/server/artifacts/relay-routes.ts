@@ -5,15 +5,16 @@
  *
  * | Route | Auth | Body | `data` |
  * |---|---|---|---|
- * | react | member | `{ message_id, wire_envelope }` (sealed `reaction.update`) | 202 `{ delivered }`: relayed to the other side's open WebSocket (never stored, never by webhook) |
+ * | react | member | `{ message_id, wire_envelope }` (sealed `reaction.update`) | 202 `{ delivered }`: relayed to every other member's open WebSocket (never stored, never by webhook); true when at least one got it |
  * | forward | member | `{ source: { conversation_id, message_id }, targets: [{ conversation_id, wire_envelope }] }` | 201 `{ forwarded: [{ conversation_id, message_id, seq }] }` |
  *
  * Forward rules, in order: more than 10 targets → 400 FORWARD_TARGET_LIMIT
  * (`params.max`, `params.count`); the source must be a message of a
  * conversation of the caller (MESSAGE_NOT_FOUND); a message of an artifact
  * whose current revision is not forwardable → 403 ARTIFACT_NOT_FORWARDABLE;
- * every target must be an established conversation of the caller and its
- * envelope must fit it, all checked before any copy is stored.
+ * every target must be an established conversation of the caller or a group
+ * the caller is a member of, and its envelope must fit it, all checked before
+ * any copy is stored. A copy goes to every other member of its target.
  *
  * @module
  */
@@ -25,7 +26,6 @@ import {
 } from '../../core/protocol/artifacts.js';
 import { ARTIFACT_ROUTES } from '../../core/protocol/service-names.js';
 import { WEBHOOK_BODY_VERSION } from '../../core/protocol/webhook-delivery.js';
-import { memberConversation } from '../conversations/routes.js';
 import type { ServerContext } from '../context.js';
 import { uuidV7 } from '../delivery/ids.js';
 import { fail } from '../http/failure.js';
@@ -33,16 +33,16 @@ import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import type { AnyPrincipal } from '../http/types.js';
 import { parseBody } from '../http/validation.js';
-import { checkEnvelope } from '../messages/envelope-check.js';
 import {
-  acceptMessage,
-  deliverToAgent,
-  membersOf,
-  messageFrame,
-  pushToUser,
-  requireEstablished,
-} from '../messages/relay.js';
-import type { ConversationRecord, MessageRecord } from '../store/agent-types.js';
+  callersConversation,
+  envelopeMembersOf,
+  membersOfConversation,
+  publishMessage,
+  requireOpen,
+  type CallerConversation,
+} from '../groups/caller-conversation.js';
+import { checkEnvelope } from '../messages/envelope-check.js';
+import type { MessageRecord } from '../store/agent-types.js';
 import { artifactsOf } from './registry.js';
 
 const idOf = (p: AnyPrincipal): string => (p.kind === 'user' ? p.userId : p.agentId);
@@ -80,14 +80,14 @@ const react = defineRoute({
   body: ReactionRequestSchema,
   maxBodyBytes: 65_536,
   async handler({ ctx, principal, params, body }) {
-    const c = await memberConversation(ctx, principal, params['id']!);
-    requireEstablished(c);
+    const c = await callersConversation(ctx, principal, params['id']!);
+    requireOpen(c);
     await findMessage(ctx, c.conversationId, body.message_id);
     const senderId = idOf(principal);
     const header = checkEnvelope(body.wire_envelope, {
       senderId,
       conversationId: c.conversationId,
-      members: await membersOf(ctx, c),
+      members: await envelopeMembersOf(ctx, c),
     });
     const frame = {
       type: 'reaction.update',
@@ -96,21 +96,13 @@ const react = defineRoute({
       metadata: { conversation_id: c.conversationId, sender_id: senderId, created_at: header.createdAt },
       delivery_id: uuidV7(ctx.clock.now()),
     };
-    const delivered =
-      principal.kind === 'user' ? ctx.agentSockets.send(c.agentId, frame) : frameToUser(ctx, c.userId, frame);
+    const { userIds, agentIds } = membersOfConversation(c);
+    let delivered = false;
+    for (const id of agentIds) if (id !== senderId) delivered = ctx.agentSockets.send(id, frame) || delivered;
+    for (const id of userIds) if (id !== senderId) delivered = frameToUser(ctx, id, frame) || delivered;
     return ok({ delivered }, 202);
   },
 });
-
-function deliverCopy(
-  ctx: ServerContext,
-  principal: AnyPrincipal,
-  c: ConversationRecord,
-  m: MessageRecord,
-): void {
-  if (principal.kind === 'user') deliverToAgent(ctx, c, m);
-  else pushToUser(ctx, c.userId, messageFrame('message.new', m));
-}
 
 const forward = defineRoute({
   method: ARTIFACT_ROUTES.forward.method,
@@ -127,7 +119,7 @@ const forward = defineRoute({
       });
     }
     const input = parseBody(ForwardRequestSchema, body);
-    const source = await memberConversation(ctx, principal, input.source.conversation_id);
+    const source = await callersConversation(ctx, principal, input.source.conversation_id);
     await findMessage(ctx, source.conversationId, input.source.message_id);
     const artifact = artifactsOf(ctx).byMessage(input.source.message_id);
     if (artifact !== undefined && !artifact.forwardable) {
@@ -136,21 +128,20 @@ const forward = defineRoute({
       });
     }
     const senderId = idOf(principal);
-    const checked: ConversationRecord[] = [];
+    const checked: CallerConversation[] = [];
     for (const t of input.targets) {
-      const c = await memberConversation(ctx, principal, t.conversation_id);
-      requireEstablished(c);
+      const c = await callersConversation(ctx, principal, t.conversation_id);
+      requireOpen(c);
       checkEnvelope(t.wire_envelope, {
         senderId,
         conversationId: c.conversationId,
-        members: await membersOf(ctx, c),
+        members: await envelopeMembersOf(ctx, c),
       });
       checked.push(c);
     }
     const forwarded = [];
     for (const [i, c] of checked.entries()) {
-      const { message, created } = await acceptMessage(ctx, c, senderId, input.targets[i]!.wire_envelope);
-      if (created) deliverCopy(ctx, principal, c, message);
+      const { message } = await publishMessage(ctx, c, senderId, input.targets[i]!.wire_envelope);
       forwarded.push({ conversation_id: c.conversationId, message_id: message.messageId, seq: message.seq });
     }
     return ok({ forwarded }, 201);

@@ -7,7 +7,12 @@
  * | createArtifact | agent | `{ conversation_id, artifact_id, forwardable, sensitivity, ttl_ms?, tool_timeout_ms?, wire_envelope }` | 201 artifact view (revision 1); 200 when the same envelope is sent again |
  * | getArtifact | agent | | artifact view |
  * | updateArtifact | agent | `{ based_on_revision, forwardable, sensitivity, ttl_ms?, tool_timeout_ms?, wire_envelope }` | artifact view (revision + 1); 409 ARTIFACT_REVISION_CONFLICT (`params.current_revision`) |
- * | answerArtifact | the user | `{ revision, wire_envelope }` (sealed `artifact_response`) | view plus `accepted` (false when the artifact was already closed) |
+ * | answerArtifact | a human member | `{ revision, wire_envelope }` (sealed `artifact_response`) | view plus `accepted` (false when the artifact was already closed) |
+ *
+ * Every route takes a one-to-one conversation or a group (see
+ * `groups/caller-conversation.ts`): in a group the agent must be a member, a
+ * revision goes to every other member, and any human member may answer; the
+ * first answer closes the artifact, later ones get `accepted: false`.
  *
  * @module
  */
@@ -20,25 +25,22 @@ import {
 } from '../../core/protocol/artifacts.js';
 import { requireUnrestricted } from '../agents/governance.js';
 import { existingAgent } from '../agents/service.js';
-import { memberConversation } from '../conversations/routes.js';
 import type { ServerContext } from '../context.js';
 import { fail, invalidField } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validation.js';
 import type { AgentPrincipal } from '../http/types.js';
-import { checkEnvelope } from '../messages/envelope-check.js';
-import { acceptMessage, membersOf, messageFrame, pushToUser, requireEstablished } from '../messages/relay.js';
-import type { ConversationRecord } from '../store/agent-types.js';
-import { artifactsOf, artifactView, type ArtifactRecord } from './registry.js';
 import {
-  armWindows,
-  denyByService,
-  humanMembersOf,
-  immediateDenial,
-  markAnswered,
-  toolOverdue,
-} from './service.js';
+  callersConversation,
+  envelopeMembersOf,
+  publishMessage,
+  requireOpen,
+} from '../groups/caller-conversation.js';
+import { humanMembers } from '../groups/members.js';
+import { checkEnvelope } from '../messages/envelope-check.js';
+import { artifactsOf, artifactView, type ArtifactRecord } from './registry.js';
+import { armWindows, denyByService, immediateDenial, markAnswered, toolOverdue } from './service.js';
 import { z } from 'zod';
 
 const bodyLimit = (ctx: { maxMessageBodyBytes: number }): number => ctx.maxMessageBodyBytes;
@@ -54,13 +56,6 @@ function ownArtifact(ctx: ServerContext, agentId: string, artifactId: string): A
   return r;
 }
 
-/** Stores and pushes one revision's sealed message; checks the envelope first. */
-async function publishRevision(ctx: ServerContext, c: ConversationRecord, agentId: string, wire: string) {
-  const { message, created } = await acceptMessage(ctx, c, agentId, wire);
-  if (created) pushToUser(ctx, c.userId, messageFrame('message.new', message));
-  return message;
-}
-
 const create = defineRoute({
   method: ARTIFACT_ROUTES.createArtifact.method,
   path: ARTIFACT_ROUTES.createArtifact.path,
@@ -70,13 +65,13 @@ const create = defineRoute({
   guard: ({ ctx, principal }) => agentGuard(ctx, principal),
   async handler({ ctx, principal, body }) {
     const input = parseBody(CreateArtifactRequestSchema, body);
-    const c = await memberConversation(ctx, principal, input.conversation_id);
-    requireEstablished(c);
+    const c = await callersConversation(ctx, principal, input.conversation_id);
+    requireOpen(c);
     const registry = artifactsOf(ctx);
     const header = checkEnvelope(input.wire_envelope, {
       senderId: principal.agentId,
       conversationId: c.conversationId,
-      members: await membersOf(ctx, c),
+      members: await envelopeMembersOf(ctx, c),
     });
     const existing = registry.get(input.artifact_id);
     if (existing !== undefined) {
@@ -101,12 +96,12 @@ const create = defineRoute({
       timers: new Map(),
     };
     registry.add(record);
-    const denial = immediateDenial(input.tool_timeout_ms, humanMembersOf(c).length);
+    const denial = immediateDenial(input.tool_timeout_ms, (await humanMembers(ctx, c.conversationId)).length);
     if (denial !== undefined) {
       await denyByService(ctx, record, denial);
       return ok(artifactView(record), 201);
     }
-    await publishRevision(ctx, c, principal.agentId, input.wire_envelope);
+    await publishMessage(ctx, c, principal.agentId, input.wire_envelope);
     armWindows(ctx, record);
     return ok(artifactView(record), 201);
   },
@@ -130,12 +125,12 @@ const update = defineRoute({
   async handler({ ctx, principal, params, body }) {
     const input = parseBody(UpdateArtifactRequestSchema, body);
     const r = ownArtifact(ctx, principal.agentId, params['artifact_id']!);
-    const c = await memberConversation(ctx, principal, r.conversationId);
-    requireEstablished(c);
+    const c = await callersConversation(ctx, principal, r.conversationId);
+    requireOpen(c);
     const header = checkEnvelope(input.wire_envelope, {
       senderId: principal.agentId,
       conversationId: c.conversationId,
-      members: await membersOf(ctx, c),
+      members: await envelopeMembersOf(ctx, c),
     });
     // Checked and bumped with no await in between: one of two concurrent updates wins.
     if (input.based_on_revision !== r.revision) {
@@ -166,7 +161,7 @@ const update = defineRoute({
     if (input.ttl_ms !== undefined) r.expiresAtMs = r.revisedAtMs + input.ttl_ms;
     r.messageId = header.messageId;
     artifactsOf(ctx).linkMessage(r, header.messageId);
-    await publishRevision(ctx, c, principal.agentId, input.wire_envelope);
+    await publishMessage(ctx, c, principal.agentId, input.wire_envelope);
     armWindows(ctx, r);
     return ok(artifactView(r));
   },
@@ -179,14 +174,14 @@ const answer = defineRoute({
   body: AnswerArtifactRequestSchema,
   maxBodyBytes: bodyLimit,
   async handler({ ctx, principal, params, body }) {
-    const c = await memberConversation(ctx, principal, params['id']!);
+    const c = await callersConversation(ctx, principal, params['id']!);
     const r = artifactsOf(ctx).get(params['artifact_id']!);
     if (r === undefined || r.conversationId !== c.conversationId)
       throw fail('NOT_FOUND', 'No such artifact.');
     const header = checkEnvelope(body.wire_envelope, {
       senderId: principal.userId,
       conversationId: c.conversationId,
-      members: await membersOf(ctx, c),
+      members: await envelopeMembersOf(ctx, c),
     });
     if (r.state === 'open' && toolOverdue(r, ctx.clock.now())) await denyByService(ctx, r, 'tool_timeout');
     if (r.state !== 'open') return ok({ ...artifactView(r), accepted: false });

@@ -5,8 +5,8 @@
  * |---|---|
  * | `high` sensitivity, unanswered 30 s after the current revision | `artifact_response` denied `user_timeout` |
  * | `tool_request`, unanswered `tool.timeout_ms` after the current revision (or answered later) | denied `tool_timeout` |
- * | `tool_request` in a conversation with more than one human member | denied `tool_not_supported_in_group` at once |
- * | relation revoked while the artifact is open | denied `permission_revoked` |
+ * | `tool_request` in a conversation with more than one human member (`humanMembers` of `groups/members.ts`) | denied `tool_not_supported_in_group` at once |
+ * | relation revoked while the artifact is open (in a group: its agent leaves or is removed) | denied `permission_revoked` |
  * | time to live over, unanswered | `artifact.expired` (WebSocket only) |
  *
  * Denials are sealed by the system sender (the service speaks, not the
@@ -18,18 +18,7 @@
 import { ARTIFACT_LIMITS, type ServiceDeniedReason } from '../../core/protocol/artifacts.js';
 import { sendSystemEvent } from '../agents/system-events.js';
 import type { ServerContext } from '../context.js';
-import type { ConversationRecord } from '../store/agent-types.js';
 import { artifactsOf, type ArtifactRecord } from './registry.js';
-
-/**
- * The human members of a conversation. The one place the artifact rules
- * read membership from: a 1:1 conversation has its user; group
- * conversations plug in here.
- */
-export function humanMembersOf(c: ConversationRecord): readonly string[] {
-  // Groups (issue #14) replace this with the group's member list.
-  return [c.userId];
-}
 
 /** The denial an artifact gets at once, before delivery, or undefined. */
 export function immediateDenial(
@@ -123,4 +112,14 @@ export function markAnswered(ctx: ServerContext, r: ArtifactRecord): void {
 /** The relation of a conversation was revoked: every open artifact in it is denied `permission_revoked`. */
 export async function denyOpenArtifactsOnRevoke(ctx: ServerContext, conversationId: string): Promise<void> {
   for (const r of artifactsOf(ctx).openIn(conversationId)) await denyByService(ctx, r, 'permission_revoked');
+}
+
+/** An agent left a group (or was removed): its open artifacts there are denied `permission_revoked`. */
+export async function denyOpenArtifactsOfMember(
+  ctx: ServerContext,
+  conversationId: string,
+  agentId: string,
+): Promise<void> {
+  for (const r of artifactsOf(ctx).openIn(conversationId))
+    if (r.agentId === agentId) await denyByService(ctx, r, 'permission_revoked');
 }

@@ -31,6 +31,7 @@ import { MANIFEST_FRAMES, MANIFEST_ROUTES } from '../../core/protocol/service-na
 import { sendSystemEvent } from '../agents/system-events.js';
 import { conversationView } from '../conversations/service.js';
 import { memberConversation } from '../conversations/routes.js';
+import { callersGroup } from '../groups/relay.js';
 import type { ServerContext } from '../context.js';
 import { fail, invalidField } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
@@ -95,6 +96,14 @@ const request = defineRoute({
   auth: 'agent',
   body: GrantRequestBodySchema,
   async handler({ ctx, principal, body }) {
+    if ((await callersGroup(ctx, principal, body.conversation_id)) !== undefined) {
+      throw invalidField(
+        'conversation_id',
+        'group_conversation',
+        {},
+        'A data grant is asked of one user: use the one-to-one conversation with that user, not a group.',
+      );
+    }
     const c = await memberConversation(ctx, principal, body.conversation_id);
     requireEstablished(c);
     const g: GrantRecord = {

@@ -29,6 +29,7 @@ import type { AnyPrincipal } from '../http/types.js';
 import { rateLimitFailure, type RateLimitRule } from '../limits/rate-limiter.js';
 import type { GroupMember, GroupRecord, InviteRecord } from '../store/group-types.js';
 import { sendGroupEvent, type GroupEventRecipient } from './events.js';
+import { memberGone } from './member-gone.js';
 
 /** The rotation limit: 6 per hour per conversation. */
 export const GROUP_KEY_ROTATION_RULE: RateLimitRule = Object.freeze({
@@ -255,6 +256,7 @@ export async function removeMember(
     return { ...bumped(current, members, now), ownerId };
   });
   if (r === undefined) throw notFound();
+  if (r === null || !('refused' in r)) await memberGone(ctx, g.conversationId, memberId);
   const leaver = [{ id: gone.id, kind: gone.kind }];
   if (r === null) {
     await announce(ctx, { ...g, members: [] }, change, memberId, leaver);

@@ -1,14 +1,15 @@
 /**
  * The reference server's stream relay: it keeps the open streams, relays
- * their frames (ciphertext only) to the user's devices that were connected
- * when the stream started, and ends a stream with a stream error value:
+ * their frames (ciphertext only) to the devices that were connected when the
+ * stream started (the user's in a one-to-one conversation, every human
+ * member's in a group), and ends a stream with a stream error value:
  *
  * | Value | When |
  * |---|---|
  * | `stream_timeout` | 5 minutes after the start without the end (server clock) |
  * | `orphan_detected` | 30 s without a delta (server clock) |
- * | `client_offline` | no device of the user is connected at the start, or none is left at a later frame |
- * | `peer_revoked` | the relation is revoked (or suspended) during the stream, or is not established at the start |
+ * | `client_offline` | no device of the user (in a group: of any human member) is connected at the start, or none is left at a later frame |
+ * | `peer_revoked` | the relation is revoked (or suspended) during the stream, or is not established at the start; in a group, the agent leaves or is removed |
  * | `rate_limited` | the agent already has 8 open streams |
  *
  * The error goes to the agent (`stream.error` on its WebSocket; the answer
@@ -49,7 +50,7 @@ interface LiveStream {
   readonly agentId: string;
   readonly conversationId: string;
   readonly origin: StreamOrigin;
-  readonly targets: readonly HubConnection[];
+  targets: readonly HubConnection[];
   readonly startedAtMs: number;
   lastDeltaAtMs: number;
   totalTimer: TimerHandle | undefined;
@@ -115,11 +116,10 @@ export class StreamRelay {
     const pending = { agentId, queued: [] as (() => void)[] };
     this.#starting.set(streamId, pending);
     try {
-      const c = await this.#ctx.store.conversations.get(conversationId);
-      if (c === undefined) return refused({ kind: 'conversation', code: 'CONVERSATION_NOT_FOUND' });
-      if (c.agentId !== agentId) return refused({ kind: 'conversation', code: 'CONVERSATION_FORBIDDEN' });
-      if (c.state !== 'established') return this.#refuseStart(agentId, streamId, 'peer_revoked');
-      const targets = this.#userConnections(c.userId);
+      const audience = await this.#audience(agentId, conversationId);
+      if (audience.kind === 'refused') return refused(audience.refusal);
+      if (audience.kind === 'revoked') return this.#refuseStart(agentId, streamId, 'peer_revoked');
+      const targets = audience.userIds.flatMap((u) => this.#userConnections(u));
       if (targets.length === 0) return this.#refuseStart(agentId, streamId, 'client_offline');
       const now = this.#ctx.clock.now();
       const stream: LiveStream = {
@@ -211,6 +211,21 @@ export class StreamRelay {
       if (s.conversationId === conversationId) this.#terminate(s, 'peer_revoked');
   }
 
+  /**
+   * `memberId` left a group (or was removed): its own streams there end with
+   * `peer_revoked`; a human's devices get no further frame of the others.
+   */
+  memberLeft(conversationId: string, memberId: string): void {
+    for (const s of [...this.#live.values()]) {
+      if (s.conversationId !== conversationId) continue;
+      if (s.agentId === memberId) this.#terminate(s, 'peer_revoked');
+      else
+        s.targets = s.targets.filter(
+          (c) => !(c.principal?.kind === 'user' && c.principal.userId === memberId),
+        );
+    }
+  }
+
   /** Ends every stream (server shutdown). */
   closeAll(): void {
     for (const s of [...this.#live.values()]) this.#close(s);
@@ -234,6 +249,34 @@ export class StreamRelay {
     if (sent) return OK;
     this.#terminate(s, 'client_offline');
     return refused({ kind: 'stream_error', reason: 'client_offline', reported: s.origin === 'websocket' });
+  }
+
+  /**
+   * The human members a stream of `agentId` in `conversationId` goes to: the
+   * user of a one-to-one conversation, every user member of a group the agent
+   * is in.
+   */
+  async #audience(
+    agentId: string,
+    conversationId: string,
+  ): Promise<
+    | { kind: 'members'; userIds: readonly string[] }
+    | { kind: 'revoked' }
+    | { kind: 'refused'; refusal: StreamRefusal }
+  > {
+    const group = await this.#ctx.store.groups.get(conversationId);
+    if (group !== undefined) {
+      if (!group.members.some((m) => m.id === agentId))
+        return { kind: 'refused', refusal: { kind: 'conversation', code: 'CONVERSATION_FORBIDDEN' } };
+      return { kind: 'members', userIds: group.members.filter((m) => m.kind === 'user').map((m) => m.id) };
+    }
+    const c = await this.#ctx.store.conversations.get(conversationId);
+    if (c === undefined)
+      return { kind: 'refused', refusal: { kind: 'conversation', code: 'CONVERSATION_NOT_FOUND' } };
+    if (c.agentId !== agentId)
+      return { kind: 'refused', refusal: { kind: 'conversation', code: 'CONVERSATION_FORBIDDEN' } };
+    if (c.state !== 'established') return { kind: 'revoked' };
+    return { kind: 'members', userIds: [c.userId] };
   }
 
   #userConnections(userId: string): HubConnection[] {

@@ -238,6 +238,28 @@ async function artifactRoundTrip(user: UserClient, bots: Bots): Promise<void> {
   );
 }
 
+/** A streamed reply: echo-ws streams its answer token by token; the user's client assembles and verifies it. */
+async function streamedReply(user: UserClient, bots: Bots): Promise<void> {
+  const wsId = [...bots.names].find(([, name]) => name === 'echo-ws')![0];
+  const conversation = (await user.conversations()).find((c) => c.agentId === wsId)!;
+  let deltas = 0;
+  const onDelta = (): void => void deltas++;
+  user.on('streamDelta', onDelta);
+  const ended = new Promise<string>((resolve) => user.once('streamEnd', (e) => resolve(e.text)));
+  async function* tokens(): AsyncGenerator<string> {
+    for (const word of 'streamed, sealed once, then one small AEAD frame per delta'.split(' ')) {
+      yield `${word} `;
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+  }
+  const summary = await bots.ws.streamFrom(conversation.conversationId, tokens());
+  const text = await ended;
+  user.off('streamDelta', onDelta);
+  say(
+    `   ← echo-ws streams: "${text.trim()}" (${summary.deltas} deltas, transcript signature verified by the user)`,
+  );
+}
+
 /** Deliveries and redeliveries as the server logged them (`GET /agents/:id/delivery-logs`). */
 async function serverFigures(server: ReferenceServer, bots: Bots) {
   await server.control.deliveryIdle(); // the last webhook answer is logged once it is back
@@ -270,6 +292,7 @@ async function main(): Promise<void> {
   const bots = await startBots(server, user);
   await converse(user, bots);
   await artifactRoundTrip(user, bots);
+  await streamedReply(user, bots);
 
   const figures = await serverFigures(server, bots);
   const duplicates = bots.hook.stats().duplicates;

@@ -139,6 +139,7 @@ export class Agent {
       ring: () => this.#ring ?? this.#ensureKeys(),
       currentRing: () => this.#currentRing(),
       send: (conversationId, payload, options) => this.send(conversationId, payload, options),
+      stream: (conversationId, options) => this.stream(conversationId, options),
     });
     this.api = this.#parts.api;
     this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { replyStreamInto, type TextChunkSource } from './streams/reply-stream.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import { ValidationError } from '../core/errors/validation-error.js';
@@ -14,12 +15,7 @@ import type { FileSource } from '../files/sources.js';
 import type { FileUploadOptions } from '../files/upload.js';
 import type { AnyAgentEvent, IncomingMessage, SendResult } from './events.js';
 import type { SendOptions } from './sender.js';
-import {
-  pipeToWriter,
-  type StreamSummary,
-  type StreamWriter,
-  type StreamWriterOptions,
-} from './streams/writer.js';
+import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 
 /** A `/command args` found in a message text. */
 export interface CommandMatch {
@@ -98,12 +94,6 @@ export interface ContextDeps {
   stream?(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter>;
 }
 
-function isSource(value: unknown): value is AsyncIterable<string> | Iterable<string> {
-  return (
-    typeof value === 'object' && value !== null && (Symbol.asyncIterator in value || Symbol.iterator in value)
-  );
-}
-
 /** The context of one event. */
 export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: ContextDeps): Context<Ev> {
   const message = event.type === 'message.new' ? (event as IncomingMessage) : undefined;
@@ -128,22 +118,18 @@ export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: Context
       return deps.send(event.conversationId, payload, options);
     },
     replyStream(
-      sourceOrOptions?: AsyncIterable<string> | Iterable<string> | StreamWriterOptions,
+      sourceOrOptions?: TextChunkSource | StreamWriterOptions,
       options?: StreamWriterOptions,
     ): Promise<never> {
-      const open = deps.stream;
-      if (event.conversationId === 'system' || open === undefined) {
-        return Promise.reject(
-          new ConfigurationError({
-            option: 'replyStream',
-            message: `A ${event.type} event belongs to no conversation: use agent.stream(conversationId).`,
-          }),
-        );
-      }
-      const source = isSource(sourceOrOptions) ? sourceOrOptions : undefined;
-      const o = source === undefined ? (sourceOrOptions as StreamWriterOptions | undefined) : options;
-      const writer = open(event.conversationId, o);
-      return (source === undefined ? writer : writer.then((w) => pipeToWriter(w, source))) as Promise<never>;
+      if (message !== undefined)
+        return message.replyStream(sourceOrOptions as never, options) as Promise<never>;
+      return replyStreamInto(
+        deps.stream,
+        event.conversationId,
+        event.type,
+        sourceOrOptions,
+        options,
+      ) as Promise<never>;
     },
     downloadFile(options) {
       if (message === undefined || deps.files === undefined) {

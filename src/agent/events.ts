@@ -27,6 +27,8 @@ import type { KeyChangedEvent } from './key-pins.js';
 import type { MembersChangedEvent } from './member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
 import type { AgentWarning } from './capabilities/manifest.js';
+import type { TextChunkSource } from './streams/reply-stream.js';
+import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 
 /** Events that expired in the pending queue, from the newest delivery-log entries. */
 export interface ExpiredEvents {
@@ -97,6 +99,22 @@ export interface IncomingMessage extends AgentEventBase<'message.new'> {
    * the signal's reason when `options.signal` aborts first.
    */
   reply(payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+  /**
+   * Streams a reply into the same conversation (docs/streaming.md): with no
+   * source, resolves with a writer (`write`, `end`, `abort`); with an (async)
+   * iterable of text chunks (an LLM SDK's token stream), writes them all and
+   * ends the stream. Never retried.
+   *
+   * @throws {@link StreamError} `client_offline`, `peer_revoked`, `rate_limited`
+   * when the service refuses the start; {@link ConfigurationError} when this
+   * agent cannot stream (an event built outside an Agent).
+   * @example
+   * ```ts
+   * agent.on('message.new', (msg) => msg.replyStream(llm.stream(msg.text ?? '')));
+   * ```
+   */
+  replyStream(options?: StreamWriterOptions): Promise<StreamWriter>;
+  replyStream(source: TextChunkSource, options?: StreamWriterOptions): Promise<StreamSummary>;
 }
 
 /** The relation event types. */

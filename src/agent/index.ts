@@ -132,4 +132,5 @@ export {
   type StreamWriterDeps,
   type StreamWriterOptions,
 } from './streams/writer.js';
+export { type TextChunkSource, type StreamOpener } from './streams/reply-stream.js';
 export type { StreamEndFields, StreamTransport } from './streams/transport.js';

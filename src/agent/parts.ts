@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { StreamOpener } from './streams/reply-stream.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
 import type { ExpiredEvents } from './events.js';
@@ -37,6 +38,8 @@ export interface AgentHooks {
   currentRing(): KeyRing;
   /** Sends a message (for `reply`). */
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+  /** Opens a streamed reply (for `message.replyStream`). */
+  stream?: StreamOpener;
 }
 
 /** The wired parts of one Agent. */
@@ -94,7 +97,8 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       acceptLegacyV10: src.acceptLegacyV10,
       keys: { ring: () => hooks.ring(), ...senderKeys(directory, o.clock) },
       fetchObject: (key) => api.fetchObject(key),
-      send: (conversationId, payload) => hooks.send(conversationId, payload),
+      send: (conversationId, payload, options) => hooks.send(conversationId, payload, options),
+      stream: hooks.stream,
     },
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,

@@ -15,6 +15,8 @@
  *
  * @module
  */
+import { replyStreamInto, type StreamOpener, type TextChunkSource } from '../streams/reply-stream.js';
+import type { StreamWriterOptions } from '../streams/writer.js';
 import type { SendOptions } from '../sender.js';
 import type { ArtifactDeniedReason } from '../../core/errors/codes.js';
 import { ValidationError } from '../../core/errors/validation-error.js';
@@ -48,6 +50,8 @@ export interface BuildContext {
   readonly nowMs: number;
   /** Sends into a conversation (for `reply`). */
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+  /** Opens a streamed reply (for `replyStream`); absent outside an Agent. */
+  readonly stream?: StreamOpener | undefined;
 }
 
 function invalid(message: string, path: string): ValidationError {
@@ -68,6 +72,14 @@ function messageEvent(base: AgentEventBase<'message.new'>, opened: OpenedEnvelop
     payload,
     text: isTextPayload(payload) ? payload.text : undefined,
     reply: (reply, options) => ctx.send(conversationId, reply, options),
+    replyStream: ((sourceOrOptions?: TextChunkSource | StreamWriterOptions, options?: StreamWriterOptions) =>
+      replyStreamInto(
+        ctx.stream,
+        conversationId,
+        'message.new',
+        sourceOrOptions,
+        options,
+      )) as IncomingMessage['replyStream'],
   };
   return event;
 }

@@ -348,6 +348,7 @@ export class EventPipeline {
       deliveryId,
       nowMs: this.#deps.clock.now(),
       send: (conversationId, payload, options) => this.#deps.send(conversationId, payload, options),
+      stream: this.#deps.stream,
     };
   }
 }

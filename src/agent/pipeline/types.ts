@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { StreamOpener } from '../streams/reply-stream.js';
 import type { RetiredSigningKey } from '../key-directory.js';
 import type { SendOptions } from '../sender.js';
 import type { Clock } from '../../core/clock.js';
@@ -68,6 +69,8 @@ export interface PipelineDeps {
   fetchObject(objectKey: string): Promise<FetchedObject>;
   /** Sends a message (for `message.reply`). */
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
+  /** Opens a streamed reply (for `message.replyStream`). */
+  readonly stream?: StreamOpener | undefined;
   /** Crypto backend for `openAsync`. @defaultValue node:crypto */
   readonly backend?: CryptoBackend | undefined;
   /** Open legacy v1.0 envelopes (see `OpenOptions.acceptLegacyV10`). @defaultValue `true` */

@@ -47,6 +47,9 @@ describe('the demo (npm start)', () => {
     expect(stdout).toContain('← echo-webhook: echo: got your 1.2 MB message (via webhook)');
     expect(stdout).toContain('← echo-ws asks (artifact, confirm, revision 1): "Archive this conversation?"');
     expect(stdout).toContain('→ echo-ws: artifact_response approved');
+    expect(stdout).toMatch(
+      /← echo-ws streams: "streamed, sealed once, then one small AEAD frame per delta" \(\d+ deltas, transcript signature verified by the user\)/,
+    );
     expect(stdout).toContain('demo-cheap'); // the cheap Argon2id parameters are said out loud
     expect(stdout).not.toMatch(/hsk_[A-Za-z0-9]{40}/); // no agent token printed
   }, 40_000);

@@ -62,6 +62,38 @@ describe('streamed replies over the agent WebSocket', () => {
     expect(end.text).toBe('You said: ping');
   });
 
+  it('msg.replyStream on the message.new event: a source piped and ended, or a writer', async () => {
+    const setup = await streamWorld();
+    world = setup.world;
+    world.agent.on('message.new', async (msg) => {
+      if (msg.text === 'pipe') {
+        await msg.replyStream(tokens(['piped ', 'reply']));
+      } else {
+        const w = await msg.replyStream({ coalesceMs: 0 });
+        await w.write('written ');
+        await w.end('reply');
+      }
+    });
+    await world.sendAsUser('pipe');
+    expect((await until(() => setup.log.ends[0], 'first streamEnd')).text).toBe('piped reply');
+    await world.sendAsUser('write');
+    expect((await until(() => setup.log.ends[1], 'second streamEnd')).text).toBe('written reply');
+  });
+
+  it('msg.reply passes its options through (an aborted signal stops the send)', async () => {
+    const setup = await streamWorld();
+    world = setup.world;
+    const outcome = new Promise<unknown>((resolve) => {
+      world!.agent.on('message.new', async (msg) => {
+        resolve(
+          await msg.reply('never sent', { signal: AbortSignal.abort(new Error('stop')) }).catch((e) => e),
+        );
+      });
+    });
+    await world.sendAsUser('hi');
+    expect(((await outcome) as Error).message).toBe('stop');
+  });
+
   it('splits a long write into deltas of at most 8 KiB on UTF-8 boundaries', async () => {
     const setup = await streamWorld();
     world = setup.world;

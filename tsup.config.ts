@@ -65,4 +65,17 @@ export default defineConfig([
     noExternal: [/^@noble\//],
     banner: { js: '#!/usr/bin/env node' },
   },
+  {
+    // The dev console's script (docs/console.md): one browser bundle, the portable crypto inside.
+    entry: { 'console/console': 'src/console/main.ts' },
+    format: ['iife'],
+    outExtension: () => ({ js: '.js' }),
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: 'es2022',
+    platform: 'browser',
+    minify: true,
+    noExternal: [/./],
+  },
 ]);

@@ -1,0 +1,114 @@
+/**
+ * The dev console's routes: the page, its style sheet and script under
+ * `/_console/`, and two read-only control routes the page uses to show the
+ * service's side of an agent without holding the agent's token.
+ * Registered only in dev mode on a loopback host (see `buildRouter`).
+ *
+ * | Method | Path | data |
+ * |---|---|---|
+ * | GET | /_console/ | the page (HTML) |
+ * | GET | /_console/console.css, /_console/console.js | the style sheet, the script |
+ * | GET | /_control/agents/:id/service | `{ agent_id, connection_status, delivery_mode, pending_count }` |
+ * | GET | /_control/agents/:id/delivery-logs | `?limit=`: the agent's delivery log, newest first |
+ *
+ * @module
+ */
+import { utf8 } from '../../core/encoding.js';
+import { parseLogsLimit } from '../delivery/routes.js';
+import { fail } from '../http/failure.js';
+import { defineRoute, type Route } from '../http/router.js';
+import { ok } from '../http/respond.js';
+import type { ServerResponse } from '../http/types.js';
+import { consoleScript } from './assets.js';
+import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_PATH } from './page.js';
+
+/** Same-origin only: no inline script or style, no framing, no third-party connection. */
+const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function asset(body: Uint8Array, type: string): ServerResponse {
+  return {
+    status: 200,
+    headers: {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    },
+    body,
+  };
+}
+
+const html = utf8(CONSOLE_HTML);
+const css = utf8(CONSOLE_CSS);
+
+function pageRoutes(): Route[] {
+  const page = (path: string) =>
+    defineRoute({
+      method: 'GET',
+      path,
+      auth: 'none',
+      handler: () => asset(html, 'text/html; charset=utf-8'),
+    });
+  const style = defineRoute({
+    method: 'GET',
+    path: `${CONSOLE_PATH}console.css`,
+    auth: 'none',
+    handler: () => asset(css, 'text/css; charset=utf-8'),
+  });
+  const script = defineRoute({
+    method: 'GET',
+    path: `${CONSOLE_PATH}console.js`,
+    auth: 'none',
+    handler() {
+      const js = consoleScript();
+      if (js === undefined) {
+        throw fail('NOT_FOUND', 'The console script was not built: run `npm run build`.', {
+          reason: 'console_not_built',
+        });
+      }
+      return asset(js, 'text/javascript; charset=utf-8');
+    },
+  });
+  return [page(CONSOLE_PATH), page(CONSOLE_PATH.slice(0, -1)), style, script];
+}
+
+function serviceRoutes(): Route[] {
+  const service = defineRoute({
+    method: 'GET',
+    path: '/_control/agents/:id/service',
+    auth: 'none',
+    handler({ ctx, params }) {
+      const id = params['id']!;
+      if (!ctx.agentIds.has(id)) throw fail('AGENT_NOT_FOUND', 'No such agent.');
+      return ok({
+        agent_id: id,
+        connection_status: ctx.delivery.connectionStatus(id),
+        delivery_mode: ctx.delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook',
+        pending_count: ctx.delivery.pendingCount(id),
+      });
+    },
+  });
+  const logs = defineRoute({
+    method: 'GET',
+    path: '/_control/agents/:id/delivery-logs',
+    auth: 'none',
+    handler({ ctx, params, req }) {
+      const id = params['id']!;
+      if (!ctx.agentIds.has(id)) throw fail('AGENT_NOT_FOUND', 'No such agent.');
+      return ok(ctx.delivery.logs(id, parseLogsLimit(req.query)));
+    },
+  });
+  return [service, logs];
+}
+
+/** True for a host name the server can bind on loopback only. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** The console's routes (the page and its read-only control routes). */
+export function consoleRoutes(): readonly Route[] {
+  return [...pageRoutes(), ...serviceRoutes()];
+}

@@ -1,0 +1,137 @@
+/**
+ * The dev console from a person's point of view, in Debian's Chromium
+ * (headless, driven by playwright-core): create a dev user in one click,
+ * pick the agent, chat with an echo bot (sealed and opened in the page),
+ * see the delivery in the log, advance virtual time; and no secret in a URL,
+ * the page's HTML or its console logs.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, createAgentApi, ensureAgentKeys } from '../../../src/agent/index.js';
+import { MemoryKeyStore } from '../../../src/crypto/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
+import { worldClock } from '../../../src/testing/test-world-parts.js';
+import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER, SKIP_REASON } from '../../helpers/console-browser.js';
+
+if (SKIP_BROWSER) console.warn(`dev console browser tests ${SKIP_REASON}`);
+
+interface Seen {
+  urls: string[];
+  requestText: string[];
+  responseText: string[];
+  consoleLines: string[];
+}
+
+async function startEcho(server: ReferenceServer, ownerId: string) {
+  const { agentId, token } = await server.control.createAgent({ ownerId, name: 'Echo bot' });
+  const keyStore = new MemoryKeyStore();
+  const clock = worldClock(server);
+  await ensureAgentKeys({ api: createAgentApi({ baseUrl: server.url, agentId, token }), store: keyStore, clock });
+  const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode: 'websocket' });
+  agent.on('message.new', async (msg) => {
+    await msg.reply(`echo: ${msg.text ?? ''}`);
+  });
+  await agent.connect();
+  return { agent, agentId, token };
+}
+
+describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
+  let server: ReferenceServer;
+  let browser: Browser;
+  let page: Page;
+  const seen: Seen = { urls: [], requestText: [], responseText: [], consoleLines: [] };
+
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    server = await startReferenceServer({
+      dev: true,
+      virtualTime: true,
+      passwordHashing: { logN: 10 },
+      agentTokenBcryptCost: 4,
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.setDefaultTimeout(8_000);
+    page.on('request', (r) => {
+      seen.urls.push(r.url());
+      seen.requestText.push(JSON.stringify(r.headers()), r.postData() ?? '');
+    });
+    page.on('response', (r) => void r.text().then((t) => seen.responseText.push(t), () => undefined));
+    page.on('websocket', (ws) => {
+      seen.urls.push(ws.url());
+      ws.on('framesent', (f) => seen.requestText.push(String(f.payload)));
+    });
+    page.on('console', (m) => seen.consoleLines.push(m.text()));
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('a person signs up, chats with an echo bot, sees the delivery, and no secret leaks', async () => {
+    const started = performance.now();
+    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
+    const loadMs = performance.now() - started;
+    console.info(`console loaded in ${loadMs.toFixed(0)} ms; script ${(statSync('dist/console/console.js').size / 1024).toFixed(0)} KB`);
+
+    await page.click('#new-user');
+    await page.waitForSelector('#user[data-user-id]').catch(async (err: unknown) => {
+      throw new Error(`${String(err)}; page says: ${await page.locator('footer').textContent()}`);
+    });
+    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const echo = await startEcho(server, userId);
+    try {
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#text:not([disabled])');
+      await page.fill('#text', 'hello from the browser');
+      await page.press('#text', 'Enter');
+      const reply = page.locator('#messages li.theirs');
+      await reply.first().waitFor();
+      expect(await reply.first().textContent()).toBe('echo: hello from the browser');
+      expect(await page.locator('#messages li.mine').first().textContent()).toBe('hello from the browser');
+
+      await page.waitForFunction(() => document.querySelector('#log tbody tr')?.textContent?.includes('delivered'));
+      expect(await page.locator('#log tbody').textContent()).toContain('message.new');
+      expect(await page.locator('#status [data-field="connection_status"]').textContent()).toBe('ready');
+      expect(await page.locator('#curl').textContent()).toContain('curl -sS -X POST');
+
+      mkdirSync('docs/images', { recursive: true });
+      await page.screenshot({ path: 'docs/images/console.png' });
+
+      await page.fill('#advance-ms', '30000');
+      await page.click('#advance');
+      await page.waitForFunction(() => document.querySelector('#connection')?.textContent?.startsWith('virtual time'));
+      expect(await page.locator('#curl').textContent()).toContain('/_control/clock/advance');
+
+      const stored = await page.evaluate(() => localStorage.getItem('ams-console-user'));
+      const keys = JSON.parse(stored!) as { encryptionPrivate: string; signingPrivate: string };
+      const html = await page.content();
+      const everywhere = [...seen.urls, ...seen.requestText, ...seen.responseText, ...seen.consoleLines, html].join('\n');
+      expect(everywhere).not.toContain(echo.token);
+      for (const key of [keys.encryptionPrivate, keys.signingPrivate]) expect(everywhere).not.toContain(key);
+      const accessTokens = seen.responseText.flatMap((t) => [...t.matchAll(/"access_token":"([^"]+)"/g)].map((m) => m[1]!));
+      expect(accessTokens.length).toBeGreaterThan(0);
+      for (const t of accessTokens) {
+        expect([...seen.urls, ...seen.consoleLines, html].join('\n')).not.toContain(t);
+      }
+    } catch (err) {
+      const footer = await page.locator('footer').textContent();
+      throw new Error(`${(err as Error).message}; page says: ${footer}; console: ${seen.consoleLines.join(' | ')}`);
+    } finally {
+      await echo.agent.close({ timeoutMs: 2_000 });
+    }
+  }, 30_000);
+
+  it('is not served when the server is not in dev mode', async () => {
+    const prod = await startReferenceServer({ dev: false, passwordHashing: { logN: 10 } });
+    try {
+      const res = await page.request.get(`${prod.url}/_console/`);
+      expect(res.status()).toBe(404);
+    } finally {
+      await prod.close();
+    }
+  });
+});

@@ -20,12 +20,14 @@ interface Member {
   readonly id: string;
   readonly public_key: string | null;
 }
+/** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
 interface LogEntry {
-  readonly delivery_id?: string;
-  readonly event_type?: string;
-  readonly final_status?: string;
-  readonly attempts?: readonly { status_code?: number | null; attempted_at?: string }[];
-  readonly created_at?: string;
+  readonly event_type: string;
+  readonly final_status: string;
+  readonly attempt_count: number;
+  readonly latency_ms?: number;
+  readonly error_class?: string;
+  readonly completed_at: string;
 }
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -175,9 +177,9 @@ async function openChat(a: AgentItem): Promise<void> {
   });
   $('chat-title').textContent = `Chat with ${a.name ?? a.agent_id}`;
   $('messages').replaceChildren();
-  for (const el of document.querySelectorAll('#agents button')) {
-    el.setAttribute('aria-current', String((el as HTMLElement).dataset['agentId'] === a.agent_id));
-  }
+  document.querySelectorAll<HTMLElement>('#agents button').forEach((el) => {
+    el.setAttribute('aria-current', String(el.dataset['agentId'] === a.agent_id));
+  });
   const history = await call<{ wire_envelope: string }[]>({
     method: 'GET',
     path: `/conversations/${encodeURIComponent(conv.conversation_id)}/messages`,
@@ -253,12 +255,13 @@ async function refreshService(): Promise<void> {
   body.replaceChildren();
   for (const e of logs) {
     const tr = document.createElement('tr');
-    const last = e.attempts?.[e.attempts.length - 1];
+    const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
     for (const cell of [
-      e.event_type ?? '',
-      e.final_status ?? '',
-      String(e.attempts?.length ?? 0),
-      last === undefined ? '' : `${last.status_code ?? '—'} ${last.attempted_at ?? ''}`,
+      e.event_type,
+      e.final_status,
+      String(e.attempt_count),
+      detail.filter((d) => d !== '').join(' '),
+      e.completed_at.slice(11, 19),
     ]) {
       const td = document.createElement('td');
       td.textContent = cell;
@@ -284,6 +287,7 @@ async function failDeliveries(): Promise<void> {
     true,
   );
   say(`the webhook answers 503 for the next ${count} deliveries`);
+  await refreshService();
 }
 
 async function run(fn: () => Promise<void>): Promise<void> {

@@ -52,7 +52,7 @@ export const CONSOLE_HTML = `<!doctype html>
     </div>
     <pre id="curl" class="curl"></pre>
     <h3>Delivery log</h3>
-    <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>last</th></tr></thead><tbody></tbody></table>
+    <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th></tr></thead><tbody></tbody></table>
   </section>
 </main>
 <footer><span id="connection" class="muted">offline</span> <span id="error" role="alert"></span></footer>

@@ -10,15 +10,19 @@
  * | GET | /_console/console.css, /_console/console.js | the style sheet, the script |
  * | GET | /_control/agents/:id/service | `{ agent_id, connection_status, delivery_mode, pending_count }` |
  * | GET | /_control/agents/:id/delivery-logs | `?limit=`: the agent's delivery log, newest first |
+ * | POST | /_control/agents/:id/webhook-faults | `{ status, count }`: the next `count` webhook deliveries are answered `status` | `{ agent_id, status, remaining }` |
  *
  * @module
  */
+import { z } from 'zod';
 import { utf8 } from '../../core/encoding.js';
 import { parseLogsLimit } from '../delivery/routes.js';
 import { fail } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import type { ServerResponse } from '../http/types.js';
+import type { ServerContext } from '../context.js';
+import type { WebhookFaultStatus } from '../delivery/faults.js';
 import { consoleScript } from './assets.js';
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_PATH } from './page.js';
 
@@ -86,6 +90,7 @@ function serviceRoutes(): Route[] {
         connection_status: ctx.delivery.connectionStatus(id),
         delivery_mode: ctx.delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook',
         pending_count: ctx.delivery.pendingCount(id),
+        injected_failures_left: faultsLeft(ctx, id),
       });
     },
   });
@@ -99,7 +104,36 @@ function serviceRoutes(): Route[] {
       return ok(ctx.delivery.logs(id, parseLogsLimit(req.query)));
     },
   });
-  return [service, logs];
+  const faults = defineRoute({
+    method: 'POST',
+    path: '/_control/agents/:id/webhook-faults',
+    auth: 'none',
+    body: z.strictObject({
+      status: z.union([408, 429, 500, 502, 503, 504].map((n) => z.literal(n as WebhookFaultStatus))),
+      count: z.int().min(0).max(MAX_FAULTS),
+    }),
+    handler({ ctx, params, body }) {
+      const id = params['id']!;
+      if (!ctx.agentIds.has(id)) throw fail('AGENT_NOT_FOUND', 'No such agent.');
+      const hook = ctx.delivery.getWebhook(id);
+      if (hook === undefined) {
+        throw fail('VALIDATION_ERROR', 'This agent has no webhook (it is in WebSocket mode).', {
+          reason: 'no_webhook',
+        });
+      }
+      ctx.webhookFaults.set(hook.url, body.status, body.count);
+      return ok({ agent_id: id, status: body.status, remaining: ctx.webhookFaults.remaining(hook.url) });
+    },
+  });
+  return [service, logs, faults];
+}
+
+/** Most injected failures at once (the retry schedule has far fewer attempts). */
+const MAX_FAULTS = 100;
+
+function faultsLeft(ctx: ServerContext, agentId: string): number {
+  const hook = ctx.delivery.getWebhook(agentId);
+  return hook === undefined ? 0 : ctx.webhookFaults.remaining(hook.url);
 }
 
 /** True for a host name the server can bind on loopback only. */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, createAgentApi, ensureAgentKeys } from '../../../src/agent/index.js';
 import { MemoryKeyStore } from '../../../src/crypto/index.js';
 import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
-import { worldClock } from '../../../src/testing/test-world-parts.js';
+import { startWebhookHost, worldClock } from '../../../src/testing/test-world-parts.js';
 import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER, SKIP_REASON } from '../../helpers/console-browser.js';
 
 if (SKIP_BROWSER) console.warn(`dev console browser tests ${SKIP_REASON}`);
@@ -23,17 +23,30 @@ interface Seen {
   consoleLines: string[];
 }
 
-async function startEcho(server: ReferenceServer, ownerId: string) {
-  const { agentId, token } = await server.control.createAgent({ ownerId, name: 'Echo bot' });
+/** An echo bot for the page's user, in WebSocket or webhook mode, in this process. */
+async function startEcho(server: ReferenceServer, ownerId: string, mode: 'websocket' | 'webhook' = 'websocket') {
+  const name = mode === 'websocket' ? 'Echo bot' : 'Webhook echo';
+  const { agentId, token } = await server.control.createAgent({ ownerId, name });
   const keyStore = new MemoryKeyStore();
   const clock = worldClock(server);
   await ensureAgentKeys({ api: createAgentApi({ baseUrl: server.url, agentId, token }), store: keyStore, clock });
-  const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode: 'websocket' });
+  const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
   agent.on('message.new', async (msg) => {
     await msg.reply(`echo: ${msg.text ?? ''}`);
   });
-  await agent.connect();
-  return { agent, agentId, token };
+  const hook = mode === 'webhook' ? await startWebhookHost() : undefined;
+  if (hook !== undefined) {
+    const { secret } = await server.control.setWebhook(agentId, { url: hook.url });
+    agent.webhook({ secret });
+    hook.use(agent.webhookHandler());
+  } else {
+    await agent.connect();
+  }
+  const close = async () => {
+    await agent.close({ timeoutMs: 2_000 });
+    await hook?.close();
+  };
+  return { agent, agentId, token, close };
 }
 
 describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
@@ -121,7 +134,39 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       const footer = await page.locator('footer').textContent();
       throw new Error(`${(err as Error).message}; page says: ${footer}; console: ${seen.consoleLines.join(' | ')}`);
     } finally {
-      await echo.agent.close({ timeoutMs: 2_000 });
+      await echo.close();
+    }
+  }, 30_000);
+
+  it('a webhook answering 503 twice is retried at once, then after 30 s: advance time and the echo arrives', async () => {
+    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const echo = await startEcho(server, userId, 'webhook');
+    try {
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#status [data-field="delivery_mode"]:text("webhook")');
+      await page.fill('#fail-n', '2');
+      await page.click('#fail');
+      await page.waitForSelector('#status [data-field="injected_failures_left"]:text("2")');
+      expect(await page.locator('#curl').textContent()).toContain('/webhook-faults');
+
+      await page.fill('#text', 'are you there?');
+      await page.press('#text', 'Enter');
+      await page.waitForSelector('#messages li.mine:text("are you there?")');
+      await server.control.deliveryIdle();
+      expect(await page.locator('#messages li.theirs').count()).toBe(0);
+
+      await page.fill('#advance-ms', '30000');
+      await page.click('#advance');
+      await page.waitForSelector('#messages li.theirs:text("echo: are you there?")');
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('#log tbody tr')].some(
+          (tr) => tr.textContent?.startsWith('message.newdelivered3') === true,
+        ),
+      );
+      expect(await page.locator('#status [data-field="injected_failures_left"]').textContent()).toBe('0');
+    } finally {
+      await echo.close();
     }
   }, 30_000);
 

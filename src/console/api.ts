@@ -54,7 +54,11 @@ export async function request<T>(call: ConsoleCall, accessToken?: string): Promi
     error?: { code?: string; message?: string };
   };
   if (!res.ok) {
-    throw new ConsoleCallError(json.error?.code ?? 'HTTP_' + res.status, json.error?.message ?? '', res.status);
+    throw new ConsoleCallError(
+      json.error?.code ?? 'HTTP_' + res.status,
+      json.error?.message ?? '',
+      res.status,
+    );
   }
   return json.data as T;
 }

@@ -10,7 +10,17 @@
 import { fromBase64 } from '../core/encoding.js';
 import type { AgentKeys } from '../crypto/keys.js';
 import { curlLine, request, type ConsoleCall } from './api.js';
-import { backupRecord, keysOf, loadUser, newKeys, openWire, saveUser, sealText, type Recipient, type StoredUser } from './keys.js';
+import {
+  backupRecord,
+  keysOf,
+  loadUser,
+  newKeys,
+  openWire,
+  saveUser,
+  sealText,
+  type Recipient,
+  type StoredUser,
+} from './keys.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -98,7 +108,12 @@ async function newUser(): Promise<void> {
   const deviceId = crypto.randomUUID();
   const user: StoredUser = { userId: created.user_id, email, deviceId, ...newKeys() };
   await signIn(user);
-  await call({ method: 'POST', path: '/keys/backup', auth: true, body: await backupRecord(state.keys!, deviceId) });
+  await call({
+    method: 'POST',
+    path: '/keys/backup',
+    auth: true,
+    body: await backupRecord(state.keys!, deviceId),
+  });
   saveUser(user);
   ready(user);
   say('signed in; keys kept in this page');
@@ -283,7 +298,11 @@ async function failDeliveries(): Promise<void> {
   if (id === undefined) return;
   const count = Number($<HTMLInputElement>('fail-n').value);
   await call(
-    { method: 'POST', path: `/_control/agents/${encodeURIComponent(id)}/webhook-faults`, body: { status: 503, count } },
+    {
+      method: 'POST',
+      path: `/_control/agents/${encodeURIComponent(id)}/webhook-faults`,
+      body: { status: 503, count },
+    },
     true,
   );
   say(`the webhook answers 503 for the next ${count} deliveries`);

@@ -27,7 +27,8 @@ import { consoleScript } from './assets.js';
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_PATH } from './page.js';
 
 /** Same-origin only: no inline script or style, no framing, no third-party connection. */
-const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function asset(body: Uint8Array, type: string): ServerResponse {
   return {

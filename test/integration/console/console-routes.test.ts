@@ -50,7 +50,8 @@ describe('console page', () => {
   });
 
   it('is served on loopback hosts only', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
+      expect(isLoopbackHost(host)).toBe(true);
     for (const host of ['0.0.0.0', '::', '192.168.1.2', 'example.com', '127.0.0.1.example.com'])
       expect(isLoopbackHost(host)).toBe(false);
   });
@@ -79,7 +80,11 @@ describe('console control routes', () => {
     expect(res.error?.code).toBe('VALIDATION_ERROR');
     expect(res.error?.params['reason']).toBe('no_webhook');
     const view = await call(server, 'GET', `/_control/agents/${agent.agentId}/service`);
-    expect(view.data).toMatchObject({ delivery_mode: 'websocket', pending_count: 0, injected_failures_left: 0 });
+    expect(view.data).toMatchObject({
+      delivery_mode: 'websocket',
+      pending_count: 0,
+      injected_failures_left: 0,
+    });
   });
 
   it('a bad delivery-logs limit → VALIDATION_ERROR', async () => {
@@ -93,8 +98,14 @@ describe('console control routes', () => {
     await server.control.setWebhook(agent.agentId, { url: 'http://127.0.0.1:9/hook' });
     const path = `/_control/agents/${agent.agentId}/webhook-faults`;
     const body = fc.oneof(
-      fc.record({ status: fc.integer().filter((n) => ![408, 429, 500, 502, 503, 504].includes(n)), count: fc.nat(5) }),
-      fc.record({ status: fc.constant(503), count: fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 101 })) }),
+      fc.record({
+        status: fc.integer().filter((n) => ![408, 429, 500, 502, 503, 504].includes(n)),
+        count: fc.nat(5),
+      }),
+      fc.record({
+        status: fc.constant(503),
+        count: fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 101 })),
+      }),
       fc.record({ status: fc.string(), count: fc.anything() }),
       fc.dictionary(fc.string(), fc.jsonValue()),
     );

@@ -12,7 +12,12 @@ import { Agent, createAgentApi, ensureAgentKeys } from '../../../src/agent/index
 import { MemoryKeyStore } from '../../../src/crypto/index.js';
 import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
 import { startWebhookHost, worldClock } from '../../../src/testing/test-world-parts.js';
-import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER, SKIP_REASON } from '../../helpers/console-browser.js';
+import {
+  CHROMIUM_PATH,
+  ensureConsoleBuilt,
+  SKIP_BROWSER,
+  SKIP_REASON,
+} from '../../helpers/console-browser.js';
 
 if (SKIP_BROWSER) console.warn(`dev console browser tests ${SKIP_REASON}`);
 
@@ -24,12 +29,20 @@ interface Seen {
 }
 
 /** An echo bot for the page's user, in WebSocket or webhook mode, in this process. */
-async function startEcho(server: ReferenceServer, ownerId: string, mode: 'websocket' | 'webhook' = 'websocket') {
+async function startEcho(
+  server: ReferenceServer,
+  ownerId: string,
+  mode: 'websocket' | 'webhook' = 'websocket',
+) {
   const name = mode === 'websocket' ? 'Echo bot' : 'Webhook echo';
   const { agentId, token } = await server.control.createAgent({ ownerId, name });
   const keyStore = new MemoryKeyStore();
   const clock = worldClock(server);
-  await ensureAgentKeys({ api: createAgentApi({ baseUrl: server.url, agentId, token }), store: keyStore, clock });
+  await ensureAgentKeys({
+    api: createAgentApi({ baseUrl: server.url, agentId, token }),
+    store: keyStore,
+    clock,
+  });
   const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
   agent.on('message.new', async (msg) => {
     await msg.reply(`echo: ${msg.text ?? ''}`);
@@ -63,14 +76,25 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       passwordHashing: { logN: 10 },
       agentTokenBcryptCost: 4,
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ['--no-sandbox'],
+    });
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.setDefaultTimeout(8_000);
     page.on('request', (r) => {
       seen.urls.push(r.url());
       seen.requestText.push(JSON.stringify(r.headers()), r.postData() ?? '');
     });
-    page.on('response', (r) => void r.text().then((t) => seen.responseText.push(t), () => undefined));
+    page.on(
+      'response',
+      (r) =>
+        void r.text().then(
+          (t) => seen.responseText.push(t),
+          () => undefined,
+        ),
+    );
     page.on('websocket', (ws) => {
       seen.urls.push(ws.url());
       ws.on('framesent', (f) => seen.requestText.push(String(f.payload)));
@@ -87,7 +111,9 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
     const started = performance.now();
     await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
     const loadMs = performance.now() - started;
-    console.info(`console loaded in ${loadMs.toFixed(0)} ms; script ${(statSync('dist/console/console.js').size / 1024).toFixed(0)} KB`);
+    console.info(
+      `console loaded in ${loadMs.toFixed(0)} ms; script ${(statSync('dist/console/console.js').size / 1024).toFixed(0)} KB`,
+    );
 
     await page.click('#new-user');
     await page.waitForSelector('#user[data-user-id]').catch(async (err: unknown) => {
@@ -106,7 +132,9 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       expect(await reply.first().textContent()).toBe('echo: hello from the browser');
       expect(await page.locator('#messages li.mine').first().textContent()).toBe('hello from the browser');
 
-      await page.waitForFunction(() => document.querySelector('#log tbody tr')?.textContent?.includes('delivered'));
+      await page.waitForFunction(() =>
+        document.querySelector('#log tbody tr')?.textContent?.includes('delivered'),
+      );
       expect(await page.locator('#log tbody').textContent()).toContain('message.new');
       expect(await page.locator('#status [data-field="connection_status"]').textContent()).toBe('ready');
       expect(await page.locator('#curl').textContent()).toContain('curl -sS -X POST');
@@ -116,23 +144,36 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
 
       await page.fill('#advance-ms', '30000');
       await page.click('#advance');
-      await page.waitForFunction(() => document.querySelector('#connection')?.textContent?.startsWith('virtual time'));
+      await page.waitForFunction(() =>
+        document.querySelector('#connection')?.textContent?.startsWith('virtual time'),
+      );
       expect(await page.locator('#curl').textContent()).toContain('/_control/clock/advance');
 
       const stored = await page.evaluate(() => localStorage.getItem('ams-console-user'));
       const keys = JSON.parse(stored!) as { encryptionPrivate: string; signingPrivate: string };
       const html = await page.content();
-      const everywhere = [...seen.urls, ...seen.requestText, ...seen.responseText, ...seen.consoleLines, html].join('\n');
+      const everywhere = [
+        ...seen.urls,
+        ...seen.requestText,
+        ...seen.responseText,
+        ...seen.consoleLines,
+        html,
+      ].join('\n');
       expect(everywhere).not.toContain(echo.token);
       for (const key of [keys.encryptionPrivate, keys.signingPrivate]) expect(everywhere).not.toContain(key);
-      const accessTokens = seen.responseText.flatMap((t) => [...t.matchAll(/"access_token":"([^"]+)"/g)].map((m) => m[1]!));
+      const accessTokens = seen.responseText.flatMap((t) =>
+        [...t.matchAll(/"access_token":"([^"]+)"/g)].map((m) => m[1]!),
+      );
       expect(accessTokens.length).toBeGreaterThan(0);
       for (const t of accessTokens) {
         expect([...seen.urls, ...seen.consoleLines, html].join('\n')).not.toContain(t);
       }
     } catch (err) {
       const footer = await page.locator('footer').textContent();
-      throw new Error(`${(err as Error).message}; page says: ${footer}; console: ${seen.consoleLines.join(' | ')}`);
+      throw new Error(
+        `${(err as Error).message}; page says: ${footer}; console: ${seen.consoleLines.join(' | ')}`,
+        { cause: err },
+      );
     } finally {
       await echo.close();
     }
@@ -160,7 +201,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       await page.click('#advance');
       await page.waitForSelector('#messages li.theirs:text("echo: are you there?")');
       await page.waitForFunction(() =>
-        [...document.querySelectorAll('#log tbody tr')].some(
+        Array.from(document.querySelectorAll('#log tbody tr')).some(
           (tr) => tr.textContent?.startsWith('message.newdelivered3') === true,
         ),
       );

@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { CONSOLE_ENTRY, zodEnglishOnly } from './scripts/console-bundle.js';
 
 /**
  * One build for every public entry: ESM + CJS with declarations for both.
@@ -67,7 +68,8 @@ export default defineConfig([
   },
   {
     // The dev console's script (docs/console.md): one browser bundle, the portable crypto inside.
-    entry: { 'console/console': 'src/console/main.ts' },
+    entry: { 'console/console': CONSOLE_ENTRY },
+    esbuildPlugins: [zodEnglishOnly],
     format: ['iife'],
     outExtension: () => ({ js: '.js' }),
     dts: false,

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { CONSOLE_ENTRY, zodEnglishOnly } from '../../scripts/console-bundle.js';
 
 /** Debian's Chromium (`apt-get install chromium`), or `AMS_CHROMIUM`. */
 export const CHROMIUM_PATH = process.env['AMS_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -22,7 +23,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 export async function ensureConsoleBuilt(): Promise<void> {
   if (existsSync(`${root}dist/console/console.js`)) return;
   await build({
-    entryPoints: [`${root}src/console/main.ts`],
+    entryPoints: [`${root}${CONSOLE_ENTRY}`],
+    absWorkingDir: root,
+    plugins: [zodEnglishOnly],
     bundle: true,
     format: 'iife',
     platform: 'browser',

@@ -9,7 +9,7 @@
  */
 import type { WebhookSendRequest, WebhookSendResult, WebhookSender } from './webhook-sender.js';
 
-/** The statuses a fault can answer with (those the retry policy treats as temporary or permanent). */
+/** The statuses a fault can answer with: 429 and 5xx are temporary failures (retried), 408 a permanent one. */
 export type WebhookFaultStatus = 408 | 429 | 500 | 502 | 503 | 504;
 
 /** Failures waiting to be injected, per webhook URL. */

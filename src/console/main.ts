@@ -8,6 +8,7 @@
  * @module
  */
 import { fromBase64 } from '../core/encoding.js';
+import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import type { AgentKeys } from '../crypto/keys.js';
 import { curlLine, request, type ConsoleCall } from './api.js';
 import {
@@ -120,7 +121,11 @@ async function newUser(): Promise<void> {
 }
 
 async function listAgents(): Promise<void> {
-  const agents = await call<AgentItem[]>({ method: 'GET', path: '/agents', auth: true });
+  const agents = await call<AgentItem[]>({
+    method: 'GET',
+    path: routePath(SERVICE_ROUTES.listAgents),
+    auth: true,
+  });
   const list = $('agents');
   list.replaceChildren();
   for (const a of agents) {
@@ -142,7 +147,7 @@ async function signingKey(id: string): Promise<Uint8Array | undefined> {
   if (known !== undefined) return known;
   const k = await call<{ signing_public_key?: string | null }>({
     method: 'GET',
-    path: `/keys/${encodeURIComponent(id)}`,
+    path: routePath(SERVICE_ROUTES.lookupKeys, { principal_id: id }),
     auth: true,
   });
   const key = k.signing_public_key == null ? undefined : fromBase64(k.signing_public_key);
@@ -177,13 +182,18 @@ async function show(wire: string): Promise<void> {
 async function openChat(a: AgentItem): Promise<void> {
   state.agentId = a.agent_id;
   const conv = await call<{ conversation_id: string }>(
-    { method: 'POST', path: '/conversations', auth: true, body: { agent_id: a.agent_id } },
+    {
+      method: 'POST',
+      path: routePath(SERVICE_ROUTES.createConversation),
+      auth: true,
+      body: { agent_id: a.agent_id },
+    },
     true,
   );
   state.conversationId = conv.conversation_id;
   const detail = await call<{ members: Member[] }>({
     method: 'GET',
-    path: `/conversations/${encodeURIComponent(conv.conversation_id)}`,
+    path: routePath(SERVICE_ROUTES.getConversation, { id: conv.conversation_id }),
     auth: true,
   });
   state.recipients = detail.members.flatMap((m) => {
@@ -197,7 +207,7 @@ async function openChat(a: AgentItem): Promise<void> {
   });
   const history = await call<{ wire_envelope: string }[]>({
     method: 'GET',
-    path: `/conversations/${encodeURIComponent(conv.conversation_id)}/messages`,
+    path: routePath(SERVICE_ROUTES.readMessages, { id: conv.conversation_id }),
     auth: true,
   });
   for (const m of history) await show(m.wire_envelope);
@@ -220,13 +230,13 @@ async function send(): Promise<void> {
   });
   const sent = await call<{ message_id: string }>({
     method: 'POST',
-    path: `/conversations/${encodeURIComponent(conversationId)}/messages`,
+    path: routePath(SERVICE_ROUTES.userSendMessage, { id: conversationId }),
     auth: true,
     body: { wire_envelope: wire },
   });
   showCurl({
     method: 'POST',
-    path: `/conversations/${conversationId}/messages`,
+    path: routePath(SERVICE_ROUTES.userSendMessage, { id: conversationId }),
     auth: true,
     body: { wire_envelope: '<sealed in the browser>' },
   });
@@ -237,7 +247,9 @@ async function send(): Promise<void> {
 
 function connectSocket(): void {
   state.socket?.close();
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  const ws = new WebSocket(
+    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${routePath(SERVICE_ROUTES.webSocket)}`,
+  );
   state.socket = ws;
   ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'auth', access_token: state.token })));
   ws.addEventListener('message', (e) => {

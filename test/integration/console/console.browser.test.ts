@@ -98,6 +98,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
     page.on('websocket', (ws) => {
       seen.urls.push(ws.url());
       ws.on('framesent', (f) => seen.requestText.push(String(f.payload)));
+      ws.on('framereceived', (f) => seen.responseText.push(String(f.payload)));
     });
     page.on('console', (m) => seen.consoleLines.push(m.text()));
   }, 30_000);
@@ -141,6 +142,16 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
 
       mkdirSync('docs/images', { recursive: true });
       await page.screenshot({ path: 'docs/images/console.png' });
+
+      // A reload signs the same user in again (keys from the page's storage) and opens the history.
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForSelector(`#user[data-user-id="${userId}"]`);
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#messages li.theirs');
+      expect(await page.locator('#messages li').allTextContents()).toEqual([
+        'hello from the browser',
+        'echo: hello from the browser',
+      ]);
 
       await page.fill('#advance-ms', '30000');
       await page.click('#advance');

@@ -9,8 +9,9 @@
  */
 import { fromBase64 } from '../core/encoding.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
+import { WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
 import type { AgentKeys } from '../crypto/keys.js';
-import { curlLine, request, type ConsoleCall } from './api.js';
+import { ConsoleCallError, curlLine, request, type ConsoleCall } from './api.js';
 import {
   backupRecord,
   keysOf,
@@ -72,18 +73,35 @@ function say(text: string): void {
 
 async function call<T>(c: ConsoleCall, show = false): Promise<T> {
   if (show) showCurl(c);
-  return request<T>(c, state.token);
+  try {
+    return await request<T>(c, state.token);
+  } catch (err) {
+    // Virtual time moves past the token's expiry: a dev user signs in again (control API) and retries once.
+    if (!(err instanceof ConsoleCallError && err.code === 'TOKEN_EXPIRED' && c.auth === true)) throw err;
+    await renewToken();
+    return request<T>(c, state.token);
+  }
 }
 
-async function signIn(user: StoredUser): Promise<void> {
-  const t = await call<{ access_token: string; device_id: string }>({
+async function issueToken(user: StoredUser): Promise<void> {
+  const t = await request<{ access_token: string }>({
     method: 'POST',
     path: '/_control/users/access-token',
     body: { user_id: user.userId, device_id: user.deviceId, device_name: 'dev console' },
   });
+  state.token = t.access_token;
+}
+
+async function renewToken(): Promise<void> {
+  if (state.user === undefined) return;
+  await issueToken(state.user);
+  connectSocket();
+}
+
+async function signIn(user: StoredUser): Promise<void> {
+  await issueToken(user);
   state.user = user;
   state.keys = keysOf(user);
-  state.token = t.access_token;
   $('user').textContent = `${user.email} (${user.userId})`;
   await syncClock();
   connectSocket();
@@ -257,8 +275,11 @@ function connectSocket(): void {
     if (frame.type === 'auth.ok') say('live: user WebSocket connected');
     else if (typeof frame.wire_envelope === 'string') void show(frame.wire_envelope).then(refreshService);
   });
-  ws.addEventListener('close', () => {
-    if (state.socket === ws) say('user WebSocket closed');
+  ws.addEventListener('close', (e) => {
+    if (state.socket !== ws) return;
+    say('user WebSocket closed');
+    // Token expired (virtual time moved on): sign in again and reconnect.
+    if (e.code === WS_CLOSE_CODES.TOKEN_EXPIRED) void run(renewToken);
   });
 }
 
@@ -321,6 +342,17 @@ async function failDeliveries(): Promise<void> {
   await refreshService();
 }
 
+async function recover(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const r = await call<{ pending_count: number }>(
+    { method: 'POST', path: `/_control/agents/${encodeURIComponent(id)}/recover` },
+    true,
+  );
+  say(`recovered: ${r.pending_count} pending deliveries sent`);
+  await refreshService();
+}
+
 async function run(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
@@ -338,6 +370,7 @@ function start(): void {
   });
   $('advance').addEventListener('click', () => void run(advance));
   $('fail').addEventListener('click', () => void run(failDeliveries));
+  $('recover').addEventListener('click', () => void run(recover));
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

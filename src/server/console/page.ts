@@ -49,6 +49,8 @@ export const CONSOLE_HTML = `<!doctype html>
       <button id="advance" type="button">Advance</button>
       <label>Webhook answers 503 for next <input id="fail-n" type="number" min="1" max="100" value="3"></label>
       <button id="fail" type="button">Fail deliveries</button>
+      <span class="muted">Deliver what is pending, mark ready</span>
+      <button id="recover" type="button">Recover</button>
     </div>
     <pre id="curl" class="curl"></pre>
     <h3>Delivery log</h3>

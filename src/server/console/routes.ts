@@ -10,6 +10,7 @@
  * | GET | /_console/console.css, /_console/console.js | the style sheet, the script |
  * | GET | /_control/agents/:id/service | `{ agent_id, connection_status, delivery_mode, pending_count }` |
  * | GET | /_control/agents/:id/delivery-logs | `?limit=`: the agent's delivery log, newest first |
+ * | POST | /_control/agents/:id/recover | | `{ agent_id, pending_count, connection_status }` (as the agent's own `POST /agents/:id/connection/recover`) |
  * | POST | /_control/agents/:id/webhook-faults | `{ status, count }`: the next `count` webhook deliveries are answered `status` | `{ agent_id, status, remaining }` |
  *
  * @module
@@ -126,7 +127,22 @@ function serviceRoutes(): Route[] {
       return ok({ agent_id: id, status: body.status, remaining: ctx.webhookFaults.remaining(hook.url) });
     },
   });
-  return [service, logs, faults];
+  const recover = defineRoute({
+    method: 'POST',
+    path: '/_control/agents/:id/recover',
+    auth: 'none',
+    handler({ ctx, params }) {
+      const id = params['id']!;
+      if (!ctx.agentIds.has(id)) throw fail('AGENT_NOT_FOUND', 'No such agent.');
+      const { pendingCount } = ctx.delivery.recover(id);
+      return ok({
+        agent_id: id,
+        pending_count: pendingCount,
+        connection_status: ctx.delivery.connectionStatus(id),
+      });
+    },
+  });
+  return [service, logs, faults, recover];
 }
 
 /** Most injected failures at once (the retry schedule has far fewer attempts). */

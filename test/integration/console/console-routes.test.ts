@@ -64,6 +64,7 @@ describe('console control routes', () => {
       ['GET', `/_control/agents/${id}/service`, undefined],
       ['GET', `/_control/agents/${id}/delivery-logs`, undefined],
       ['POST', `/_control/agents/${id}/webhook-faults`, { status: 503, count: 1 }],
+      ['POST', `/_control/agents/${id}/recover`, undefined],
     ] as const) {
       const res = await call(server, method, path, json === undefined ? {} : { json });
       expect(res.status, path).toBe(404);

@@ -222,6 +222,52 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
     }
   }, 30_000);
 
+  it('a webhook failing through the whole schedule makes the agent unreachable; Recover delivers what is pending', async () => {
+    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const echo = await startEcho(server, userId, 'webhook');
+    const status = page.locator('#status [data-field="connection_status"]');
+    try {
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#status [data-field="delivery_mode"]:text("webhook")');
+      await page.fill('#fail-n', '8');
+      await page.click('#fail');
+      await page.fill('#text', 'first');
+      await page.press('#text', 'Enter');
+      await page.waitForSelector('#messages li.mine:text("first")');
+      for (const seconds of [30, 120, 480, 1920, 7200, 21600]) {
+        await server.control.deliveryIdle();
+        const before = await page.locator('footer').textContent();
+        await page.fill('#advance-ms', String(seconds * 1000));
+        await page.click('#advance');
+        await page.waitForFunction((b) => document.querySelector('footer')?.textContent !== b, before);
+      }
+      await server.control.deliveryIdle();
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#status [data-field="connection_status"]:text("unreachable")');
+      expect(await page.locator('#log tbody tr').first().textContent()).toContain('message.newunreachable8');
+
+      await page.fill('#text', 'second');
+      await page.press('#text', 'Enter');
+      // "second" waits in the pending queue (with any other event since the agent became unreachable).
+      await page.waitForFunction(
+        () => Number(document.querySelector('#status [data-field="pending_count"]')?.textContent) >= 1,
+      );
+      await page.click('#recover');
+      await page.waitForSelector('#messages li.theirs:text("echo: second")').catch(async (err: unknown) => {
+        const text = async (sel: string) => page.locator(sel).textContent();
+        throw new Error(
+          `${String(err)} ${await text('footer')} ${await text('#status')} ${await text('#log')}`,
+        );
+      });
+      expect(await status.textContent()).toBe('ready');
+      expect(await page.locator('#curl').textContent()).toContain('/recover');
+    } finally {
+      await echo.close();
+    }
+  }, 30_000);
+
   it('is not served when the server is not in dev mode', async () => {
     const prod = await startReferenceServer({ dev: false, passwordHashing: { logN: 10 } });
     try {

@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { CONSOLE_ENTRY, zodEnglishOnly } from './scripts/console-bundle.js';
 
 /**
  * One build for every public entry: ESM + CJS with declarations for both.
@@ -64,5 +65,19 @@ export default defineConfig([
     keepNames: true,
     noExternal: [/^@noble\//],
     banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    // The dev console's script (docs/console.md): one browser bundle, the portable crypto inside.
+    entry: { 'console/console': CONSOLE_ENTRY },
+    esbuildPlugins: [zodEnglishOnly],
+    format: ['iife'],
+    outExtension: () => ({ js: '.js' }),
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: 'es2022',
+    platform: 'browser',
+    minify: true,
+    noExternal: [/./],
   },
 ]);

@@ -36,8 +36,22 @@ stop_redis() {
   fi
 }
 
+# The dev console's browser tests drive Debian's Chromium (playwright-core cannot
+# download its own browser here); in CI a missing Chromium fails those tests.
+install_chromium() {
+  if [ -x /usr/bin/chromium ] || [ -n "${AMS_CHROMIUM:-}" ]; then
+    return 0
+  fi
+  echo "chromium not found: installing Debian's chromium package"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq >/dev/null || true
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
+}
+
 start_services() {
   start_redis
+  install_chromium
 }
 
 stop_services() {

@@ -22,6 +22,7 @@ import { createAgentTokenService, type AgentTokenService } from './agents/token-
 import { deliveryActivity, emitActivity, type ActivityListener } from './activity.js';
 import { createDeliveryEngine, type ReferenceDeliveryEngine } from './delivery/index.js';
 import type { OutboundEvent } from './delivery/types.js';
+import { WebhookFaults } from './delivery/faults.js';
 import { sendDeliveryFailureNotices } from './messages/notices.js';
 import { RateLimits } from './limits/rate-limiter.js';
 import { createMemoryStore } from './store/memory.js';
@@ -64,6 +65,8 @@ export interface ServerContext {
   readonly system: SystemSender;
   /** Delivery of events to agents (WebSocket or webhook). */
   readonly delivery: ReferenceDeliveryEngine;
+  /** Webhook failures injected through the control API (dev console). */
+  readonly webhookFaults: WebhookFaults;
   /** Acknowledged delivery to user connections that asked for it, fed from the inbox. */
   readonly userDeliveries: UserDeliveries;
   /** `http://host:port` once listening (WebAuthn's default origin uses it). */
@@ -105,8 +108,10 @@ export function createServerContext(
   const agentIds = new Set<string>();
   // Set once the context exists: events dropped after 24 h pending get delivery-failure notices.
   let onExpired: (agentId: string, events: readonly OutboundEvent[]) => void = () => {};
+  const webhookFaults = new WebhookFaults();
   const delivery = createDeliveryEngine({
     clock,
+    wrapSender: (sender) => webhookFaults.wrap(sender),
     target: {
       mode: (id) =>
         agentIds.has(id) ? (delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook') : undefined,
@@ -141,6 +146,7 @@ export function createServerContext(
     limits: new RateLimits(clock),
     system: createSystemSender(clock),
     delivery,
+    webhookFaults,
     userDeliveries: new UserDeliveries({
       store,
       clock,

@@ -3,13 +3,16 @@
  * SIGTERM. Prints exactly one line to stdout when ready:
  * `ams serve: listening on <url> (WebSocket <wsUrl>)`. In dev mode, when
  * stderr is a terminal, it also prints there how to create a user and an
- * agent (`ams dev bootstrap`); stdout keeps its one line for scripts.
+ * agent (`ams dev bootstrap`) and the dev console's address (`/_console/`,
+ * loopback only); stdout keeps its one line for scripts.
  *
  * @module
  */
 import { startReferenceServer, type ReferenceServerOptions } from '../../testing/index.js';
 import type { CliIo } from '../io.js';
 import { activityLine } from '../serve-log.js';
+import { CONSOLE_PATH } from '../../server/console/page.js';
+import { isLoopbackHost } from '../../server/console/routes.js';
 
 /** Help text of `ams serve`. */
 export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time] [--quiet]
@@ -20,7 +23,8 @@ Options:
   --port N         Port to listen on; 0 picks a free one (default 0)
   --host H         Interface to bind (default 127.0.0.1)
   --dev            Enable the control API under /_control/ (reads emailed codes,
-                   sets Turnstile verdicts, moves virtual time). Local use only.
+                   sets Turnstile verdicts, moves virtual time) and, on a loopback
+                   host, the dev console at /_console/. Local use only.
   --virtual-time   Run on a virtual clock that only moves through the control API
   --quiet          In dev mode, no request and delivery log on stderr (one line
                    each: method, path, status, agent id / delivery step,
@@ -88,8 +92,9 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
  * What `ams serve --dev` prints (to stderr, for a human) after the ready line:
  * how to create a user and an agent on this server.
  */
-export function devHint(url: string): string {
+export function devHint(url: string, consoleServed = true): string {
   return (
+    (consoleServed ? `ams serve: dev console at ${url}${CONSOLE_PATH} (open it in a browser)\n` : '') +
     `ams serve: dev mode. Create a user and an agent, and write the variables an example needs:\n` +
     `  ams dev bootstrap --base-url ${url} >> .env\n` +
     `  (add --webhook-url http://127.0.0.1:3000/webhook for webhook mode; 'ams dev bootstrap --help')\n`
@@ -136,7 +141,7 @@ export async function runServe(
   };
   const server = await startReferenceServer(options);
   io.stdout.write(`ams serve: listening on ${server.url} (WebSocket ${server.wsUrl})\n`);
-  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url));
+  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url, isLoopbackHost(args.host)));
   await waitForStop();
   await server.close();
   return 0;

@@ -21,6 +21,8 @@ export interface DeliveryEngineOptions extends DeliveryEngineDeps {
    * @defaultValue `LIMITS.WEBHOOK_BODY_MAX_BYTES` (1 048 576)
    */
   readonly maxInlineBytes?: number;
+  /** Wraps the sender (the dev console's injected failures, `faults.ts`). */
+  readonly wrapSender?: (sender: WebhookSender) => WebhookSender;
 }
 
 /** Options after defaults. */
@@ -94,7 +96,9 @@ export function resolveEngineOptions(options: DeliveryEngineOptions): ResolvedEn
     onExpired: guarded(options.onExpired),
     webhookTimeoutMs,
     log: guarded(options.log),
-    sender: options.sender ?? createUndiciWebhookSender({ connectTimeoutMs: webhookTimeoutMs }),
+    sender: (options.wrapSender ?? ((s: WebhookSender) => s))(
+      options.sender ?? createUndiciWebhookSender({ connectTimeoutMs: webhookTimeoutMs }),
+    ),
     ownsSender: options.sender === undefined,
     maxInlineBytes,
     pendingTtlMs: d.pendingTtlMs,

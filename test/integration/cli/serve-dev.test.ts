@@ -17,6 +17,7 @@ describe('ams serve --dev', () => {
     const url = /listening on (\S+)/.exec(io.out)![1]!;
     expect(io.out.split('\n')).toHaveLength(2); // still exactly one line on stdout
     expect(io.err).toBe(devHint(url));
+    expect(io.err).toContain(`dev console at ${url}/_console/`);
     const line = /^ {2}ams (dev bootstrap --base-url \S+) >> \.env$/m.exec(io.err)![1]!;
     const boot = captureIo();
     expect(await runCli(line.split(' '), boot)).toBe(0);

@@ -53,10 +53,11 @@ describe('the published package', () => {
     files = packedFiles();
   });
 
-  it('holds only dist/, docs/*.md, examples, README.md, CHANGELOG.md, package.json (and LICENSE when present)', () => {
+  it('holds only dist/, docs/*.md (and their images), examples, README.md, CHANGELOG.md, package.json (and LICENSE when present)', () => {
     const allowed = (p: string): boolean =>
       p.startsWith('dist/') ||
       /^docs\/[^/]+\.md$/.test(p) ||
+      /^docs\/images\/[^/]+\.png$/.test(p) || // screenshots the guides show (docs/console.md)
       /^examples\/([^/]+\.ts|README\.md)$/.test(p) ||
       ['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE'].includes(p);
     expect(files.length).toBeGreaterThan(10);

@@ -2,7 +2,7 @@
  * The one table of names against the reference server: every route the
  * server mounts is either a path the service interface gives, a gap route of
  * SERVICE_ROUTES (same method, path and caller), or dev-only under
- * `/_control`; every gap route is mounted; the WebSocket address comes from
+ * `/_control` (or the dev console's `/_console`); every gap route is mounted; the WebSocket address comes from
  * the table; and the SDK builds no gap path from a literal.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -62,9 +62,10 @@ const httpGapRoutes = gapRoutes.filter(([, r]) => r !== SERVICE_ROUTES.webSocket
 describe('reference server routes and the table of names', () => {
   const routes = mountedRoutes();
 
-  it('every mounted route is a spec path, a gap route of SERVICE_ROUTES, or under /_control', () => {
+  it('every mounted route is a spec path, a gap route of SERVICE_ROUTES, or under /_control or /_console', () => {
     const unexplained = routes
       .filter((r) => !r.path.startsWith('/_control/'))
+      .filter((r) => r.path !== '/_console' && !r.path.startsWith('/_console/')) // dev console (docs/console.md)
       .filter((r) => !specShapes.has(shape(r.method, r.path)))
       .filter((r) => !httpGapRoutes.some(([, g]) => g.method === r.method && g.path === r.path))
       .map((r) => `${r.method} ${r.path}`);

@@ -1,0 +1,378 @@
+/**
+ * The dev console in the browser (served by `ams serve --dev` under
+ * `/_console/`). Be the human: a dev user in one click, its agents, a chat
+ * sealed and opened in this page, live over the user WebSocket; and the
+ * service's side of the selected agent with its delivery log and two
+ * "break things" buttons, each shown as a `curl` line.
+ *
+ * @module
+ */
+import { fromBase64 } from '../core/encoding.js';
+import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
+import { WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
+import type { AgentKeys } from '../crypto/keys.js';
+import { ConsoleCallError, curlLine, request, type ConsoleCall } from './api.js';
+import {
+  backupRecord,
+  keysOf,
+  loadUser,
+  newKeys,
+  openWire,
+  saveUser,
+  sealText,
+  type Recipient,
+  type StoredUser,
+} from './keys.js';
+
+interface AgentItem {
+  readonly agent_id: string;
+  readonly name?: string;
+}
+interface Member {
+  readonly id: string;
+  readonly public_key: string | null;
+}
+/** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
+interface LogEntry {
+  readonly event_type: string;
+  readonly final_status: string;
+  readonly attempt_count: number;
+  readonly latency_ms?: number;
+  readonly error_class?: string;
+  readonly completed_at: string;
+}
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+const state: {
+  user?: StoredUser;
+  keys?: AgentKeys;
+  token?: string;
+  agentId?: string;
+  conversationId?: string;
+  recipients: Recipient[];
+  signing: Map<string, Uint8Array>;
+  socket?: WebSocket;
+  /** Server time minus page time (the server may run on a virtual clock). */
+  clockOffsetMs: number;
+} = { recipients: [], signing: new Map(), clockOffsetMs: 0 };
+
+async function syncClock(): Promise<string> {
+  const c = await call<{ now_ms: number; now: string }>({ method: 'GET', path: '/_control/clock' });
+  state.clockOffsetMs = c.now_ms - Date.now();
+  return c.now;
+}
+
+function showCurl(call: ConsoleCall): void {
+  $('curl').textContent = curlLine(location.origin, call);
+}
+
+function say(text: string): void {
+  $('connection').textContent = text;
+}
+
+async function call<T>(c: ConsoleCall, show = false): Promise<T> {
+  if (show) showCurl(c);
+  try {
+    return await request<T>(c, state.token);
+  } catch (err) {
+    // Virtual time moves past the token's expiry: a dev user signs in again (control API) and retries once.
+    if (!(err instanceof ConsoleCallError && err.code === 'TOKEN_EXPIRED' && c.auth === true)) throw err;
+    await renewToken();
+    return request<T>(c, state.token);
+  }
+}
+
+async function issueToken(user: StoredUser): Promise<void> {
+  const t = await request<{ access_token: string }>({
+    method: 'POST',
+    path: '/_control/users/access-token',
+    body: { user_id: user.userId, device_id: user.deviceId, device_name: 'dev console' },
+  });
+  state.token = t.access_token;
+}
+
+async function renewToken(): Promise<void> {
+  if (state.user === undefined) return;
+  await issueToken(state.user);
+  connectSocket();
+}
+
+async function signIn(user: StoredUser): Promise<void> {
+  await issueToken(user);
+  state.user = user;
+  state.keys = keysOf(user);
+  $('user').textContent = `${user.email} (${user.userId})`;
+  await syncClock();
+  connectSocket();
+  await listAgents();
+}
+
+/** Marks the user as signed in with keys published (tests wait on `data-user-id`). */
+function ready(user: StoredUser): void {
+  $('user').dataset['userId'] = user.userId;
+}
+
+async function newUser(): Promise<void> {
+  const tag = crypto.randomUUID().slice(0, 8);
+  const email = `dev-${tag}@console.test`;
+  const created = await call<{ user_id: string }>(
+    {
+      method: 'POST',
+      path: '/_control/users',
+      body: { email, account_password: crypto.randomUUID(), display_name: `Dev ${tag}` },
+    },
+    true,
+  );
+  const deviceId = crypto.randomUUID();
+  const user: StoredUser = { userId: created.user_id, email, deviceId, ...newKeys() };
+  await signIn(user);
+  await call({
+    method: 'POST',
+    path: '/keys/backup',
+    auth: true,
+    body: await backupRecord(state.keys!, deviceId),
+  });
+  saveUser(user);
+  ready(user);
+  say('signed in; keys kept in this page');
+}
+
+async function listAgents(): Promise<void> {
+  const agents = await call<AgentItem[]>({
+    method: 'GET',
+    path: routePath(SERVICE_ROUTES.listAgents),
+    auth: true,
+  });
+  const list = $('agents');
+  list.replaceChildren();
+  for (const a of agents) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = a.name ?? a.agent_id;
+    b.dataset['agentId'] = a.agent_id;
+    if (a.agent_id === state.agentId) b.setAttribute('aria-current', 'true');
+    b.addEventListener('click', () => void run(() => openChat(a)));
+    const li = document.createElement('li');
+    li.append(b);
+    list.append(li);
+  }
+  $('agents-hint').hidden = agents.length > 0;
+}
+
+async function signingKey(id: string): Promise<Uint8Array | undefined> {
+  const known = state.signing.get(id);
+  if (known !== undefined) return known;
+  const k = await call<{ signing_public_key?: string | null }>({
+    method: 'GET',
+    path: routePath(SERVICE_ROUTES.lookupKeys, { principal_id: id }),
+    auth: true,
+  });
+  const key = k.signing_public_key == null ? undefined : fromBase64(k.signing_public_key);
+  if (key !== undefined) state.signing.set(id, key);
+  return key;
+}
+
+function addMessage(text: string, who: 'mine' | 'theirs' | 'failed', id?: string): void {
+  if (id !== undefined && document.querySelector(`[data-message-id="${CSS.escape(id)}"]`)) return;
+  const li = document.createElement('li');
+  li.className = who;
+  li.textContent = text;
+  if (id !== undefined) li.dataset['messageId'] = id;
+  $('messages').append(li);
+  li.scrollIntoView({ block: 'end' });
+}
+
+async function show(wire: string): Promise<void> {
+  const { user, keys } = state;
+  if (user === undefined || keys === undefined) return;
+  try {
+    const m = await openWire(wire, { userId: user.userId, keys, signingKey });
+    if (m.conversationId !== state.conversationId) return;
+    const p = m.payload as { type: string; text?: string };
+    const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
+    addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+  } catch (err) {
+    addMessage(`could not open a message: ${(err as Error).message}`, 'failed');
+  }
+}
+
+async function openChat(a: AgentItem): Promise<void> {
+  state.agentId = a.agent_id;
+  const conv = await call<{ conversation_id: string }>(
+    {
+      method: 'POST',
+      path: routePath(SERVICE_ROUTES.createConversation),
+      auth: true,
+      body: { agent_id: a.agent_id },
+    },
+    true,
+  );
+  state.conversationId = conv.conversation_id;
+  const detail = await call<{ members: Member[] }>({
+    method: 'GET',
+    path: routePath(SERVICE_ROUTES.getConversation, { id: conv.conversation_id }),
+    auth: true,
+  });
+  state.recipients = detail.members.flatMap((m) => {
+    const key = m.public_key === null ? undefined : fromBase64(m.public_key);
+    return key === undefined ? [] : [{ id: m.id, publicKey: key }];
+  });
+  $('chat-title').textContent = `Chat with ${a.name ?? a.agent_id}`;
+  $('messages').replaceChildren();
+  document.querySelectorAll<HTMLElement>('#agents button').forEach((el) => {
+    el.setAttribute('aria-current', String(el.dataset['agentId'] === a.agent_id));
+  });
+  const history = await call<{ wire_envelope: string }[]>({
+    method: 'GET',
+    path: routePath(SERVICE_ROUTES.readMessages, { id: conv.conversation_id }),
+    auth: true,
+  });
+  for (const m of history) await show(m.wire_envelope);
+  ($('text') as HTMLInputElement).disabled = false;
+  ($('send') as HTMLButtonElement).disabled = false;
+  await refreshService();
+}
+
+async function send(): Promise<void> {
+  const input = $<HTMLInputElement>('text');
+  const text = input.value.trim();
+  const { user, keys, conversationId } = state;
+  if (text === '' || user === undefined || keys === undefined || conversationId === undefined) return;
+  const wire = await sealText(text, {
+    userId: user.userId,
+    keys,
+    conversationId,
+    recipients: state.recipients,
+    nowMs: Date.now() + state.clockOffsetMs,
+  });
+  const sent = await call<{ message_id: string }>({
+    method: 'POST',
+    path: routePath(SERVICE_ROUTES.userSendMessage, { id: conversationId }),
+    auth: true,
+    body: { wire_envelope: wire },
+  });
+  showCurl({
+    method: 'POST',
+    path: routePath(SERVICE_ROUTES.userSendMessage, { id: conversationId }),
+    auth: true,
+    body: { wire_envelope: '<sealed in the browser>' },
+  });
+  input.value = '';
+  addMessage(text, 'mine', sent.message_id);
+  await refreshService();
+}
+
+function connectSocket(): void {
+  state.socket?.close();
+  const ws = new WebSocket(
+    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${routePath(SERVICE_ROUTES.webSocket)}`,
+  );
+  state.socket = ws;
+  ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'auth', access_token: state.token })));
+  ws.addEventListener('message', (e) => {
+    const frame = JSON.parse(String(e.data)) as { type?: string; wire_envelope?: string };
+    if (frame.type === 'auth.ok') say('live: user WebSocket connected');
+    else if (typeof frame.wire_envelope === 'string') void show(frame.wire_envelope).then(refreshService);
+  });
+  ws.addEventListener('close', (e) => {
+    if (state.socket !== ws) return;
+    say('user WebSocket closed');
+    // Token expired (virtual time moved on): sign in again and reconnect.
+    if (e.code === WS_CLOSE_CODES.TOKEN_EXPIRED) void run(renewToken);
+  });
+}
+
+async function refreshService(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const path = `/_control/agents/${encodeURIComponent(id)}`;
+  const s = await call<Record<string, string | number>>({ method: 'GET', path: `${path}/service` });
+  const dl = $('status');
+  dl.replaceChildren();
+  for (const [k, v] of Object.entries(s)) {
+    const dt = document.createElement('dt');
+    dt.textContent = k;
+    const dd = document.createElement('dd');
+    dd.textContent = String(v);
+    dd.dataset['field'] = k;
+    dl.append(dt, dd);
+  }
+  const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
+  const body = $('log').querySelector('tbody')!;
+  body.replaceChildren();
+  for (const e of logs) {
+    const tr = document.createElement('tr');
+    const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
+    for (const cell of [
+      e.event_type,
+      e.final_status,
+      String(e.attempt_count),
+      detail.filter((d) => d !== '').join(' '),
+      e.completed_at.slice(11, 19),
+    ]) {
+      const td = document.createElement('td');
+      td.textContent = cell;
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+}
+
+async function advance(): Promise<void> {
+  const ms = Number($<HTMLInputElement>('advance-ms').value);
+  await call({ method: 'POST', path: '/_control/clock/advance', body: { ms } }, true);
+  say(`virtual time now ${await syncClock()}`);
+  await refreshService();
+}
+
+async function failDeliveries(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const count = Number($<HTMLInputElement>('fail-n').value);
+  await call(
+    {
+      method: 'POST',
+      path: `/_control/agents/${encodeURIComponent(id)}/webhook-faults`,
+      body: { status: 503, count },
+    },
+    true,
+  );
+  say(`the webhook answers 503 for the next ${count} deliveries`);
+  await refreshService();
+}
+
+async function recover(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const r = await call<{ pending_count: number }>(
+    { method: 'POST', path: `/_control/agents/${encodeURIComponent(id)}/recover` },
+    true,
+  );
+  say(`recovered: ${r.pending_count} pending deliveries sent`);
+  await refreshService();
+}
+
+async function run(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    $('error').textContent = `error: ${(err as Error).message}`;
+  }
+}
+
+function start(): void {
+  $('new-user').addEventListener('click', () => void run(newUser));
+  $('refresh-agents').addEventListener('click', () => void run(listAgents));
+  $('composer').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void run(send);
+  });
+  $('advance').addEventListener('click', () => void run(advance));
+  $('fail').addEventListener('click', () => void run(failDeliveries));
+  $('recover').addEventListener('click', () => void run(recover));
+  const saved = loadUser();
+  if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
+}
+
+start();

@@ -1,0 +1,93 @@
+/**
+ * The dev console's HTML and CSS. Small enough to live as strings; the
+ * behaviour is in the script bundle (`src/console`, built to
+ * `dist/console/console.js`).
+ *
+ * @module
+ */
+
+/** Where the console is served (dev mode, loopback only). */
+export const CONSOLE_PATH = '/_console/';
+
+/** The console's page. Holds no data: everything is fetched by the script. */
+export const CONSOLE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>AMS dev console</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${CONSOLE_PATH}console.css">
+<script defer src="${CONSOLE_PATH}console.js"></script>
+</head>
+<body>
+<header>
+  <h1>AMS dev console</h1>
+  <span id="user" class="muted">no user</span>
+  <button id="new-user" type="button">New dev user</button>
+</header>
+<main>
+  <section id="agents-panel">
+    <h2>Agents</h2>
+    <ul id="agents"></ul>
+    <p class="muted" id="agents-hint">Create a dev user, then give it an agent (<code>ams dev bootstrap</code>).</p>
+    <button id="refresh-agents" type="button">Refresh</button>
+  </section>
+  <section id="chat-panel">
+    <h2 id="chat-title">Chat</h2>
+    <ol id="messages" aria-live="polite"></ol>
+    <form id="composer">
+      <input id="text" autocomplete="off" placeholder="Message (sealed in this browser)" disabled>
+      <button id="send" type="submit" disabled>Send</button>
+    </form>
+  </section>
+  <section id="service-panel">
+    <h2>Service side</h2>
+    <dl id="status"></dl>
+    <div class="actions">
+      <label>Advance time <input id="advance-ms" type="number" min="0" value="30000"> ms</label>
+      <button id="advance" type="button">Advance</button>
+      <label>Webhook answers 503 for next <input id="fail-n" type="number" min="1" max="100" value="3"></label>
+      <button id="fail" type="button">Fail deliveries</button>
+      <span class="muted">Deliver what is pending, mark ready</span>
+      <button id="recover" type="button">Recover</button>
+    </div>
+    <pre id="curl" class="curl"></pre>
+    <h3>Delivery log</h3>
+    <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th></tr></thead><tbody></tbody></table>
+  </section>
+</main>
+<footer><span id="connection" class="muted">offline</span> <span id="error" role="alert"></span></footer>
+</body>
+</html>
+`;
+
+/** The console's style sheet. */
+export const CONSOLE_CSS = `
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#1d2330;background:#f5f6f8;display:flex;flex-direction:column;height:100vh}
+header{display:flex;gap:12px;align-items:center;padding:8px 16px;background:#1d2330;color:#fff}
+header h1{font-size:16px;margin:0;flex:0 0 auto}
+header #user{flex:1}
+main{flex:1;display:grid;grid-template-columns:220px 1fr 380px;gap:8px;padding:8px;min-height:0}
+section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 12px;overflow:auto;display:flex;flex-direction:column}
+h2{font-size:14px;margin:4px 0 8px}h3{font-size:13px;margin:12px 0 4px}
+ul{list-style:none;padding:0;margin:0}
+#agents li button{width:100%;text-align:left;margin-bottom:4px}
+#agents li button[aria-current=true]{background:#dbe7ff}
+#messages{flex:1;list-style:none;padding:0;margin:0;overflow:auto}
+#messages li{margin:4px 0;padding:6px 10px;border-radius:12px;max-width:80%;width:fit-content;white-space:pre-wrap}
+#messages li.mine{margin-left:auto;background:#dbe7ff}
+#messages li.theirs{background:#eef0f3}
+#messages li.failed{background:#fde2e1}
+#composer{display:flex;gap:6px;margin-top:8px}#composer input{flex:1;padding:6px}
+button{padding:4px 10px;border:1px solid #b8c0cc;border-radius:4px;background:#fff;cursor:pointer}
+button:disabled{opacity:.5;cursor:default}
+.muted{color:#6b7280}header .muted{color:#c7ccd6}
+dl{display:grid;grid-template-columns:auto 1fr;gap:2px 8px;margin:0}dt{color:#6b7280}dd{margin:0}
+.actions{display:grid;grid-template-columns:1fr auto;gap:6px;align-items:center;margin-top:8px}
+.actions input{width:80px}
+.curl{background:#1d2330;color:#d6f5d6;padding:6px;border-radius:4px;white-space:pre-wrap;word-break:break-all;font-size:12px;min-height:2em}
+table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}
+footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
+`;

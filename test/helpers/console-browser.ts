@@ -1,0 +1,37 @@
+/**
+ * Helpers of the dev console's browser tests: where Debian's Chromium is,
+ * whether the tests may skip without it, and the console script (built by
+ * `npm run build`; built here with the same esbuild options when missing).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { CONSOLE_ENTRY, zodEnglishOnly } from '../../scripts/console-bundle.js';
+
+/** Debian's Chromium (`apt-get install chromium`), or `AMS_CHROMIUM`. */
+export const CHROMIUM_PATH = process.env['AMS_CHROMIUM'] ?? '/usr/bin/chromium';
+
+/** Browser tests skip only when Chromium is absent outside CI; in CI its absence fails them. */
+export const SKIP_BROWSER = !existsSync(CHROMIUM_PATH) && process.env['CI'] !== 'true';
+
+/** One line saying why the browser tests skip. */
+export const SKIP_REASON = `skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set AMS_CHROMIUM); CI never skips`;
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Makes sure `dist/console/console.js` exists (same options as tsup.config.ts). */
+export async function ensureConsoleBuilt(): Promise<void> {
+  if (existsSync(`${root}dist/console/console.js`)) return;
+  await build({
+    entryPoints: [`${root}${CONSOLE_ENTRY}`],
+    absWorkingDir: root,
+    plugins: [zodEnglishOnly],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    outfile: `${root}dist/console/console.js`,
+    logLevel: 'error',
+  });
+}

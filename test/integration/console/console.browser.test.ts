@@ -1,0 +1,305 @@
+/**
+ * The dev console from a person's point of view, in Debian's Chromium
+ * (headless, driven by playwright-core): create a dev user in one click,
+ * pick the agent, chat with an echo bot (sealed and opened in the page),
+ * see the delivery in the log, advance virtual time; and no secret in a URL,
+ * the page's HTML or its console logs.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, createAgentApi, ensureAgentKeys } from '../../../src/agent/index.js';
+import { MemoryKeyStore } from '../../../src/crypto/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
+import { startWebhookHost, worldClock } from '../../../src/testing/test-world-parts.js';
+import {
+  CHROMIUM_PATH,
+  ensureConsoleBuilt,
+  SKIP_BROWSER,
+  SKIP_REASON,
+} from '../../helpers/console-browser.js';
+
+if (SKIP_BROWSER) console.warn(`dev console browser tests ${SKIP_REASON}`);
+
+interface Seen {
+  urls: string[];
+  requestText: string[];
+  responseText: string[];
+  consoleLines: string[];
+}
+
+/** An echo bot for the page's user, in WebSocket or webhook mode, in this process. */
+async function startEcho(
+  server: ReferenceServer,
+  ownerId: string,
+  mode: 'websocket' | 'webhook' = 'websocket',
+) {
+  const name = mode === 'websocket' ? 'Echo bot' : 'Webhook echo';
+  const { agentId, token } = await server.control.createAgent({ ownerId, name });
+  const keyStore = new MemoryKeyStore();
+  const clock = worldClock(server);
+  await ensureAgentKeys({
+    api: createAgentApi({ baseUrl: server.url, agentId, token }),
+    store: keyStore,
+    clock,
+  });
+  const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
+  agent.on('message.new', async (msg) => {
+    await msg.reply(`echo: ${msg.text ?? ''}`);
+  });
+  const hook = mode === 'webhook' ? await startWebhookHost() : undefined;
+  if (hook !== undefined) {
+    const { secret } = await server.control.setWebhook(agentId, { url: hook.url });
+    agent.webhook({ secret });
+    hook.use(agent.webhookHandler());
+  } else {
+    await agent.connect();
+  }
+  const close = async () => {
+    await agent.close({ timeoutMs: 2_000 });
+    await hook?.close();
+  };
+  return { agent, agentId, token, close };
+}
+
+describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
+  let server: ReferenceServer;
+  let browser: Browser;
+  let page: Page;
+  const seen: Seen = { urls: [], requestText: [], responseText: [], consoleLines: [] };
+
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    server = await startReferenceServer({
+      dev: true,
+      virtualTime: true,
+      passwordHashing: { logN: 10 },
+      agentTokenBcryptCost: 4,
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ['--no-sandbox'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.setDefaultTimeout(8_000);
+    page.on('request', (r) => {
+      seen.urls.push(r.url());
+      seen.requestText.push(JSON.stringify(r.headers()), r.postData() ?? '');
+    });
+    page.on(
+      'response',
+      (r) =>
+        void r.text().then(
+          (t) => seen.responseText.push(t),
+          () => undefined,
+        ),
+    );
+    page.on('websocket', (ws) => {
+      seen.urls.push(ws.url());
+      ws.on('framesent', (f) => seen.requestText.push(String(f.payload)));
+      ws.on('framereceived', (f) => seen.responseText.push(String(f.payload)));
+    });
+    page.on('console', (m) => seen.consoleLines.push(m.text()));
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('a person signs up, chats with an echo bot, sees the delivery, and no secret leaks', async () => {
+    const started = performance.now();
+    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
+    const loadMs = performance.now() - started;
+    console.info(
+      `console loaded in ${loadMs.toFixed(0)} ms; script ${(statSync('dist/console/console.js').size / 1024).toFixed(0)} KB`,
+    );
+
+    await page.click('#new-user');
+    await page.waitForSelector('#user[data-user-id]').catch(async (err: unknown) => {
+      throw new Error(`${String(err)}; page says: ${await page.locator('footer').textContent()}`);
+    });
+    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const echo = await startEcho(server, userId);
+    try {
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#text:not([disabled])');
+      await page.fill('#text', 'hello from the browser');
+      await page.press('#text', 'Enter');
+      const reply = page.locator('#messages li.theirs');
+      await reply.first().waitFor();
+      expect(await reply.first().textContent()).toBe('echo: hello from the browser');
+      expect(await page.locator('#messages li.mine').first().textContent()).toBe('hello from the browser');
+
+      await page.waitForFunction(() =>
+        document.querySelector('#log tbody tr')?.textContent?.includes('delivered'),
+      );
+      expect(await page.locator('#log tbody').textContent()).toContain('message.new');
+      expect(await page.locator('#status [data-field="connection_status"]').textContent()).toBe('ready');
+      expect(await page.locator('#curl').textContent()).toContain('curl -sS -X POST');
+
+      // The README's screenshot is refreshed on request only (AMS_UPDATE_SCREENSHOTS=1);
+      // every run writes its own under .ci/out, so a test run leaves the tree clean.
+      const shot =
+        process.env['AMS_UPDATE_SCREENSHOTS'] === '1'
+          ? 'docs/images/console.png'
+          : '.ci/out/screenshots/console.png';
+      mkdirSync(dirname(shot), { recursive: true });
+      await page.screenshot({ path: shot });
+      expect(statSync(shot).size).toBeGreaterThan(10_000);
+
+      // A reload signs the same user in again (keys from the page's storage) and opens the history.
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForSelector(`#user[data-user-id="${userId}"]`);
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#messages li.theirs');
+      expect(await page.locator('#messages li').allTextContents()).toEqual([
+        'hello from the browser',
+        'echo: hello from the browser',
+      ]);
+
+      await page.fill('#advance-ms', '30000');
+      await page.click('#advance');
+      await page.waitForFunction(() =>
+        document.querySelector('#connection')?.textContent?.startsWith('virtual time'),
+      );
+      expect(await page.locator('#curl').textContent()).toContain('/_control/clock/advance');
+
+      const stored = await page.evaluate(() => localStorage.getItem('ams-console-user'));
+      const keys = JSON.parse(stored!) as { encryptionPrivate: string; signingPrivate: string };
+      const html = await page.content();
+      const everywhere = [
+        ...seen.urls,
+        ...seen.requestText,
+        ...seen.responseText,
+        ...seen.consoleLines,
+        html,
+      ].join('\n');
+      expect(everywhere).not.toContain(echo.token);
+      for (const key of [keys.encryptionPrivate, keys.signingPrivate]) expect(everywhere).not.toContain(key);
+      const accessTokens = seen.responseText.flatMap((t) =>
+        [...t.matchAll(/"access_token":"([^"]+)"/g)].map((m) => m[1]!),
+      );
+      expect(accessTokens.length).toBeGreaterThan(0);
+      for (const t of accessTokens) {
+        expect([...seen.urls, ...seen.consoleLines, html].join('\n')).not.toContain(t);
+      }
+    } catch (err) {
+      const footer = await page.locator('footer').textContent();
+      throw new Error(
+        `${(err as Error).message}; page says: ${footer}; console: ${seen.consoleLines.join(' | ')}`,
+        { cause: err },
+      );
+    } finally {
+      await echo.close();
+    }
+  }, 30_000);
+
+  it('a webhook answering 503 twice is retried at once, then after 30 s: advance time and the echo arrives', async () => {
+    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const echo = await startEcho(server, userId, 'webhook');
+    try {
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#status [data-field="delivery_mode"]:text("webhook")');
+      await page.fill('#fail-n', '2');
+      await page.click('#fail');
+      await page.waitForSelector('#status [data-field="injected_failures_left"]:text("2")');
+      expect(await page.locator('#curl').textContent()).toContain('/webhook-faults');
+
+      await page.fill('#text', 'are you there?');
+      await page.press('#text', 'Enter');
+      await page.waitForSelector('#messages li.mine:text("are you there?")');
+      await server.control.deliveryIdle();
+      expect(await page.locator('#messages li.theirs').count()).toBe(0);
+
+      await page.fill('#advance-ms', '30000');
+      await page.click('#advance');
+      await page.waitForSelector('#messages li.theirs:text("echo: are you there?")');
+      await page.waitForFunction(() =>
+        Array.from(document.querySelectorAll('#log tbody tr')).some(
+          (tr) => tr.textContent?.startsWith('message.newdelivered3') === true,
+        ),
+      );
+      expect(await page.locator('#status [data-field="injected_failures_left"]').textContent()).toBe('0');
+    } finally {
+      await echo.close();
+    }
+  }, 30_000);
+
+  it('a webhook failing through the whole schedule makes the agent unreachable; Recover delivers what is pending', async () => {
+    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const echo = await startEcho(server, userId, 'webhook');
+    const status = page.locator('#status [data-field="connection_status"]');
+    try {
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#status [data-field="delivery_mode"]:text("webhook")');
+      await page.fill('#fail-n', '8');
+      await page.click('#fail');
+      await page.fill('#text', 'first');
+      await page.press('#text', 'Enter');
+      await page.waitForSelector('#messages li.mine:text("first")');
+      for (const seconds of [30, 120, 480, 1920, 7200, 21600]) {
+        await server.control.deliveryIdle();
+        const before = server.clock.now();
+        await page.fill('#advance-ms', String(seconds * 1000));
+        await page.click('#advance');
+        // The server's clock, not the footer: the footer's status line can flip back to the same
+        // text when the user WebSocket reconnects after a large step (a race under load).
+        await expect
+          .poll(() => server.clock.now(), {
+            timeout: 15_000,
+            message: `advance ${seconds} s: ${await page.locator('#error').textContent()}`,
+          })
+          .toBeGreaterThanOrEqual(before + seconds * 1000);
+      }
+      await server.control.deliveryIdle();
+      await page.click('#refresh-agents');
+      await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+      await page.waitForSelector('#status [data-field="connection_status"]:text("unreachable")');
+      // The log row of the final attempt can be written just after the status flips: re-open until it shows.
+      await expect
+        .poll(
+          async () => {
+            await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
+            await page.waitForSelector('#status [data-field="connection_status"]:text("unreachable")');
+            return page.locator('#log tbody tr').first().textContent();
+          },
+          { timeout: 15_000 },
+        )
+        .toContain('message.newunreachable8');
+
+      await page.fill('#text', 'second');
+      await page.press('#text', 'Enter');
+      // "second" waits in the pending queue (with any other event since the agent became unreachable).
+      await page.waitForFunction(
+        () => Number(document.querySelector('#status [data-field="pending_count"]')?.textContent) >= 1,
+      );
+      await page.click('#recover');
+      await page.waitForSelector('#messages li.theirs:text("echo: second")').catch(async (err: unknown) => {
+        const text = async (sel: string) => page.locator(sel).textContent();
+        throw new Error(
+          `${String(err)} ${await text('footer')} ${await text('#status')} ${await text('#log')}`,
+        );
+      });
+      expect(await status.textContent()).toBe('ready');
+      expect(await page.locator('#curl').textContent()).toContain('/recover');
+    } finally {
+      await echo.close();
+    }
+  }, 30_000);
+
+  it('is not served when the server is not in dev mode', async () => {
+    const prod = await startReferenceServer({ dev: false, passwordHashing: { logN: 10 } });
+    try {
+      const res = await page.request.get(`${prod.url}/_console/`);
+      expect(res.status()).toBe(404);
+    } finally {
+      await prod.close();
+    }
+  });
+});

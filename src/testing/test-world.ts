@@ -154,7 +154,7 @@ export class TestWorld {
    * once in-flight webhook deliveries are done (both transports are logged).
    */
   async deliveryLogs(limit = 100): Promise<DeliveryLogEntry[]> {
-    await this.server.control.deliveryIdle();
+    await this.server.control.deliverySettled();
     return this.#parts.api.deliveryLogs(limit);
   }
 

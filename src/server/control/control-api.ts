@@ -239,6 +239,15 @@ export class ControlApi {
   }
 
   /**
+   * Resolves once no webhook attempt is in flight and no WebSocket delivery
+   * waits for its ack (bounded by `timeoutMs` of real time, default 2 s): the
+   * delivery logs then hold every final status.
+   */
+  deliverySettled(timeoutMs?: number): Promise<void> {
+    return this.#ctx.delivery.settled(timeoutMs);
+  }
+
+  /**
    * The bcrypt cost of the agent's current token hash (the hash itself never
    * leaves the server), or undefined without a token.
    */

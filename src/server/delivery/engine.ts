@@ -29,6 +29,11 @@ import type { WebhookSender } from './webhook-sender.js';
 export interface ReferenceDeliveryEngine extends DeliveryEngine {
   /** Resolves once no webhook attempt is in flight (tests, virtual time, shutdown). */
   idle(): Promise<void>;
+  /**
+   * Resolves once idle and no WebSocket delivery waits for its ack, or after
+   * `timeoutMs` of real time (an agent that never acknowledges cannot hang a test).
+   */
+  settled(timeoutMs?: number): Promise<void>;
 }
 
 /** The implementation behind `createDeliveryEngine`. */
@@ -174,6 +179,16 @@ export class Engine implements ReferenceDeliveryEngine {
 
   idle(): Promise<void> {
     return this.#pump.idle();
+  }
+
+  async settled(timeoutMs = 2_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.idle();
+      const waiting = [...this.#agents.values()].some((s) => s.unacked.size > 0);
+      if (!waiting || Date.now() >= deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
 
   #state(agentId: string): AgentState {

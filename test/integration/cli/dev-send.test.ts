@@ -41,10 +41,11 @@ describe('ams dev send / devices', () => {
     try {
       const path = join(dir, 'note.txt');
       await writeFile(path, 'hello from the CLI\n');
-      let received = '';
+      let gotFile: (text: string) => void = () => undefined;
+      const received = new Promise<string>((resolve) => (gotFile = resolve));
       const onFile = async (msg: IncomingMessage): Promise<void> => {
         if (msg.payload.type !== 'file') return;
-        received = new TextDecoder().decode(await (await agent.files.download(msg.payload)).toBytes());
+        gotFile(new TextDecoder().decode(await (await agent.files.download(msg.payload)).toBytes()));
         await agent.files.upload(msg.conversationId, new TextEncoder().encode('back'), {
           name: 'back.txt',
           contentType: 'text/plain',
@@ -55,8 +56,9 @@ describe('ams dev send / devices', () => {
       expect(await runCli(['dev', 'send', '--file', path, '--content-type', 'text/plain'], io), io.err).toBe(
         0,
       );
+      // The CLI exits at the first reply (the echo handler's, possibly before this one downloaded).
+      expect(await received).toBe('hello from the CLI\n');
       agent.off('message.new', onFile);
-      expect(received).toBe('hello from the CLI\n');
       // The echo handler answers first (no text in a file message), then the file arrives; the first reply is printed.
       expect(io.out).toMatch(/^(echo: |file back\.txt \(4 bytes, text\/plain\))\n$/);
       expect(io.out).not.toContain('"key"');

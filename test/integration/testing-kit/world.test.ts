@@ -27,6 +27,26 @@ describe('createTestWorld in WebSocket mode', () => {
     }
   });
 
+  it('deliveryLogs waits for the ack of a delivery whose handler is still running', async () => {
+    const world = await createTestWorld();
+    try {
+      let started: () => void = () => undefined;
+      const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+      world.agent.on('message.new', async () => {
+        started();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      });
+      await world.sendAsUser('slow');
+      await handlerStarted;
+      const logs = await world.deliveryLogs();
+      expect(logs.filter((l) => l.event_type === 'message.new').map((l) => l.final_status)).toEqual([
+        'delivered',
+      ]);
+    } finally {
+      await world.close();
+    }
+  });
+
   it('hands over an unconnected agent when asked; events wait at the service', async () => {
     const world = await createTestWorld({ agent: { connect: false }, timeoutMs: 300 });
     try {

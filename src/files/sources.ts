@@ -1,7 +1,7 @@
 /**
  * What a file can be uploaded from: a path, bytes, a Node Readable, a web
  * ReadableStream or any async iterable of bytes, turned into one async
- * iterable (read in 64 KiB pieces for a path) and its size when known.
+ * iterable (read in 1 MiB pieces for a path) and its size when known.
  *
  * @module
  */
@@ -9,6 +9,13 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ValidationError } from '../core/errors/validation-error.js';
+
+/**
+ * Bytes per read of a path source: 16 chunks per read (each sealed in place,
+ * without a copy), 16 times fewer reads than one per chunk; at most about
+ * two reads are held.
+ */
+export const SOURCE_READ_BYTES = 1_048_576;
 
 /**
  * A file to upload: a filesystem path (string or `file:` URL), bytes, a Node
@@ -59,7 +66,7 @@ export async function openSource(source: FileSource): Promise<OpenedSource> {
     }
     const path = typeof source === 'string' ? source : source.pathname;
     return {
-      pieces: createReadStream(source, { highWaterMark: 65_536 }),
+      pieces: createReadStream(source, { highWaterMark: SOURCE_READ_BYTES }),
       size: info.size,
       name: basename(path),
     };

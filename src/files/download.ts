@@ -8,9 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { fromBase64 } from '../core/encoding.js';
 import { FileIntegrityError } from '../core/errors/file-integrity-error.js';
 import { ValidationError } from '../core/errors/validation-error.js';
@@ -18,6 +16,7 @@ import { parseFilePayload, type FilePayload } from '../core/protocol/file-payloa
 import { decryptFileStream } from '../crypto/file-stream/decrypt.js';
 import type { RestClient } from '../transport/rest/client.js';
 import { objectKeyPath } from '../transport/rest/paths.js';
+import { writePiecesToFile } from './write-file.js';
 
 /** Options of a download. */
 export interface FileDownloadOptions {
@@ -129,7 +128,7 @@ export async function downloadFile(
     async toFile(path) {
       const part = `${path}.part`;
       try {
-        await pipeline(Readable.from(stream()), createWriteStream(part));
+        await writePiecesToFile(stream(), part);
         await rename(part, path);
       } catch (err) {
         await rm(part, { force: true });

@@ -1,14 +1,39 @@
 /**
  * What a file can be uploaded from: a path, bytes, a Node Readable, a web
  * ReadableStream or any async iterable of bytes, turned into one async
- * iterable (read in 64 KiB pieces for a path) and its size when known.
+ * iterable (read in 1 MiB pieces for a path) and its size when known.
  *
  * @module
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ValidationError } from '../core/errors/validation-error.js';
+
+/**
+ * Bytes per read of a path source: 16 chunks per read (each sealed in place,
+ * without a copy), 16 times fewer reads than one per chunk.
+ */
+export const SOURCE_READ_BYTES = 1_048_576;
+
+/**
+ * Reads the file at `path` into one reused buffer: each piece is valid only
+ * until the next is asked for. The encryptor consumes (seals or copies)
+ * every piece before it asks for the next, so a 100 MB upload allocates one
+ * 1 MiB buffer instead of a fresh one per read (less garbage, lower peak RSS).
+ */
+async function* readFileReusing(path: string | URL): AsyncGenerator<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = new Uint8Array(SOURCE_READ_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
 
 /**
  * A file to upload: a filesystem path (string or `file:` URL), bytes, a Node
@@ -59,7 +84,7 @@ export async function openSource(source: FileSource): Promise<OpenedSource> {
     }
     const path = typeof source === 'string' ? source : source.pathname;
     return {
-      pieces: createReadStream(source, { highWaterMark: 65_536 }),
+      pieces: readFileReusing(source),
       size: info.size,
       name: basename(path),
     };

@@ -99,6 +99,75 @@ export function openChunk(
   }
 }
 
+/** The last `n` bytes of `pieces` (views when they lie in one piece, else a copy of `n` bytes). */
+function lastBytes(pieces: readonly Uint8Array[], n: number): Uint8Array {
+  const final = pieces[pieces.length - 1]!;
+  if (final.length >= n) return final.subarray(final.length - n);
+  const out = new Uint8Array(n);
+  let want = n;
+  for (let i = pieces.length - 1; i >= 0 && want > 0; i--) {
+    const piece = pieces[i]!;
+    const k = Math.min(piece.length, want);
+    out.set(piece.subarray(piece.length - k), want - k);
+    want -= k;
+  }
+  return out;
+}
+
+/**
+ * Opens one chunk given as the pieces it arrived in (ciphertext then tag,
+ * split anywhere): each piece goes through the cipher as it is, without
+ * assembling the chunk first. The plaintext pieces are returned only once
+ * the tag verified.
+ *
+ * @throws {@link index!FileIntegrityError | FileIntegrityError} `chunk` when the tag does not verify (or the chunk is shorter than a tag).
+ */
+export function openChunkPieces(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  aad: Uint8Array,
+  pieces: readonly Uint8Array[],
+): Uint8Array[] {
+  let size = 0;
+  for (const piece of pieces) size += piece.length;
+  if (pieces.length === 1 || size < CHUNK_TAG_BYTES) {
+    return [openChunk(key, nonce, aad, pieces.length === 1 ? pieces[0]! : joinedAll(pieces, size))];
+  }
+  try {
+    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, nonce);
+    decipher.setAAD(aad);
+    decipher.setAuthTag(lastBytes(pieces, CHUNK_TAG_BYTES));
+    const out: Uint8Array[] = [];
+    let left = size - CHUNK_TAG_BYTES;
+    for (const piece of pieces) {
+      if (left === 0) break;
+      const k = Math.min(piece.length, left);
+      left -= k;
+      const plain = decipher.update(k === piece.length ? piece : piece.subarray(0, k));
+      if (plain.length > 0) out.push(plain);
+    }
+    const tail = decipher.final();
+    if (tail.length > 0) out.push(tail);
+    return out.length === 0 ? [new Uint8Array(0)] : out;
+  } catch (cause) {
+    throw new FileIntegrityError(
+      'chunk',
+      'A chunk of the encrypted file does not authenticate (modified, reordered, truncated or from another file).',
+      cause,
+    );
+  }
+}
+
+function joinedAll(pieces: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
 /** A fresh SHA-256. */
 export function createSha256(): Hash {
   return nodeCrypto().createHash('sha256');

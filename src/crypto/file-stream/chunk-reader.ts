@@ -19,7 +19,10 @@ import {
 export interface SealedChunk {
   readonly index: number;
   readonly last: boolean;
+  /** Ciphertext followed by the tag, in one array (assembled on first access when it arrived in several pieces). */
   readonly bytes: Uint8Array;
+  /** The same bytes in the pieces they arrived in (views, no copy); at least one piece. */
+  readonly pieces: readonly Uint8Array[];
 }
 
 /** Incremental framer: `push` pieces, then `end`. */
@@ -49,7 +52,7 @@ export class ChunkReader {
     }
     const segment = this.#header.chunkSize + CHUNK_TAG_BYTES;
     // Strictly more than one segment: the segment is followed by bytes, so it is not the last.
-    while (this.#queue.length > segment) out.push(this.#take(this.#queue.take(segment), false));
+    while (this.#queue.length > segment) out.push(this.#take(this.#queue.takePieces(segment), false));
     return out;
   }
 
@@ -67,16 +70,36 @@ export class ChunkReader {
     if (this.#queue.length < CHUNK_TAG_BYTES) {
       throw new FileIntegrityError('truncated', 'The encrypted file ends before its last chunk.');
     }
-    return this.#take(this.#queue.take(this.#queue.length), true);
+    return this.#take(this.#queue.takePieces(this.#queue.length), true);
   }
 
-  #take(bytes: Uint8Array, last: boolean): SealedChunk {
+  #take(pieces: Uint8Array[], last: boolean): SealedChunk {
     if (this.#index >= MAX_CHUNKS) throw new FileIntegrityError('trailing', 'Too many chunks.');
-    return { index: this.#index++, last, bytes };
+    let joined: Uint8Array | undefined = pieces.length === 1 ? pieces[0] : undefined;
+    return {
+      index: this.#index++,
+      last,
+      pieces,
+      get bytes(): Uint8Array {
+        return (joined ??= concatPieces(pieces));
+      },
+    };
   }
 }
 
-/** A FIFO of byte pieces: `take(n)` copies only when `n` bytes span several pieces. */
+function concatPieces(pieces: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const piece of pieces) n += piece.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
+/** A FIFO of byte pieces: `take(n)` copies only when `n` bytes span several pieces; `takePieces(n)` never copies. */
 class ByteQueue {
   readonly #pieces: Uint8Array[] = [];
   #head = 0;
@@ -108,6 +131,22 @@ class ByteQueue {
       at += k;
       this.#advance(piece, k);
     }
+    return out;
+  }
+
+  /** The next `n` bytes as views of the pieces they span (at least one piece, possibly empty). */
+  takePieces(n: number): Uint8Array[] {
+    this.#length -= n;
+    const out: Uint8Array[] = [];
+    let at = 0;
+    while (at < n) {
+      const piece = this.#pieces[this.#head]!;
+      const k = Math.min(piece.length, n - at);
+      out.push(k === piece.length ? piece : piece.subarray(0, k));
+      at += k;
+      this.#advance(piece, k);
+    }
+    if (out.length === 0) out.push(new Uint8Array(0));
     return out;
   }
 

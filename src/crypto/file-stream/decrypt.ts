@@ -1,7 +1,9 @@
 /**
  * Streaming decryption of a file (format `AMSF` v1): ciphertext pieces of
- * any size in, verified plaintext one chunk at a time out. A chunk's
- * plaintext is only released after its tag verified; the end of the stream
+ * any size in, verified plaintext one chunk at a time out (a chunk's
+ * plaintext in as many pieces as its ciphertext arrived in: no piece is
+ * copied to assemble a chunk). A chunk's plaintext is only released after
+ * its tag verified; the end of the stream
  * is only accepted after a chunk flagged last, so truncation, reordering,
  * modification and chunks of another file all fail with
  * {@link index!FileIntegrityError | FileIntegrityError}.
@@ -9,7 +11,7 @@
  * @module
  */
 import { FileIntegrityError } from '../../core/errors/file-integrity-error.js';
-import { openChunk } from './aead.node.js';
+import { openChunkPieces } from './aead.node.js';
 import { ChunkReader, type SealedChunk } from './chunk-reader.js';
 import { chunkNonce, FILE_KEY_BYTES } from './format.js';
 
@@ -38,29 +40,29 @@ export async function* decryptFileStream(
   if (key.length !== FILE_KEY_BYTES) throw new FileIntegrityError('header', 'The file key must be 32 bytes.');
   const reader = new ChunkReader();
   let total = 0;
-  const open = (chunk: SealedChunk): Uint8Array => {
+  const open = (chunk: SealedChunk): Uint8Array[] => {
     const header = reader.header!;
     if (options.chunkSize !== undefined && header.chunkSize !== options.chunkSize) {
       throw new FileIntegrityError('header', 'The chunk size differs from the declared one.');
     }
-    const plain = openChunk(
+    const plain = openChunkPieces(
       key,
       chunkNonce(header.noncePrefix, chunk.index, chunk.last),
       header.bytes,
-      chunk.bytes,
+      chunk.pieces,
     );
-    total += plain.length;
+    for (const piece of plain) total += piece.length;
     if (options.size !== undefined && total > options.size) {
       throw new FileIntegrityError('size', 'The file is larger than its declared size.');
     }
     return plain;
   };
   for await (const piece of source) {
-    for (const chunk of reader.push(piece)) yield open(chunk);
+    for (const chunk of reader.push(piece)) yield* open(chunk);
   }
   const last = open(reader.end());
   if (options.size !== undefined && total !== options.size) {
     throw new FileIntegrityError('size', 'The file size differs from its declared size.');
   }
-  yield last;
+  yield* last;
 }

@@ -13,6 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerContext } from '../context.js';
 
+/** Bytes gathered before the store writes them to disk. */
+const WRITE_BATCH_BYTES = 1_048_576;
+
 /** A stored file object. */
 export interface FileObject {
   readonly objectKey: string;
@@ -30,6 +33,7 @@ export interface FileObject {
 /** A new object being written. */
 export interface PendingObject {
   readonly objectKey: string;
+  /** Queues `bytes` (kept, not copied: do not reuse the array) for writing. */
   write(bytes: Uint8Array): Promise<void>;
   /** Closes the file and makes the object fetchable. */
   commit(record: Omit<FileObject, 'objectKey' | 'path'>): Promise<FileObject>;
@@ -49,17 +53,35 @@ export class FileObjects {
     const path = join(await this.#dir, objectKey);
     const handle: FileHandle = await open(path, 'w');
     let closed = false;
+    // Write-behind: pieces gather into batches of about 1 MiB, each written with one writev
+    // while the next fills (at most two batches held), instead of one awaited write per piece.
+    let batch: Uint8Array[] = [];
+    let batched = 0;
+    let inFlight: Promise<unknown> | undefined;
+    const flush = async (): Promise<void> => {
+      if (inFlight !== undefined) await inFlight;
+      inFlight = batch.length === 0 ? undefined : handle.writev(batch);
+      inFlight?.catch(() => undefined); // rethrown where awaited
+      batch = [];
+      batched = 0;
+    };
     const close = async (): Promise<void> => {
       if (closed) return;
       closed = true;
+      await inFlight?.catch(() => undefined);
       await handle.close();
     };
     return {
       objectKey,
       write: async (bytes) => {
-        await handle.write(bytes);
+        if (bytes.length === 0) return;
+        batch.push(bytes);
+        batched += bytes.length;
+        if (batched >= WRITE_BATCH_BYTES) await flush();
       },
       commit: async (record) => {
+        await flush();
+        await inFlight;
         await close();
         const object: FileObject = { ...record, objectKey, path };
         this.#objects.set(objectKey, object);

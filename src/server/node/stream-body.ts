@@ -63,5 +63,7 @@ export async function drainBody(stream: RequestBodyStream): Promise<boolean> {
 
 /** Writes `body` to `res` as it is read; a failing source drops the connection. */
 export function writeStream(res: NodeResponse, body: AsyncIterable<Uint8Array>): void {
-  pipeline(Readable.from(body, { objectMode: false }), res).catch(() => res.destroy());
+  // A Readable (a stored file) is piped as it is, without a second stream around it.
+  const source = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
+  pipeline(source, res).catch(() => res.destroy());
 }

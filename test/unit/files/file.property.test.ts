@@ -1,8 +1,9 @@
 /**
  * Property tests of the file parsers: the chunk reader frames any split of a
  * valid object exactly like the whole, and never throws anything but a
- * FileIntegrityError on arbitrary bytes; decryption of any mutation of an
- * object fails with FileIntegrityError; the `file` payload schema accepts
+ * FileIntegrityError on arbitrary bytes; decryption of any split gives the
+ * plaintext back, and of any mutation of an object (whole or split) fails
+ * with FileIntegrityError; the `file` payload schema accepts
  * every well-formed payload and refuses malformed ones with a ValidationError.
  */
 import { randomBytes } from 'node:crypto';
@@ -73,6 +74,25 @@ describe('chunk reader', () => {
   });
 });
 
+describe('decryption of any split', () => {
+  it('gives back the plaintext whatever pieces the ciphertext arrives in', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 70_000 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        async (n, cuts) => {
+          const plaintext = randomBytes(n);
+          const ct = await encryptFileBytes(plaintext, params);
+          const out: Uint8Array[] = [];
+          for await (const p of decryptFileStream(splitAt(ct, cuts), params.key, { size: n })) out.push(p);
+          expect(Buffer.concat(out).equals(plaintext)).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('decryption of mutated objects', () => {
   it('any flipped byte, cut or extension fails with FileIntegrityError', async () => {
     const plaintext = randomBytes(40_000);
@@ -91,7 +111,8 @@ describe('decryption of mutated objects', () => {
             extra: fc.uint8Array({ minLength: 1, maxLength: 40 }),
           }),
         ),
-        async (m) => {
+        fc.array(fc.nat(), { maxLength: 8 }),
+        async (m, cuts) => {
           let bad: Buffer;
           if (m.kind === 'flip') {
             bad = Buffer.from(ct);
@@ -101,13 +122,16 @@ describe('decryption of mutated objects', () => {
           } else {
             bad = Buffer.concat([ct, m.extra]);
           }
-          const err = await (async () => {
-            for await (const _ of decryptFileStream([bad], params.key)) void _;
-          })().then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-          expect(err).toBeInstanceOf(FileIntegrityError);
+          // Whole, and split anywhere (a chunk then goes through the cipher piece by piece).
+          for (const pieces of [[bad], splitAt(bad, cuts)]) {
+            const err = await (async () => {
+              for await (const _ of decryptFileStream(pieces, params.key)) void _;
+            })().then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            expect(err).toBeInstanceOf(FileIntegrityError);
+          }
         },
       ),
       { numRuns: 80 },

@@ -446,6 +446,7 @@ export {
   type StreamSummary,
   type StreamWriter,
   type StreamWriterOptions,
+  type TextChunkSource,
 } from './agent/index.js';
 
 // Device migration: the session code as people type it, and the session's lifetime

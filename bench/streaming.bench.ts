@@ -19,10 +19,20 @@
  * by moving the server's virtual clock 200 ms before each send, so the figure
  * is the cost of a message, not the limit; (b) raw AES-256-GCM seal of the
  * same payloads on one core (`sealDelta` in a loop).
+ *
+ * Rows 1–3 run twice: with the server, the agent and the UserClient in this
+ * one process (one event loop for all three hops), and with the server in a
+ * child process (bench/lib/stream-server.ts; agent and UserClient here).
  */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
+import { Agent } from '../src/agent/index.js';
+import { UserClient } from '../src/client/index.js';
+import { MemoryKeyStore } from '../src/crypto/key-store/index.js';
 import { streamCipher } from '../src/crypto/stream/stream-crypto.js';
-import { createTestWorld, type TestWorld } from '../src/testing/index.js';
+import { createTestWorld, DEFAULT_TEST_WORLD_OPTIONS } from '../src/testing/index.js';
 import { fmt, printTable } from './lib/harness.js';
 
 const DELTAS = Number(process.env['BENCH_STREAM_DELTAS'] ?? 20_000);
@@ -37,7 +47,14 @@ const percentile = (xs: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-function waitForEnd(world: TestWorld, streamId: string): Promise<number> {
+/** The agent and the user's client, connected, and their conversation. */
+interface Parties {
+  readonly agent: Agent;
+  readonly user: UserClient;
+  readonly conversationId: string;
+}
+
+function waitForEnd(world: Parties, streamId: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onEnd = (e: { streamId: string }) => {
       if (e.streamId !== streamId) return;
@@ -49,7 +66,7 @@ function waitForEnd(world: TestWorld, streamId: string): Promise<number> {
   });
 }
 
-async function throughputRound(world: TestWorld): Promise<number> {
+async function throughputRound(world: Parties): Promise<number> {
   const w = await world.agent.stream(world.conversationId, { coalesceMs: 0 });
   const ended = waitForEnd(world, w.streamId);
   const t0 = performance.now();
@@ -59,7 +76,7 @@ async function throughputRound(world: TestWorld): Promise<number> {
   return DELTAS / ((t1 - t0) / 1000);
 }
 
-async function latency(world: TestWorld): Promise<{ p50: number; p99: number }> {
+async function latency(world: Parties): Promise<{ p50: number; p99: number }> {
   const sent = new Map<number, number>();
   const lat: number[] = [];
   const onDelta = (e: { seq: number }) => {
@@ -83,7 +100,7 @@ async function latency(world: TestWorld): Promise<{ p50: number; p99: number }> 
   return { p50: percentile(lat, 50), p99: percentile(lat, 99) };
 }
 
-async function coalesced(world: TestWorld): Promise<{ tokensPerSecond: number; deltas: number }> {
+async function coalesced(world: Parties): Promise<{ tokensPerSecond: number; deltas: number }> {
   const w = await world.agent.stream(world.conversationId);
   const ended = waitForEnd(world, w.streamId);
   const t0 = performance.now();
@@ -93,7 +110,9 @@ async function coalesced(world: TestWorld): Promise<{ tokensPerSecond: number; d
   return { tokensPerSecond: DELTAS / ((t1 - t0) / 1000), deltas: summary.deltas };
 }
 
-async function asMessages(world: TestWorld): Promise<{ perSecond: number; p50: number }> {
+async function asMessages(
+  world: Parties & { server: { advanceTime(ms: number): void } },
+): Promise<{ perSecond: number; p50: number }> {
   let received = 0;
   let wake: (() => void) | undefined;
   world.user.on('message', () => {
@@ -123,57 +142,131 @@ function rawAesGcm(): number {
   return n / ((performance.now() - t0) / 1000);
 }
 
+/** Throughput (median of 3 after a warm-up), paced latency and coalescing, on one set of parties. */
+async function streamRows(world: Parties): Promise<{
+  rounds: number[];
+  lat: { p50: number; p99: number };
+  co: { tokensPerSecond: number; deltas: number };
+}> {
+  await throughputRound(world); // warm-up
+  const rounds: number[] = [];
+  for (let r = 0; r < 3; r += 1) rounds.push(await throughputRound(world));
+  const lat = await latency(world);
+  const co = await coalesced(world);
+  return { rounds, lat, co };
+}
+
+/** The reference server in a child process; the agent and a UserClient here, signed up over HTTP. */
+async function separateServer(): Promise<Parties & { close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/stream-server.ts'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async <T>(): Promise<T> => JSON.parse(String((await lines.next()).value)) as T;
+  const { url } = await next<{ url: string }>();
+  const user = new UserClient({ baseUrl: url, keyBackup: DEFAULT_TEST_WORLD_OPTIONS.keyBackup });
+  const email = `bench-${randomUUID()}@example.test`;
+  await user.sendCode({ email, scene: 'register', turnstileToken: 'bench' });
+  child.stdin!.write(`code ${email}\n`);
+  const { code } = await next<{ code: string }>();
+  await user.register({
+    email,
+    code,
+    accountPassword: 'bench-account-password',
+    displayName: 'Bench user',
+    deviceLocale: 'en-GB',
+    turnstileToken: 'bench',
+    protectionPassword: 'bench-protection-password',
+  });
+  const { agentId, token } = await user.createAgent({ name: 'bench' });
+  const agent = new Agent({
+    baseUrl: url,
+    agentId,
+    token,
+    keyStore: new MemoryKeyStore(),
+    shutdownSignals: false,
+  });
+  await agent.connect();
+  const { conversationId } = await user.addAgent(agentId);
+  await user.connect();
+  return {
+    agent,
+    user,
+    conversationId,
+    async close() {
+      await agent.close();
+      await user.disconnect();
+      child.stdin!.end();
+    },
+  };
+}
+
 export default async function run(): Promise<void> {
   const world = await createTestWorld({ timeoutMs: 60_000 });
+  let one: Awaited<ReturnType<typeof streamRows>>;
+  let msg: { perSecond: number; p50: number };
+  let aes: number;
   try {
     await world.user.connect();
-    await throughputRound(world); // warm-up
-    const rounds: number[] = [];
-    for (let r = 0; r < 3; r += 1) rounds.push(await throughputRound(world));
-    const lat = await latency(world);
-    const co = await coalesced(world);
-    const msg = await asMessages(world);
-    const aes = rawAesGcm();
-    const deltasPerSecond = median(rounds);
-    printTable(
-      `Streamed deltas through the reference server to a UserClient (${fmt(DELTAS)} × 24 B, loopback)`,
-      ['path', 'per second', 'p50 ms', 'p99 ms', 'note'],
-      [
-        [
-          'stream deltas, back to back (median of 3)',
-          fmt(deltasPerSecond),
-          '',
-          '',
-          `rounds ${rounds.map((x) => fmt(x)).join(' / ')}`,
-        ],
-        [
-          `stream deltas, paced 1/ms (${fmt(PACED)})`,
-          '',
-          fmt(lat.p50, 2),
-          fmt(lat.p99, 2),
-          'write → streamDelta',
-        ],
-        [
-          'tokens of 4 B, default coalescing',
-          fmt(co.tokensPerSecond),
-          '',
-          '',
-          `${fmt(DELTAS)} tokens in ${fmt(co.deltas)} deltas`,
-        ],
-        [
-          `baseline: each payload as a message (${fmt(MESSAGES)})`,
-          fmt(msg.perSecond),
-          fmt(msg.p50, 2),
-          '',
-          'send → user opened it',
-        ],
-        ['baseline: raw AES-256-GCM seal, one core', fmt(aes), '', '', 'sealDelta only'],
-      ],
-    );
-    console.log(
-      `\nstream / message throughput: ${fmt(deltasPerSecond / msg.perSecond, 1)}×; targets: ≥ 20,000 deltas/s (${deltasPerSecond >= 20_000 ? 'met' : 'missed'}), p99 < 5 ms (${lat.p99 < 5 ? 'met' : 'missed'}), ≥ 20× messages (${deltasPerSecond / msg.perSecond >= 20 ? 'met' : 'missed'})`,
-    );
+    one = await streamRows(world);
+    msg = await asMessages(world);
+    aes = rawAesGcm();
   } finally {
     await world.close();
+  }
+  const apart = await separateServer();
+  let two: Awaited<ReturnType<typeof streamRows>>;
+  try {
+    two = await streamRows(apart);
+  } finally {
+    await apart.close();
+  }
+  const rows = (label: string, r: typeof one): string[][] => [
+    [
+      `${label}: deltas back to back (median of 3)`,
+      fmt(median(r.rounds)),
+      '',
+      '',
+      `rounds ${r.rounds.map((x) => fmt(x)).join(' / ')}`,
+    ],
+    [
+      `${label}: deltas paced 1/ms (${fmt(PACED)})`,
+      '',
+      fmt(r.lat.p50, 2),
+      fmt(r.lat.p99, 2),
+      'write → streamDelta',
+    ],
+    [
+      `${label}: tokens of 4 B, default coalescing`,
+      fmt(r.co.tokensPerSecond),
+      '',
+      '',
+      `${fmt(DELTAS)} tokens in ${fmt(r.co.deltas)} deltas`,
+    ],
+  ];
+  printTable(
+    `Streamed deltas through the reference server to a UserClient (${fmt(DELTAS)} × 24 B, loopback)`,
+    ['path', 'per second', 'p50 ms', 'p99 ms', 'note'],
+    [
+      ...rows('one process', one),
+      ...rows('server apart', two),
+      [
+        `baseline: each payload as a message (${fmt(MESSAGES)}, one process)`,
+        fmt(msg.perSecond),
+        fmt(msg.p50, 2),
+        '',
+        'send → user opened it',
+      ],
+      ['baseline: raw AES-256-GCM seal, one core', fmt(aes), '', '', 'sealDelta only'],
+    ],
+  );
+  for (const [label, r] of [
+    ['one process', one],
+    ['server apart', two],
+  ] as const) {
+    const perSecond = median(r.rounds);
+    console.log(
+      `\n${label}: stream / message throughput ${fmt(perSecond / msg.perSecond, 1)}×; targets: ≥ 20,000 deltas/s (${perSecond >= 20_000 ? 'met' : 'missed'}), p99 < 5 ms (${r.lat.p99 < 5 ? 'met' : 'missed'}), ≥ 20× messages (${perSecond / msg.perSecond >= 20 ? 'met' : 'missed'})`,
+    );
   }
 }

@@ -39,9 +39,17 @@ const BLOCK_1 = Uint8Array.of(1);
 const KIND_DELTA = 0;
 const KIND_ABORT = 1;
 
+const TWO_32 = 0x1_0000_0000;
+
+/** Writes `n` (a safe non-negative integer) big-endian into 8 bytes at `at` (no BigInt on the hot path). */
+function putU64(view: DataView, at: number, n: number): void {
+  view.setUint32(at, Math.floor(n / TWO_32));
+  view.setUint32(at + 4, n >>> 0);
+}
+
 function u64(n: number): Uint8Array {
   const out = new Uint8Array(8);
-  new DataView(out.buffer).setBigUint64(0, BigInt(n));
+  putU64(new DataView(out.buffer), 0, n);
   return out;
 }
 
@@ -49,8 +57,18 @@ function nonceOf(kind: number, seq: number): Uint8Array {
   const out = new Uint8Array(12);
   const view = new DataView(out.buffer);
   view.setUint32(0, kind);
-  view.setBigUint64(4, BigInt(seq));
+  putU64(view, 4, seq);
   return out;
+}
+
+/** `prefix ‖ u64(seq)`, the prefix computed once per stream. */
+function aadWith(prefix: Uint8Array): (seq: number) => Uint8Array {
+  return (seq) => {
+    const out = new Uint8Array(prefix.length + 8);
+    out.set(prefix);
+    putU64(new DataView(out.buffer), prefix.length, seq);
+    return out;
+  };
 }
 
 /** The keys and running state of one stream, on the sync primitives of a backend. */
@@ -85,8 +103,8 @@ export function streamCipher(
   if (streamKey.length !== STREAM_KEY_BYTES) throw new RangeError('A stream key has 32 bytes.');
   const sid = streamDigest(s, streamId);
   const dk = s.hmacSha256(streamKey, concatBytes(DELTA_LABEL, sid, BLOCK_1));
-  const deltaAad = (seq: number) => concatBytes(DELTA_LABEL, sid, u64(seq));
-  const abortAad = (seq: number) => concatBytes(ABORT_LABEL, sid, u64(seq));
+  const deltaAad = aadWith(concatBytes(DELTA_LABEL, sid));
+  const abortAad = aadWith(concatBytes(ABORT_LABEL, sid));
   return {
     streamId,
     sealDelta: (seq, plaintext) => s.aesGcmEncrypt(dk, nonceOf(KIND_DELTA, seq), plaintext, deltaAad(seq)),
@@ -134,7 +152,7 @@ export class StreamTranscript {
     if (this.#hash !== undefined) throw new RangeError('The transcript was already read.');
     const head = new Uint8Array(12);
     const view = new DataView(head.buffer);
-    view.setBigUint64(0, BigInt(seq));
+    putU64(view, 0, seq);
     view.setUint32(8, sealed.length);
     this.#feed(head);
     this.#feed(sealed);

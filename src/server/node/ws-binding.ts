@@ -51,10 +51,37 @@ export const WS_PING_INTERVAL_MS = 30_000;
 /** Silence after which a connection is terminated. */
 export const WS_SILENCE_LIMIT_MS = 60_000;
 
-function connect(hub: WsHub, ws: WebSocket): void {
+/**
+ * Frames sent within one turn of the event loop leave in one socket write:
+ * the first send corks the TCP socket and the uncork runs on the next tick
+ * (after the work at hand, before any I/O), so a relay of many stream deltas
+ * costs one `writev` rather than one per frame, and a lone frame waits for
+ * nothing but the end of the current callback.
+ */
+function batchedWrites(socket: Duplex): () => void {
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    socket.uncork();
+  };
+  return () => {
+    if (corked) return;
+    corked = true;
+    socket.cork();
+    process.nextTick(uncork);
+  };
+}
+
+function connect(hub: WsHub, ws: WebSocket, socket: Duplex): void {
+  const batch = batchedWrites(socket);
   const sink = hub.accept({
     // A socket in its close handshake would drop the frame silently: report it unsent.
-    send: (text) => (ws.readyState === ws.OPEN ? (ws.send(text), true) : false),
+    send: (text) => {
+      if (ws.readyState !== ws.OPEN) return false;
+      batch();
+      ws.send(text);
+      return true;
+    },
     close: (code, reason) => ws.close(code, reason),
   });
   let lastSeen = Date.now();
@@ -96,7 +123,7 @@ export function attachWebSockets(server: Server, hub: WsHub): WebSocketBinding {
       return;
     }
     load().then(
-      (w) => w.handleUpgrade(req, socket, head, (ws) => connect(hub, ws)),
+      (w) => w.handleUpgrade(req, socket, head, (ws) => connect(hub, ws, socket)),
       () => socket.destroy(),
     );
   });

@@ -6,10 +6,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  AgentStreamFrameSchema,
   parseAgentStreamFrame,
   parseServiceStreamFrame,
   parseUserStreamFrame,
   StreamDeltaBatchSchema,
+  UserStreamFrameSchema,
 } from '../../../src/core/protocol/stream-frames.js';
 
 const b64 = (n: number) =>
@@ -103,6 +105,45 @@ describe('stream frame parsers', () => {
       parseAgentStreamFrame({ ...delta, ciphertext: Buffer.alloc(15).toString('base64') }),
     ).toBeUndefined();
     expect(parseAgentStreamFrame({ ...delta, stream_id: 'a/b' })).toBeUndefined();
+  });
+
+  it('decide a delta frame exactly as the zod schemas do (the hand-written fast path agrees on edge cases)', () => {
+    const nearDelta = fc.record(
+      {
+        type: fc.constantFrom('stream.delta', 'stream.delta ', 'stream.end'),
+        stream_id: fc.oneof(
+          streamId,
+          fc.constantFrom('', 'a'.repeat(64), 'a'.repeat(65), 'a/b', 'é'),
+          fc.integer(),
+        ),
+        seq: fc.oneof(seq, fc.constantFrom(0, -1, 1, 1.5, 1_000_000, 1_000_001, Number.NaN, Infinity, '1')),
+        ciphertext: fc.oneof(
+          fc.integer({ min: 0, max: 24 }).chain(b64),
+          fc.constantFrom(
+            'AAAAAAAAAAAAAAAAAAAAAA==',
+            'AAAAAAAAAAAAAAAAAAAAAB==',
+            'AAAA AAAAAAAAAAAAAAAAAAA',
+            '',
+            'A'.repeat(10_948),
+          ),
+          fc.string(),
+        ),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: ['type'] },
+    );
+    fc.assert(
+      fc.property(nearDelta, (frame) => {
+        const viaJson: unknown = JSON.parse(JSON.stringify(frame));
+        for (const value of [frame, viaJson]) {
+          const agent = AgentStreamFrameSchema.safeParse(value);
+          expect(parseAgentStreamFrame(value)).toEqual(agent.success ? agent.data : undefined);
+          const user = UserStreamFrameSchema.safeParse(value);
+          expect(parseUserStreamFrame(value)).toEqual(user.success ? user.data : undefined);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('take service errors only with one of the five stream error values', () => {

@@ -61,7 +61,9 @@ export const devChatCommand: CommandSpec = {
     // Created only when read: lines emitted before its iterator exists would be lost.
     let lines: Interface | undefined;
     let lost = false;
+    let stopping = false;
     const stop = (): void => {
+      stopping = true;
       lines?.close();
       input.destroy();
     };
@@ -87,9 +89,9 @@ export const devChatCommand: CommandSpec = {
       client.on('messageFailed', (f) =>
         io.stderr.write(`ams dev chat: a message could not be opened (${f.error.code})\n`),
       );
-      client.on('disconnected', (d) =>
-        io.stderr.write(`ams dev chat: disconnected (${d.code}); reconnecting…\n`),
-      );
+      client.on('disconnected', (d) => {
+        if (!stopping) io.stderr.write(`ams dev chat: disconnected (${d.code}); reconnecting…\n`);
+      });
       client.on('sessionInvalidated', () => io.stderr.write('ams dev chat: this device was signed out\n'));
       client.on('connectionFailed', (e) => {
         io.stderr.write(`ams dev chat: connection lost: ${describeError(e)}\n`);

@@ -19,7 +19,7 @@ import { registrationRoutes } from './auth/register.js';
 import type { ServerContext } from './context.js';
 import type { ControlApi } from './control/control-api.js';
 import { controlRoutes } from './control/routes.js';
-import { consoleRoutes, isLoopbackHost } from './console/routes.js';
+import { consoleRoutes, servesConsole } from './console/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
 import { deviceRoutes } from './devices/routes.js';
 import { groupRoutes } from './groups/routes.js';
@@ -63,6 +63,6 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...fileRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
-  if (ctx.options.dev && isLoopbackHost(ctx.options.host)) router.add(...consoleRoutes());
+  if (servesConsole(ctx.options)) router.add(...consoleRoutes());
   return router;
 }

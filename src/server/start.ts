@@ -18,6 +18,8 @@ import type { ReferenceServerOptions } from './options.js';
 import { buildRouter } from './routes.js';
 import { bodyLimitOf } from './http/router.js';
 import { WS_PATH } from './ws/frames.js';
+import { CONSOLE_PATH } from './console/page.js';
+import { servesConsole } from './console/routes.js';
 import { registerUserSessions } from './ws/user-sessions.js';
 import { registerAgentSessions } from './agents/agent-sessions.js';
 import { registerStreamFrames } from './streams/ws-handlers.js';
@@ -28,6 +30,11 @@ export interface ReferenceServer {
   readonly url: string;
   /** WebSocket URL, e.g. `ws://127.0.0.1:41234/ws`. */
   readonly wsUrl: string;
+  /**
+   * The dev console's address, e.g. `http://127.0.0.1:41234/_console/`: set only
+   * in dev mode on a loopback host (the only case the console is served).
+   */
+  readonly consoleUrl: string | undefined;
   /** The server's clock. */
   readonly clock: Clock;
   /** The clock when the server runs in virtual time, else undefined. */
@@ -140,6 +147,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   return {
     url: ctx.baseUrl,
     wsUrl: `ws://${authority}${WS_PATH}`,
+    consoleUrl: servesConsole(ctx.options) ? `${ctx.baseUrl}${CONSOLE_PATH}` : undefined,
     clock: ctx.clock,
     virtualClock: ctx.virtualClock,
     control,

@@ -11,8 +11,6 @@
 import { startReferenceServer, type ReferenceServerOptions } from '../../testing/index.js';
 import type { CliIo } from '../io.js';
 import { activityLine } from '../serve-log.js';
-import { CONSOLE_PATH } from '../../server/console/page.js';
-import { isLoopbackHost } from '../../server/console/routes.js';
 
 /** Help text of `ams serve`. */
 export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time] [--quiet]
@@ -92,9 +90,9 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
  * What `ams serve --dev` prints (to stderr, for a human) after the ready line:
  * how to create a user and an agent on this server.
  */
-export function devHint(url: string, consoleServed = true): string {
+export function devHint(url: string, consoleUrl?: string): string {
   return (
-    (consoleServed ? `ams serve: dev console at ${url}${CONSOLE_PATH} (open it in a browser)\n` : '') +
+    (consoleUrl !== undefined ? `ams serve: dev console at ${consoleUrl} (open it in a browser)\n` : '') +
     `ams serve: dev mode. Create a user and an agent, and write the variables an example needs:\n` +
     `  ams dev bootstrap --base-url ${url} >> .env\n` +
     `  (add --webhook-url http://127.0.0.1:3000/webhook for webhook mode; 'ams dev bootstrap --help')\n`
@@ -141,7 +139,7 @@ export async function runServe(
   };
   const server = await startReferenceServer(options);
   io.stdout.write(`ams serve: listening on ${server.url} (WebSocket ${server.wsUrl})\n`);
-  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url, isLoopbackHost(args.host)));
+  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url, server.consoleUrl));
   await waitForStop();
   await server.close();
   return 0;

@@ -159,6 +159,11 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
+/** True when the server serves the console: dev mode on a loopback host, never otherwise. */
+export function servesConsole(options: { readonly dev: boolean; readonly host: string }): boolean {
+  return options.dev && isLoopbackHost(options.host);
+}
+
 /** The console's routes (the page and its read-only control routes). */
 export function consoleRoutes(): readonly Route[] {
   return [...pageRoutes(), ...serviceRoutes()];

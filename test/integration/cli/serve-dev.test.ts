@@ -16,7 +16,7 @@ describe('ams serve --dev', () => {
     while (!io.out.includes('\n')) await new Promise((r) => setTimeout(r, 5));
     const url = /listening on (\S+)/.exec(io.out)![1]!;
     expect(io.out.split('\n')).toHaveLength(2); // still exactly one line on stdout
-    expect(io.err).toBe(devHint(url));
+    expect(io.err).toBe(devHint(url, `${url}/_console/`));
     expect(io.err).toContain(`dev console at ${url}/_console/`);
     const line = /^ {2}ams (dev bootstrap --base-url \S+) >> \.env$/m.exec(io.err)![1]!;
     const boot = captureIo();

@@ -39,6 +39,7 @@ describe('console page', () => {
   it('is absent when the server is not in dev mode (404 NOT_FOUND)', async () => {
     const prod = await startTestServer({ dev: false });
     try {
+      expect(prod.consoleUrl).toBeUndefined();
       for (const path of ['/_console/', '/_console/console.js', '/_control/agents/x/service']) {
         const res = await call(prod, 'GET', path);
         expect(res.status).toBe(404);
@@ -47,6 +48,10 @@ describe('console page', () => {
     } finally {
       await prod.close();
     }
+  });
+
+  it('is announced by the server that serves it (consoleUrl)', () => {
+    expect(server.consoleUrl).toBe(`${server.url}/_console/`);
   });
 
   it('is served on loopback hosts only', () => {

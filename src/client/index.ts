@@ -37,7 +37,7 @@ export {
   type GroupMemberInfo,
   type GroupsDeps,
   type RotateGroupKeyOptions,
-} from './groups.js';
+} from '../messaging/groups.js';
 export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
 export type { ReceivedMessage } from './open-message.js';
 export type {
@@ -62,5 +62,5 @@ export {
   type RefreshCookieJarOptions,
   type SetCookieHeader,
 } from './cookie-jar.js';
-export type { RegisteredKeys, SentMessageResult } from './wire/results.js';
-export * from './wire/index.js';
+export type { RegisteredKeys, SentMessageResult } from '../messaging/wire/results.js';
+export * from '../messaging/wire/index.js';

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { KeyChangedEvent } from '../agent/key-pins.js';
-import type { MembersChangedEvent } from '../agent/member-watch.js';
+import type { KeyChangedEvent } from '../messaging/key-pins.js';
+import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';

@@ -13,7 +13,7 @@ import {
   type GroupKeyRotatedPayload,
   type GroupUpdatedPayload,
 } from '../core/protocol/groups.js';
-import type { Groups } from './groups.js';
+import type { Groups } from '../messaging/groups.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { FailedMessage } from './user-client-types.js';
 

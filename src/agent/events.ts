@@ -26,9 +26,20 @@ import type { KeyLifecycleEvent } from './key-lifecycle.js';
 import type { KeyChangedEvent } from '../messaging/key-pins.js';
 import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
-import type { AgentWarning } from './capabilities/manifest.js';
 import type { TextChunkSource } from './streams/reply-stream.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
+
+/** A warning the Agent raises (event `warning`, and the logger). */
+export interface AgentWarning {
+  /** `MANIFEST_SIZE_WARNING`: a manifest at or above 64 KB (it is still sent). */
+  readonly code: 'MANIFEST_SIZE_WARNING';
+  /** Display text. */
+  readonly message: string;
+  /** The manifest's size and the thresholds, bytes. */
+  readonly sizeBytes: number;
+  readonly warnBytes: number;
+  readonly maxBytes: number;
+}
 
 /** Events that expired in the pending queue, from the newest delivery-log entries. */
 export interface ExpiredEvents {

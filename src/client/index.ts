@@ -38,7 +38,7 @@ export {
   type GroupsDeps,
   type RotateGroupKeyOptions,
 } from '../messaging/groups.js';
-export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
+export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-client-types.js';
 export type { ReceivedMessage } from './open-message.js';
 export type {
   StreamDelta,

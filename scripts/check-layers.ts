@@ -148,7 +148,7 @@ export function parseLayerTable(markdown: string): Layer[] {
   const [name, paths, mayImport] = [col('layer'), col('paths'), col('may import')];
   const layers: Layer[] = [];
   for (let i = start + 2; i < lines.length && lines[i]!.trim().startsWith('|'); i++) {
-    const row = cells(lines[i]!).map((c) => c.replace(/`/g, ''));
+    const row = cells(lines[i]!).map((c) => c.replace(/\x60/g, '')); // drop backticks
     const list = (cell: string | undefined): string[] =>
       (cell ?? '')
         .split(',')

@@ -1,6 +1,7 @@
 /**
- * The owner client (`UserClient`) and the wire schemas of the service's
- * account, agent, conversation and message answers.
+ * The owner client (`UserClient`), with the wire schemas of the service's
+ * account, agent, conversation and message answers (they live in
+ * `messaging/wire/`, shared with the Agent).
  *
  * @module
  */

@@ -11,8 +11,7 @@
 import { startReferenceServer, type ReferenceServerOptions } from '../../testing/index.js';
 import type { CliIo } from '../io.js';
 import { activityLine } from '../serve-log.js';
-import { CONSOLE_PATH } from '../../server/console/page.js';
-import { isLoopbackHost } from '../../server/console/routes.js';
+import { CONSOLE_PATH, servesConsoleOn } from '../console-address.js';
 
 /** Help text of `ams serve`. */
 export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time] [--quiet]
@@ -141,7 +140,7 @@ export async function runServe(
   };
   const server = await startReferenceServer(options);
   io.stdout.write(`ams serve: listening on ${server.url} (WebSocket ${server.wsUrl})\n`);
-  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url, isLoopbackHost(args.host)));
+  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url, servesConsoleOn(args.host)));
   await waitForStop();
   await server.close();
   return 0;

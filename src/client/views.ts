@@ -6,7 +6,12 @@
  * @module
  */
 import type { Device } from '../core/protocol/device.js';
-import type { AgentView, CreatedAgent, TokenRegeneration, WebhookRegistration } from '../messaging/wire/agents.js';
+import type {
+  AgentView,
+  CreatedAgent,
+  TokenRegeneration,
+  WebhookRegistration,
+} from '../messaging/wire/agents.js';
 import type { Conversation } from '../messaging/wire/conversations.js';
 
 const ms = (iso: string | null | undefined): number | null => (iso == null ? null : Date.parse(iso));

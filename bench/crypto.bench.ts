@@ -17,7 +17,7 @@ import { nodeBackend } from '../src/crypto/backend/node.js';
 import { ed25519VerifyStrict } from '../src/crypto/ed25519-rules.js';
 import { ed25519 as noble } from '@noble/curves/ed25519.js';
 import type { CryptoBackend, RawKeyPair } from '../src/crypto/backend/types.js';
-import { deliveryRefusal } from '../src/agent/pipeline/delivery-checks.js';
+import { deliveryRefusal } from '../src/messaging/delivery-checks.js';
 import { RecentMessageIds } from '../src/client/recent-ids.js';
 import { systemClock } from '../src/core/clock.js';
 import { fmt, measure, printTable } from './lib/harness.js';

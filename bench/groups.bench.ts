@@ -19,9 +19,9 @@
 import * as c from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createAgentApi } from '../src/agent/api.js';
-import { createKeyDirectory } from '../src/agent/key-directory.js';
+import { createKeyDirectory } from '../src/messaging/key-directory.js';
 import { ensureAgentKeys } from '../src/agent/key-lifecycle.js';
-import { createMessageSender, type MessageSender } from '../src/agent/sender.js';
+import { createMessageSender, type MessageSender } from '../src/messaging/sender.js';
 import { createUserApi } from '../src/client/user-api.js';
 import { toBase64 } from '../src/core/encoding.js';
 import { KeyRing, MemoryKeyStore } from '../src/crypto/index.js';

@@ -567,7 +567,7 @@ export {
   type ForwardSource,
   type ReactionResult,
   type ReactOptions,
-} from './agent/relay-actions.js';
+} from './messaging/relay-actions.js';
 export type { ArtifactExpiredEvent, ReactionEvent } from './agent/events.js';
 export {
   UserArtifacts,
@@ -643,7 +643,7 @@ export {
   type GrantReadResult,
   type GrantRequestOptions,
 } from './agent/capabilities/grants.js';
-export { type GrantInfo } from './agent/capabilities/grant-info.js';
+export { type GrantInfo } from './messaging/grant-info.js';
 export { UserGrants, UserManifestReview } from './client/user-capabilities.js';
 // Streamed replies: frames, limits
 export {

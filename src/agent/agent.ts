@@ -47,7 +47,7 @@ import { defaultShutdownHost, registerShutdown, type ShutdownHost } from './shut
 import { reportFatal } from './fatal-report.js';
 import { Composer, runComposer, type HearsTrigger, type MiddlewareLike } from './composer.js';
 import { createContext, type CommandContext, type Context, type HearsContext } from './context.js';
-import type { SendOptions } from './sender.js';
+import type { SendOptions } from '../messaging/sender.js';
 import { AgentArtifacts } from './artifacts.js';
 import {
   RelayActions,
@@ -55,14 +55,14 @@ import {
   type ForwardSource,
   type ReactionResult,
   type ReactOptions,
-} from './relay-actions.js';
+} from '../messaging/relay-actions.js';
 import { createAgentCapabilities } from './capabilities/create.js';
 import type { AgentManifest } from './capabilities/manifest.js';
 import type { AgentGrants } from './capabilities/grants.js';
 import { createAgentStreams } from './streams/agent-wiring.js';
 import type { AgentStreams } from './streams/agent-streams.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
-import { Groups } from '../client/groups.js';
+import { Groups } from '../messaging/groups.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';

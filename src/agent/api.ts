@@ -19,7 +19,7 @@ import type { KeyProofFields } from '../crypto/key-proof.js';
 import { createRestClient, type RestClient } from '../transport/rest/client.js';
 import { objectKeyPath, pathSegment } from '../transport/rest/paths.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
-import { AgentViewSchema, GovernanceSchema, type AgentView } from '../client/wire/agents.js';
+import { AgentViewSchema, GovernanceSchema, type AgentView } from '../messaging/wire/agents.js';
 import {
   ConversationDetailSchema,
   ConversationListSchema,
@@ -28,7 +28,7 @@ import {
   type Conversation,
   type ConversationDetail,
   type StoredMessage,
-} from '../client/wire/conversations.js';
+} from '../messaging/wire/conversations.js';
 import {
   AgentKeyViewSchema,
   KeyChallengeAnswerSchema,
@@ -36,16 +36,16 @@ import {
   PrincipalKeysSchema,
   type KeyChallengeAnswer,
   type PrincipalKeys,
-} from '../client/wire/keys.js';
+} from '../messaging/wire/keys.js';
 import {
   configError,
   keysOf,
   sentOf,
   type RegisteredKeys,
   type SentMessageResult,
-} from '../client/wire/results.js';
+} from '../messaging/wire/results.js';
 
-export type { RegisteredKeys, SentMessageResult } from '../client/wire/results.js';
+export type { RegisteredKeys, SentMessageResult } from '../messaging/wire/results.js';
 
 /** Options of {@link createAgentApi}. */
 export interface AgentApiOptions {

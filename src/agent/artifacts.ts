@@ -41,8 +41,8 @@ import type { Logger } from '../core/logger.js';
 import type { RestClient } from '../transport/rest/client.js';
 import type { TypedEmitter } from './emitter.js';
 import type { AgentListenerArgs, ArtifactExpiredEvent, ArtifactResponseEvent } from './events.js';
-import type { ForwardedCopy, RelayActions } from './relay-actions.js';
-import type { MessageSender } from './sender.js';
+import type { ForwardedCopy, RelayActions } from '../messaging/relay-actions.js';
+import type { MessageSender } from '../messaging/sender.js';
 
 /** What to send. */
 export interface ArtifactSpec {

@@ -14,7 +14,7 @@ import type { FileDownload, FileDownloadOptions } from '../files/download.js';
 import type { FileSource } from '../files/sources.js';
 import type { FileUploadOptions } from '../files/upload.js';
 import type { AnyAgentEvent, IncomingMessage, SendResult } from './events.js';
-import type { SendOptions } from './sender.js';
+import type { SendOptions } from '../messaging/sender.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 
 /** A `/command args` found in a message text. */

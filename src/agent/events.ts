@@ -12,7 +12,7 @@
  */
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
 import { z } from 'zod';
-import type { SendOptions } from './sender.js';
+import type { SendOptions } from '../messaging/sender.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ArtifactDeniedReason, DecryptFailureReason } from '../core/errors/codes.js';
 import type { CryptoError } from '../core/errors/crypto-error.js';
@@ -20,15 +20,26 @@ import type { ArtifactResponsePayload } from '../core/protocol/events.js';
 import type { ArtifactExpiredPayload, ReactionPayload } from '../core/protocol/artifacts.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import { IdentifierSchema } from '../core/protocol/primitives.js';
-import type { SentMessageResult } from '../client/wire/results.js';
+import type { SentMessageResult } from '../messaging/wire/results.js';
 import type { RateLimitedInfo } from '../transport/rest/events.js';
 import type { KeyLifecycleEvent } from './key-lifecycle.js';
-import type { KeyChangedEvent } from './key-pins.js';
-import type { MembersChangedEvent } from './member-watch.js';
+import type { KeyChangedEvent } from '../messaging/key-pins.js';
+import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
-import type { AgentWarning } from './capabilities/manifest.js';
 import type { TextChunkSource } from './streams/reply-stream.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
+
+/** A warning the Agent raises (event `warning`, and the logger). */
+export interface AgentWarning {
+  /** `MANIFEST_SIZE_WARNING`: a manifest at or above 64 KB (it is still sent). */
+  readonly code: 'MANIFEST_SIZE_WARNING';
+  /** Display text. */
+  readonly message: string;
+  /** The manifest's size and the thresholds, bytes. */
+  readonly sizeBytes: number;
+  readonly warnBytes: number;
+  readonly maxBytes: number;
+}
 
 /** Events that expired in the pending queue, from the newest delivery-log entries. */
 export interface ExpiredEvents {

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { CryptoError } from '../core/errors/crypto-error.js';
-import type { KeyPinStore, PinRecord } from './key-pins.js';
+import type { KeyPinStore, PinRecord } from '../messaging/key-pins.js';
 
 /** Pins kept in a JSON file (`{ version: 1, pins: { [peerId]: PinRecord } }`). */
 export class FileKeyPinStore implements KeyPinStore {

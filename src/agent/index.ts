@@ -102,7 +102,7 @@ export {
   type PeerKeys,
   type RetiredPeerKey,
   type RetiredSigningKey,
-} from './key-directory.js';
+} from '../messaging/key-directory.js';
 export {
   KeyPins,
   MemoryKeyPinStore,
@@ -112,16 +112,16 @@ export {
   type KeyPinStore,
   type PinnedKeys,
   type PinRecord,
-} from './key-pins.js';
+} from '../messaging/key-pins.js';
 export { FileKeyPinStore } from './file-key-pins.js';
-export { MemberWatch, type MembersChangedEvent, type MemberWatchOptions } from './member-watch.js';
+export { MemberWatch, type MembersChangedEvent, type MemberWatchOptions } from '../messaging/member-watch.js';
 export {
   createMessageSender,
   type MessagePoster,
   type MessageSender,
   type MessageSenderOptions,
   type SendOptions,
-} from './sender.js';
+} from '../messaging/sender.js';
 
 // Streamed replies
 export {
@@ -133,4 +133,4 @@ export {
   type StreamWriterOptions,
 } from './streams/writer.js';
 export { type TextChunkSource, type StreamOpener } from './streams/reply-stream.js';
-export type { StreamEndFields, StreamTransport } from './streams/transport.js';
+export type { StreamEndFields, StreamTransport } from '../messaging/stream-transport.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { KeyChangePolicy, KeyPinStore } from './key-pins.js';
+import type { KeyChangePolicy, KeyPinStore } from '../messaging/key-pins.js';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../core/clock.js';

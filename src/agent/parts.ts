@@ -17,15 +17,15 @@ import { createAgentApi, type AgentApi } from './api.js';
 import { createEventDedup } from './dedup.js';
 import { TypedEmitter } from './emitter.js';
 import type { AgentListenerArgs, SendResult } from './events.js';
-import { createKeyDirectory, type KeyDirectory } from './key-directory.js';
-import type { KeyPins } from './key-pins.js';
-import type { MemberWatch } from './member-watch.js';
-import { trustParts } from './trust.js';
+import { createKeyDirectory, type KeyDirectory } from '../messaging/key-directory.js';
+import type { KeyPins } from '../messaging/key-pins.js';
+import type { MemberWatch } from '../messaging/member-watch.js';
+import { trustParts } from '../messaging/trust.js';
 import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
 import { EventPipeline } from './pipeline/pipeline.js';
-import { createMessageSender, type MessageSender, type SendOptions } from './sender.js';
+import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
 import { senderKeys } from './sender-keys.js';
 
 /** What the parts need from the facade's state. */

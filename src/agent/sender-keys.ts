@@ -8,7 +8,7 @@
  * @module
  */
 import type { Clock } from '../core/clock.js';
-import type { KeyDirectory } from './key-directory.js';
+import type { KeyDirectory } from '../messaging/key-directory.js';
 import type { PipelineKeys } from './pipeline/types.js';
 
 /** How long a decoded sender key is reused, ms (the directory itself caches for 5 minutes). */

@@ -1,6 +1,7 @@
 /**
- * The owner client (`UserClient`) and the wire schemas of the service's
- * account, agent, conversation and message answers.
+ * The owner client (`UserClient`), with the wire schemas of the service's
+ * account, agent, conversation and message answers (they live in
+ * `messaging/wire/`, shared with the Agent).
  *
  * @module
  */
@@ -37,8 +38,8 @@ export {
   type GroupMemberInfo,
   type GroupsDeps,
   type RotateGroupKeyOptions,
-} from './groups.js';
-export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
+} from '../messaging/groups.js';
+export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-client-types.js';
 export type { ReceivedMessage } from './open-message.js';
 export type {
   StreamDelta,
@@ -62,5 +63,5 @@ export {
   type RefreshCookieJarOptions,
   type SetCookieHeader,
 } from './cookie-jar.js';
-export type { RegisteredKeys, SentMessageResult } from './wire/results.js';
-export * from './wire/index.js';
+export type { RegisteredKeys, SentMessageResult } from '../messaging/wire/results.js';
+export * from '../messaging/wire/index.js';

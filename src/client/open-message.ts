@@ -26,9 +26,9 @@ import type { KeyPair } from '../crypto/keys.js';
 import { openAsync } from '../crypto/open.js';
 import type { OpenedEnvelope } from '../crypto/open-options.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
-import type { KeyDirectory } from '../agent/key-directory.js';
-import { deliveryRefusal } from '../agent/pipeline/delivery-checks.js';
-import { openWithRetiredKeys } from '../agent/retired-signing.js';
+import type { KeyDirectory } from '../messaging/key-directory.js';
+import { deliveryRefusal } from '../messaging/delivery-checks.js';
+import { openWithRetiredKeys } from '../messaging/retired-signing.js';
 
 /** A message the user received and opened. */
 export interface ReceivedMessage {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { KeyChangePolicy, KeyPinStore } from '../agent/key-pins.js';
+import type { KeyChangePolicy, KeyPinStore } from '../messaging/key-pins.js';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../core/clock.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';

@@ -13,7 +13,7 @@ import { ServiceError } from '../core/errors/service-error.js';
 import type { Logger } from '../core/logger.js';
 import type { RestClient, RestResponse } from '../transport/rest/client.js';
 import type { RefreshCookieJar } from './cookie-jar.js';
-import { TokenAnswerSchema, type TokenAnswer } from './wire/auth.js';
+import { TokenAnswerSchema, type TokenAnswer } from '../messaging/wire/auth.js';
 
 /** Who is signed in (no secrets). */
 export interface SessionInfo {

@@ -25,7 +25,7 @@ import {
   type TokenRevocation,
   type WebhookRegistration,
   type WebhookState,
-} from './wire/agents.js';
+} from '../messaging/wire/agents.js';
 import {
   DeviceRevokedSchema,
   KeyBackupUploadAnswerSchema,
@@ -33,7 +33,7 @@ import {
   TokenAnswerSchema,
   type SendCodeAnswer,
   type TokenAnswer,
-} from './wire/auth.js';
+} from '../messaging/wire/auth.js';
 import {
   ConversationDetailSchema,
   ConversationListSchema,
@@ -43,9 +43,9 @@ import {
   type Conversation,
   type ConversationDetail,
   type StoredMessage,
-} from './wire/conversations.js';
-import { PrincipalKeysSchema, type PrincipalKeys } from './wire/keys.js';
-import { sentOf, type SentMessageResult } from './wire/results.js';
+} from '../messaging/wire/conversations.js';
+import { PrincipalKeysSchema, type PrincipalKeys } from '../messaging/wire/keys.js';
+import { sentOf, type SentMessageResult } from '../messaging/wire/results.js';
 import type { LoginOptions, RegisterOptions } from './user-client-types.js';
 
 /** The key backup as read back: an object (restoring checks every field, `checkKeyBackupRecord`). */

@@ -31,7 +31,7 @@ import {
 } from '../core/protocol/artifacts.js';
 import { ARTIFACT_ROUTES, routePath } from '../core/protocol/service-names.js';
 import type { Logger } from '../core/logger.js';
-import type { MessageSender } from '../agent/sender.js';
+import type { MessageSender } from '../messaging/sender.js';
 import type { RestClient } from '../transport/rest/client.js';
 import type { ReceivedMessage } from './open-message.js';
 

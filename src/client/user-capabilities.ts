@@ -17,7 +17,7 @@ import {
 import { GrantViewSchema, type GrantStatus } from '../core/protocol/grants.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import type { RestClient } from '../transport/rest/client.js';
-import { grantInfo, type GrantInfo } from '../agent/capabilities/grant-info.js';
+import { grantInfo, type GrantInfo } from '../messaging/grant-info.js';
 
 /**
  * The owner's review of agents' capability manifests.

@@ -3,13 +3,38 @@
  *
  * @module
  */
-import type { KeyChangedEvent } from '../agent/key-pins.js';
-import type { MembersChangedEvent } from '../agent/member-watch.js';
+import type { KeyChangedEvent } from '../messaging/key-pins.js';
+import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
 import type { StreamDelta, StreamEnded, StreamFailure, StreamStarted } from './streams/receiver.js';
-import type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-group-events.js';
+import type { GroupKeyRotatedPayload, GroupUpdatedPayload } from '../core/protocol/groups.js';
+
+/** `group.updated`: someone joined, left or was removed, or the group was created. */
+export interface GroupUpdatedEvent {
+  readonly conversationId: string;
+  /** `created`, `joined`, `left`, `removed`, or another value kept as-is. */
+  readonly change: string;
+  /** Who joined, left or was removed (the creator for `created`). */
+  readonly memberId: string;
+  readonly keyVersion: number;
+  /** The members after the change. */
+  readonly memberIds: readonly string[];
+  readonly payload: GroupUpdatedPayload;
+}
+
+/** `system.group_key_rotated`: the group key version moved on. */
+export interface GroupKeyRotatedEvent {
+  readonly conversationId: string;
+  readonly keyVersion: number;
+  readonly previousVersion: number;
+  /** `membership` or `requested` (another value kept as-is). */
+  readonly reason: string;
+  /** Who caused it (the member who joined or left, or who asked). */
+  readonly rotatedBy: string;
+  readonly payload: GroupKeyRotatedPayload;
+}
 
 /** Options of `UserClient.sendCode`. */
 export interface SendCodeOptions {

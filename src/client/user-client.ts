@@ -19,7 +19,7 @@ import {
   type ForwardSource,
   type ReactionResult,
   type ReactOptions,
-} from '../agent/relay-actions.js';
+} from '../messaging/relay-actions.js';
 import { UserArtifacts } from './user-artifacts.js';
 import { FileTransfer } from '../files/file-transfer.js';
 import { EventEmitter } from 'eventemitter3';
@@ -27,13 +27,13 @@ import type { Logger } from '../core/logger.js';
 import { generateKeys } from '../crypto/keys.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
 import { createRestClient, type RestClient } from '../transport/rest/client.js';
-import { createKeyDirectory, type KeyDirectory } from '../agent/key-directory.js';
-import type { KeyPins } from '../agent/key-pins.js';
-import type { MemberWatch } from '../agent/member-watch.js';
-import { trustParts } from '../agent/trust.js';
+import { createKeyDirectory, type KeyDirectory } from '../messaging/key-directory.js';
+import type { KeyPins } from '../messaging/key-pins.js';
+import type { MemberWatch } from '../messaging/member-watch.js';
+import { trustParts } from '../messaging/trust.js';
 import { safetyNumber } from '../crypto/safety-number.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
-import type { SendOptions } from '../agent/sender.js';
+import type { SendOptions } from '../messaging/sender.js';
 import { RefreshCookieJar } from './cookie-jar.js';
 import {
   resolveUserClientOptions,
@@ -54,7 +54,7 @@ import { UserMessaging } from './user-messaging.js';
 import { UserGrants, UserManifestReview } from './user-capabilities.js';
 import { createUserMigration, type UserMigration } from './migration/user-migration.js';
 import { defaultBackend } from '../crypto/backend/node-default.js';
-import { UserGroups } from './groups.js';
+import { UserGroups } from '../messaging/groups.js';
 import { handleGroupEvent } from './user-group-events.js';
 import {
   agentInfo,
@@ -70,7 +70,7 @@ import {
   type TokenRegenerationResult,
   type WebhookInfo,
 } from './views.js';
-import type { SentMessageResult } from './wire/results.js';
+import type { SentMessageResult } from '../messaging/wire/results.js';
 import type {
   CodeLoginOptions,
   InboxPage,

@@ -7,40 +7,10 @@
  * @module
  */
 import { ValidationError } from '../core/errors/validation-error.js';
-import {
-  GroupKeyRotatedPayloadSchema,
-  GroupUpdatedPayloadSchema,
-  type GroupKeyRotatedPayload,
-  type GroupUpdatedPayload,
-} from '../core/protocol/groups.js';
-import type { Groups } from './groups.js';
+import { GroupKeyRotatedPayloadSchema, GroupUpdatedPayloadSchema } from '../core/protocol/groups.js';
+import type { Groups } from '../messaging/groups.js';
 import type { ReceivedMessage } from './open-message.js';
-import type { FailedMessage } from './user-client-types.js';
-
-/** `group.updated`: someone joined, left or was removed, or the group was created. */
-export interface GroupUpdatedEvent {
-  readonly conversationId: string;
-  /** `created`, `joined`, `left`, `removed`, or another value kept as-is. */
-  readonly change: string;
-  /** Who joined, left or was removed (the creator for `created`). */
-  readonly memberId: string;
-  readonly keyVersion: number;
-  /** The members after the change. */
-  readonly memberIds: readonly string[];
-  readonly payload: GroupUpdatedPayload;
-}
-
-/** `system.group_key_rotated`: the group key version moved on. */
-export interface GroupKeyRotatedEvent {
-  readonly conversationId: string;
-  readonly keyVersion: number;
-  readonly previousVersion: number;
-  /** `membership` or `requested` (another value kept as-is). */
-  readonly reason: string;
-  /** Who caused it (the member who joined or left, or who asked). */
-  readonly rotatedBy: string;
-  readonly payload: GroupKeyRotatedPayload;
-}
+import type { FailedMessage, GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-client-types.js';
 
 /** Where the events go. */
 export interface GroupEventSink {

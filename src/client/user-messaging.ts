@@ -18,9 +18,9 @@ import { isAmsError } from '../core/errors/guards.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import type { Logger } from '../core/logger.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
-import type { KeyDirectory } from '../agent/key-directory.js';
-import type { MemberWatch } from '../agent/member-watch.js';
-import { createMessageSender, type MessageSender, type SendOptions } from '../agent/sender.js';
+import type { KeyDirectory } from '../messaging/key-directory.js';
+import type { MemberWatch } from '../messaging/member-watch.js';
+import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
 import { openDelivered, type OpenContext, type ReceivedMessage } from './open-message.js';
 import { RecentMessageIds } from './recent-ids.js';
 import type { ResolvedUserClientOptions, UserClientOptions } from './options.js';
@@ -34,8 +34,8 @@ import { UserSocket } from './user-socket.js';
 import { StreamReceiver } from './streams/receiver.js';
 import { isStreamFrameType } from '../core/protocol/stream-frames.js';
 import { STREAM_FRAMES } from '../core/protocol/service-names.js';
-import { UserMessageFrameSchema } from './wire/conversations.js';
-import type { SentMessageResult } from './wire/results.js';
+import { UserMessageFrameSchema } from '../messaging/wire/conversations.js';
+import type { SentMessageResult } from '../messaging/wire/results.js';
 
 /** What the messaging half needs from the client. */
 export interface UserMessagingDeps {

@@ -6,8 +6,13 @@
  * @module
  */
 import type { Device } from '../core/protocol/device.js';
-import type { AgentView, CreatedAgent, TokenRegeneration, WebhookRegistration } from './wire/agents.js';
-import type { Conversation } from './wire/conversations.js';
+import type {
+  AgentView,
+  CreatedAgent,
+  TokenRegeneration,
+  WebhookRegistration,
+} from '../messaging/wire/agents.js';
+import type { Conversation } from '../messaging/wire/conversations.js';
 
 const ms = (iso: string | null | undefined): number | null => (iso == null ? null : Date.parse(iso));
 

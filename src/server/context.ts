@@ -1,35 +1,29 @@
 /**
- * Everything a handler may use: options, clock, store and services. Built
- * once per server; handlers receive it with each request.
+ * Everything a handler may use: options, clock, store and services, as one
+ * type. Built once per server by `createServerContext`
+ * (`create-context.ts`); handlers receive it with each request. Only types
+ * live here, so the route table and every handler can name the context
+ * without importing what builds it.
  *
  * @module
  */
-import { ManualClock, systemClock, type Clock } from '../core/clock.js';
-import { createAccessTokenService, type AccessTokenService } from './auth/access-token.js';
-import { DevMailbox, type Mailer } from './auth/mailbox.js';
-import { createPasswordHasher, type PasswordHasher } from './auth/password-hash.js';
-import { DevTurnstile, type TurnstileVerifier } from './auth/turnstile.js';
-import {
-  resolveServerOptions,
-  type ReferenceServerOptions,
-  type ResolvedServerOptions,
-  type ServerLogger,
-} from './options.js';
-import { AgentSockets } from './agents/agent-sockets.js';
-import { KeyChallenges } from './agents/key-challenges.js';
-import { createSystemSender, type SystemSender } from './agents/system-sender.js';
-import { createAgentTokenService, type AgentTokenService } from './agents/token-service.js';
-import { deliveryActivity, emitActivity, type ActivityListener } from './activity.js';
-import { createDeliveryEngine, type ReferenceDeliveryEngine } from './delivery/index.js';
-import type { OutboundEvent } from './delivery/types.js';
-import { WebhookFaults } from './delivery/faults.js';
-import { sendDeliveryFailureNotices } from './messages/notices.js';
-import { RateLimits } from './limits/rate-limiter.js';
-import { createMemoryStore } from './store/memory.js';
+import type { ManualClock, Clock } from '../core/clock.js';
+import type { AccessTokenService } from './auth/access-token.js';
+import type { DevMailbox, Mailer } from './auth/mailbox.js';
+import type { PasswordHasher } from './auth/password-hash.js';
+import type { DevTurnstile, TurnstileVerifier } from './auth/turnstile.js';
+import type { ResolvedServerOptions, ServerLogger } from './options.js';
+import type { AgentSockets } from './agents/agent-sockets.js';
+import type { KeyChallenges } from './agents/key-challenges.js';
+import type { SystemSender } from './agents/system-sender.js';
+import type { AgentTokenService } from './agents/token-service.js';
+import type { ActivityListener } from './activity.js';
+import type { ReferenceDeliveryEngine } from './delivery/engine.js';
+import type { WebhookFaults } from './delivery/faults.js';
+import type { RateLimits } from './limits/rate-limiter.js';
 import type { Store } from './store/types.js';
-import { WsHub } from './ws/hub.js';
-import { UserDeliveries } from './ws/user-deliveries.js';
-import { messageFrame } from './messages/relay.js';
+import type { WsHub } from './ws/hub.js';
+import type { UserDeliveries } from './ws/user-deliveries.js';
 
 /** Server state and services. */
 export interface ServerContext {
@@ -71,90 +65,4 @@ export interface ServerContext {
   readonly userDeliveries: UserDeliveries;
   /** `http://host:port` once listening (WebAuthn's default origin uses it). */
   baseUrl: string;
-}
-
-const SILENT: ServerLogger = { info: () => {}, warn: () => {}, error: () => {} };
-
-function pickClock(options: ReferenceServerOptions): { clock: Clock; virtualClock: ManualClock | undefined } {
-  if (options.clock !== undefined) {
-    return {
-      clock: options.clock,
-      virtualClock: options.clock instanceof ManualClock ? options.clock : undefined,
-    };
-  }
-  if (options.virtualTime === true) {
-    const clock = new ManualClock(options.startTimeMs ?? Date.now());
-    return { clock, virtualClock: clock };
-  }
-  return { clock: systemClock, virtualClock: undefined };
-}
-
-/**
- * Builds the context from caller options.
- *
- * @throws {@link ConfigurationError} for a bad option.
- */
-export function createServerContext(
-  options: ReferenceServerOptions = {},
-  store: Store = createMemoryStore(),
-): ServerContext {
-  const resolved = resolveServerOptions(options);
-  const { clock, virtualClock } = pickClock(options);
-  const logger = options.logger ?? SILENT;
-  const mailbox = options.mailer === undefined ? new DevMailbox() : undefined;
-  const devTurnstile = options.turnstile === undefined ? new DevTurnstile() : undefined;
-  const hub = new WsHub(clock, logger);
-  const agentSockets = new AgentSockets(hub);
-  const agentIds = new Set<string>();
-  // Set once the context exists: events dropped after 24 h pending get delivery-failure notices.
-  let onExpired: (agentId: string, events: readonly OutboundEvent[]) => void = () => {};
-  const webhookFaults = new WebhookFaults();
-  const delivery = createDeliveryEngine({
-    clock,
-    wrapSender: (sender) => webhookFaults.wrap(sender),
-    target: {
-      mode: (id) =>
-        agentIds.has(id) ? (delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook') : undefined,
-      sendWs: (id, frame) => agentSockets.send(id, frame),
-      wsSession: (id) => agentSockets.session(id),
-    },
-    wsAck: resolved.wsAck,
-    onExpired: (agentId, events) => onExpired(agentId, events),
-    webhookTimeoutMs: resolved.webhookTimeoutMs,
-    ...(options.onActivity === undefined
-      ? {}
-      : { log: (event, fields) => emitActivity(options.onActivity, deliveryActivity(event, fields)) }),
-  });
-  const ctx: ServerContext = {
-    options: resolved,
-    clock,
-    virtualClock,
-    store,
-    tokens: createAccessTokenService(clock, options.jwtSecret),
-    passwords: createPasswordHasher(options.passwordHashing),
-    mailer: options.mailer ?? mailbox!.deliver,
-    mailbox,
-    turnstile: options.turnstile ?? devTurnstile!.verify,
-    devTurnstile,
-    hub,
-    logger,
-    onActivity: options.onActivity,
-    agentTokens: createAgentTokenService(store.agents, clock, resolved.agentTokenBcryptCost),
-    agentIds,
-    agentSockets,
-    keyChallenges: new KeyChallenges(clock),
-    limits: new RateLimits(clock),
-    system: createSystemSender(clock),
-    delivery,
-    webhookFaults,
-    userDeliveries: new UserDeliveries({
-      store,
-      clock,
-      window: resolved.wsAck.window,
-      frameOf: messageFrame,
-    }),
-    baseUrl: `http://${resolved.host}:${resolved.port}`,
-  };
-  onExpired = (agentId, events) => void sendDeliveryFailureNotices(ctx, agentId, events);
-  return ctx;
 }

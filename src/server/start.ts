@@ -9,7 +9,7 @@ import type { Clock, ManualClock } from '../core/clock.js';
 import { ConfigurationError } from '../core/errors/index.js';
 import { createRequestHandler } from './app.js';
 import { preloadJose } from './auth/access-token.js';
-import { createServerContext } from './context.js';
+import { createServerContext } from './create-context.js';
 import { ControlApi } from './control/control-api.js';
 import { createNodeListener } from './node/http-binding.js';
 import { closeFileObjects } from './files/file-objects.js';

@@ -18,7 +18,7 @@
  * @module
  */
 import type * as NodeCrypto from 'node:crypto';
-import type { HmacBackend, HmacKey } from './hmac.js';
+import type { HmacBackend, HmacKey } from './hmac-backend.js';
 
 type NodeCryptoModule = typeof NodeCrypto;
 

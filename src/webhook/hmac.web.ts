@@ -6,7 +6,7 @@
  * @module
  */
 import { utf8 } from '../core/encoding.js';
-import type { HmacBackend, HmacKey } from './hmac.js';
+import type { HmacBackend, HmacKey } from './hmac-backend.js';
 
 interface WebHmacKey extends HmacKey {
   readonly backend: 'web';

@@ -9,7 +9,7 @@ import type { AgentListenerArgs } from '../../src/agent/events.js';
 import { createOrderedScheduler } from '../../src/agent/ordering.js';
 import { EventPipeline } from '../../src/agent/pipeline/pipeline.js';
 import type { FetchedObject, InboundEvent, PipelineDeps } from '../../src/agent/pipeline/types.js';
-import type { RetiredSigningKey } from '../../src/agent/key-directory.js';
+import type { RetiredSigningKey } from '../../src/messaging/key-directory.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { fromBase64, toBase64 } from '../../src/core/encoding.js';
 import { silentLogger, type Logger } from '../../src/core/logger.js';

@@ -5,9 +5,9 @@
  * only (no timing assertions).
  */
 import { createAgentApi, type AgentApi } from '../../src/agent/api.js';
-import { createKeyDirectory, type KeyDirectory } from '../../src/agent/key-directory.js';
+import { createKeyDirectory, type KeyDirectory } from '../../src/messaging/key-directory.js';
 import { ensureAgentKeys, type KeyLifecycleEvent } from '../../src/agent/key-lifecycle.js';
-import { createMessageSender, type MessageSender } from '../../src/agent/sender.js';
+import { createMessageSender, type MessageSender } from '../../src/messaging/sender.js';
 import { UserClient, type UserClientOptions } from '../../src/client/index.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { LogFields, Logger } from '../../src/core/logger.js';

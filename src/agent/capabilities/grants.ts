@@ -21,7 +21,7 @@ import {
 import { MANIFEST_FRAMES, routePath, SERVICE_ROUTES } from '../../core/protocol/service-names.js';
 import type { RestClient } from '../../transport/rest/client.js';
 import type { AnyAgentEvent } from '../events.js';
-import { grantInfo, type GrantInfo } from './grant-info.js';
+import { grantInfo, type GrantInfo } from '../../messaging/grant-info.js';
 import { abortable } from './manifest.js';
 
 /** What the agent asks for. */

@@ -31,20 +31,10 @@ import {
 } from '../../core/protocol/manifest.js';
 import { routePath, SERVICE_ROUTES } from '../../core/protocol/service-names.js';
 import type { RestClient } from '../../transport/rest/client.js';
-import type { AnyAgentEvent } from '../events.js';
+import type { AgentWarning, AnyAgentEvent } from '../events.js';
 import { waitUntil } from './wait.js';
 
-/** A warning the Agent raises (event `warning`, and the logger). */
-export interface AgentWarning {
-  /** `MANIFEST_SIZE_WARNING`: a manifest at or above 64 KB (it is still sent). */
-  readonly code: 'MANIFEST_SIZE_WARNING';
-  /** Display text. */
-  readonly message: string;
-  /** The manifest's size and the thresholds, bytes. */
-  readonly sizeBytes: number;
-  readonly warnBytes: number;
-  readonly maxBytes: number;
-}
+export type { AgentWarning } from '../events.js';
 
 /** Options of {@link AgentManifest.update}. */
 export interface ManifestUpdateOptions {

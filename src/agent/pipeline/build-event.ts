@@ -17,7 +17,7 @@
  */
 import { replyStreamInto, type StreamOpener, type TextChunkSource } from '../streams/reply-stream.js';
 import type { StreamWriterOptions } from '../streams/writer.js';
-import type { SendOptions } from '../sender.js';
+import type { SendOptions } from '../../messaging/sender.js';
 import type { ArtifactDeniedReason } from '../../core/errors/codes.js';
 import { ValidationError } from '../../core/errors/validation-error.js';
 import { parseEventPayload } from '../../core/protocol/events.js';

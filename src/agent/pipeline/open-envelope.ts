@@ -20,7 +20,7 @@ import { LIMITS } from '../../core/limits.js';
 import { ENVELOPE_REF_MAX_BYTES } from '../../crypto/envelope-wire.js';
 import { openAsync } from '../../crypto/open.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
-import { openWithRetiredKeys } from '../retired-signing.js';
+import { openWithRetiredKeys } from '../../messaging/retired-signing.js';
 import type { FetchedObject, PipelineDeps } from './types.js';
 
 /** The fields of an object reference the checks read. */

@@ -32,7 +32,7 @@ import type {
 import type { OrderedScheduler, TaskOutcome } from '../ordering.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
-import { deliveryRefusal } from './delivery-checks.js';
+import { deliveryRefusal } from '../../messaging/delivery-checks.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';

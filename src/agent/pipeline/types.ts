@@ -7,8 +7,8 @@
  * @module
  */
 import type { StreamOpener } from '../streams/reply-stream.js';
-import type { RetiredSigningKey } from '../key-directory.js';
-import type { SendOptions } from '../sender.js';
+import type { RetiredSigningKey } from '../../messaging/key-directory.js';
+import type { SendOptions } from '../../messaging/sender.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessagePayload } from '../../core/protocol/payloads.js';

@@ -25,9 +25,9 @@ import {
   streamCipher,
 } from '../../crypto/stream/stream-crypto.js';
 import type { RestClient } from '../../transport/rest/client.js';
-import type { KeyDirectory } from '../key-directory.js';
+import type { KeyDirectory } from '../../messaging/key-directory.js';
 import { RestStreamTransport } from './rest-transport.js';
-import type { StreamTransport } from './transport.js';
+import type { StreamTransport } from '../../messaging/stream-transport.js';
 import {
   createStreamWriter,
   pipeToWriter,

@@ -7,7 +7,7 @@
  */
 import type { KeyRing } from '../../crypto/key-store/key-ring.js';
 import { createRestClient } from '../../transport/rest/client.js';
-import type { KeyDirectory } from '../key-directory.js';
+import type { KeyDirectory } from '../../messaging/key-directory.js';
 import type { ResolvedAgentOptions } from '../options.js';
 import { AgentStreams } from './agent-streams.js';
 import type { FrameSocket } from './ws-transport.js';

@@ -15,7 +15,11 @@ import { TransportError } from '../../core/errors/transport-error.js';
 import { STREAM_LIMITS } from '../../core/limits/streams.js';
 import { routePath, STREAM_ROUTES } from '../../core/protocol/service-names.js';
 import type { RestClient } from '../../transport/rest/client.js';
-import { streamErrorOf, type StreamEndFields, type StreamTransport } from './transport.js';
+import {
+  streamErrorOf,
+  type StreamEndFields,
+  type StreamTransport,
+} from '../../messaging/stream-transport.js';
 
 const REASONS: ReadonlySet<unknown> = new Set(STREAM_ERROR_VALUES);
 

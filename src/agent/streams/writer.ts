@@ -23,7 +23,7 @@ import { toBase64, utf8 } from '../../core/encoding.js';
 import { STREAM_LIMITS } from '../../core/limits/streams.js';
 import type { RawKeyPair } from '../../crypto/backend/types.js';
 import { signStreamEnd, StreamTranscript, type StreamCipher } from '../../crypto/stream/stream-crypto.js';
-import type { StreamTransport } from './transport.js';
+import type { StreamTransport } from '../../messaging/stream-transport.js';
 
 /** Options of a stream writer. */
 export interface StreamWriterOptions {

@@ -12,7 +12,11 @@ import type { AmsError } from '../../core/errors/base.js';
 import type { StreamError } from '../../core/errors/stream-error.js';
 import { STREAM_FRAMES } from '../../core/protocol/service-names.js';
 import type { ServiceStreamFrame } from '../../core/protocol/stream-frames.js';
-import { streamErrorOf, type StreamEndFields, type StreamTransport } from './transport.js';
+import {
+  streamErrorOf,
+  type StreamEndFields,
+  type StreamTransport,
+} from '../../messaging/stream-transport.js';
 
 /** What the WebSocket transport needs of the dispatcher. */
 export interface FrameSocket {

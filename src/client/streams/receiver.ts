@@ -37,7 +37,7 @@ import {
   verifyStreamEnd,
   type StreamCipher,
 } from '../../crypto/stream/stream-crypto.js';
-import { streamErrorOf } from '../../agent/streams/transport.js';
+import { streamErrorOf } from '../../messaging/stream-transport.js';
 
 /** Why a received stream failed. */
 export type StreamFailureReason =

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentApi } from '../../../src/agent/api.js';
-import { createKeyDirectory } from '../../../src/agent/key-directory.js';
-import { createMessageSender } from '../../../src/agent/sender.js';
+import { createKeyDirectory } from '../../../src/messaging/key-directory.js';
+import { createMessageSender } from '../../../src/messaging/sender.js';
 import { isRateLimitError, isServiceError } from '../../../src/core/errors/index.js';
 import { createRestClient } from '../../../src/transport/rest/client.js';
 import type { ReferenceServer } from '../../../src/testing/index.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileKeyPinStore } from '../../../src/agent/file-key-pins.js';
-import { KeyPins } from '../../../src/agent/key-pins.js';
+import { KeyPins } from '../../../src/messaging/key-pins.js';
 import { isCryptoError } from '../../../src/core/errors/index.js';
 
 const dirs: string[] = [];

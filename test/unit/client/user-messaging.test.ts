@@ -5,15 +5,15 @@
  * signing keys accepted only for messages created before their retirement.
  */
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, type KeySource } from '../../../src/agent/key-directory.js';
+import { createKeyDirectory, type KeySource } from '../../../src/messaging/key-directory.js';
 import type { ReceivedMessage } from '../../../src/client/open-message.js';
 import type { ResolvedUserClientOptions } from '../../../src/client/options.js';
 import type { UserSession } from '../../../src/client/session.js';
 import type { UserApi } from '../../../src/client/user-api.js';
 import type { FailedMessage } from '../../../src/client/user-client-types.js';
-import { KeyPins } from '../../../src/agent/key-pins.js';
+import { KeyPins } from '../../../src/messaging/key-pins.js';
 import { UserMessaging } from '../../../src/client/user-messaging.js';
-import type { PrincipalKeys } from '../../../src/client/wire/keys.js';
+import type { PrincipalKeys } from '../../../src/messaging/wire/keys.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { toBase64 } from '../../../src/core/encoding.js';
 import { silentLogger } from '../../../src/core/logger.js';

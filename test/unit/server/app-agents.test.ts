@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRequestHandler } from '../../../src/server/app.js';
 import { createAgent } from '../../../src/server/agents/service.js';
-import { createServerContext } from '../../../src/server/context.js';
+import { createServerContext } from '../../../src/server/create-context.js';
 import { ok } from '../../../src/server/http/respond.js';
 import { bodyLimitOf, defineRoute, Router } from '../../../src/server/http/router.js';
 import type { ServerRequest } from '../../../src/server/http/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRequestHandler } from '../../../src/server/app.js';
-import { createServerContext } from '../../../src/server/context.js';
+import { createServerContext } from '../../../src/server/create-context.js';
 import { fail } from '../../../src/server/http/failure.js';
 import { ok } from '../../../src/server/http/respond.js';
 import { defineRoute, Router } from '../../../src/server/http/router.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORE_ROUTES, SERVICE_ROUTES, type ServiceRoute } from '../../../src/core/protocol/service-names.js';
 import { WS_AGENT_PATH } from '../../../src/core/protocol/ws-close.js';
-import { createServerContext } from '../../../src/server/context.js';
+import { createServerContext } from '../../../src/server/create-context.js';
 import { ControlApi } from '../../../src/server/control/control-api.js';
 import type { AuthKind, Route } from '../../../src/server/http/router.js';
 import { buildRouter } from '../../../src/server/routes.js';

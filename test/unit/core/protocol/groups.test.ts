@@ -12,8 +12,8 @@ import {
   parseInviteCode,
   RotateGroupKeyRequestSchema,
 } from '../../../../src/core/protocol/groups.js';
-import { GroupDetailSchema } from '../../../../src/client/wire/groups.js';
-import { ConversationDetailSchema } from '../../../../src/client/wire/conversations.js';
+import { GroupDetailSchema } from '../../../../src/messaging/wire/groups.js';
+import { ConversationDetailSchema } from '../../../../src/messaging/wire/conversations.js';
 
 const CANONICAL = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 const bytes8 = fc.uint8Array({ minLength: 8, maxLength: 8 });

@@ -11,7 +11,7 @@ import { generateKeys } from '../../../../src/crypto/keys.js';
 import { verifyKeyProof } from '../../../../src/server/agents/key-proof.js';
 import { registerKeys } from '../../../../src/server/agents/key-registration.js';
 import { createAgent } from '../../../../src/server/agents/service.js';
-import { createServerContext } from '../../../../src/server/context.js';
+import { createServerContext } from '../../../../src/server/create-context.js';
 import { isServerFailure, type ServerFailure } from '../../../../src/server/http/failure.js';
 import { refuseUnacceptableSigningKey } from '../../../../src/server/keys/signing-key.js';
 

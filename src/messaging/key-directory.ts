@@ -18,8 +18,8 @@ import { fromBase64 } from '../core/encoding.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import { ed25519KeyProblem } from '../crypto/ed25519-rules.js';
-import type { ConversationDetail } from '../client/wire/conversations.js';
-import type { PrincipalKeys } from '../client/wire/keys.js';
+import type { ConversationDetail } from './wire/conversations.js';
+import type { PrincipalKeys } from './wire/keys.js';
 
 /** The id of the system sender, whose keys come from `GET /system/keys`. */
 export const SYSTEM_PRINCIPAL_ID = 'system';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { GrantScope, GrantStatus, GrantView } from '../../core/protocol/grants.js';
+import type { GrantScope, GrantStatus, GrantView } from '../core/protocol/grants.js';
 
 /** A data grant (or a request for one). */
 export interface GrantInfo {

@@ -8,11 +8,11 @@
  *
  * @module
  */
-import type { CryptoError } from '../../core/errors/crypto-error.js';
-import { sealedTypeProblem } from '../../core/protocol/system-events.js';
-import { decryptFailure } from '../../crypto/envelope-errors.js';
-import { freshnessFailure } from '../../crypto/freshness.js';
-import type { OpenedEnvelope } from '../../crypto/open-options.js';
+import type { CryptoError } from '../core/errors/crypto-error.js';
+import { sealedTypeProblem } from '../core/protocol/system-events.js';
+import { decryptFailure } from '../crypto/envelope-errors.js';
+import { freshnessFailure } from '../crypto/freshness.js';
+import type { OpenedEnvelope } from '../crypto/open-options.js';
 
 /**
  * The refusal of an opened envelope delivered as `deliveryType` at `nowMs`,

@@ -20,7 +20,7 @@ import { isServiceError } from '../core/errors/guards.js';
 import { parseInviteCode } from '../core/protocol/groups.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import type { RestClient } from '../transport/rest/client.js';
-import type { KeyDirectory } from '../agent/key-directory.js';
+import type { KeyDirectory } from './key-directory.js';
 import {
   GroupDetailSchema,
   GroupInviteSchema,

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, toPeerKeys, type KeySource } from '../../../src/agent/key-directory.js';
+import { createKeyDirectory, toPeerKeys, type KeySource } from '../../../src/messaging/key-directory.js';
 import type { ConversationDetail, PrincipalKeys } from '../../../src/client/index.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { fromBase64, toBase64 } from '../../../src/core/encoding.js';

@@ -4,9 +4,9 @@
  * refuse an unknown policy.
  */
 import { describe, expect, it } from 'vitest';
-import type { PeerKeys } from '../../../src/agent/key-directory.js';
+import type { PeerKeys } from '../../../src/messaging/key-directory.js';
 import { resolveAgentOptions } from '../../../src/agent/options.js';
-import { trustParts } from '../../../src/agent/trust.js';
+import { trustParts } from '../../../src/messaging/trust.js';
 import { resolveUserClientOptions } from '../../../src/client/options.js';
 import { isConfigurationError, isCryptoError } from '../../../src/core/errors/index.js';
 import { recordingLogger } from '../../helpers/agent-world.js';

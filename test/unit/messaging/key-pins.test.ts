@@ -4,8 +4,8 @@
  * the key directory.
  */
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, type PeerKeys } from '../../../src/agent/key-directory.js';
-import { KeyPins, type KeyChangedEvent } from '../../../src/agent/key-pins.js';
+import { createKeyDirectory, type PeerKeys } from '../../../src/messaging/key-directory.js';
+import { KeyPins, type KeyChangedEvent } from '../../../src/messaging/key-pins.js';
 import type { PrincipalKeys } from '../../../src/client/index.js';
 import { toBase64 } from '../../../src/core/encoding.js';
 import { isCryptoError } from '../../../src/core/errors/index.js';

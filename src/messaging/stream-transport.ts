@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { AmsError } from '../../core/errors/base.js';
-import type { StreamErrorValue } from '../../core/errors/codes.js';
-import { StreamError } from '../../core/errors/stream-error.js';
-import { statusOf } from '../../core/errors/codes.js';
-import { STREAM_ERROR_CODES } from '../../core/protocol/stream-frames.js';
+import type { AmsError } from '../core/errors/base.js';
+import type { StreamErrorValue } from '../core/errors/codes.js';
+import { StreamError } from '../core/errors/stream-error.js';
+import { statusOf } from '../core/errors/codes.js';
+import { STREAM_ERROR_CODES } from '../core/protocol/stream-frames.js';
 
 /** The end of a stream on the wire (base64 fields). */
 export interface StreamEndFields {

@@ -30,7 +30,7 @@ import type { KeyRing } from '../crypto/key-store/key-ring.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
 import type { EnvelopeRecipient } from '../crypto/seal-options.js';
 import { sealAsync } from '../crypto/seal.js';
-import type { SentMessageResult } from '../client/wire/results.js';
+import type { SentMessageResult } from './wire/results.js';
 import type { KeyDirectory, PeerKeys } from './key-directory.js';
 import type { MemberWatch } from './member-watch.js';
 

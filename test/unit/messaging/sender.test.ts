@@ -4,8 +4,8 @@
  * through typed.
  */
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, type KeySource } from '../../../src/agent/key-directory.js';
-import { createMessageSender, type MessagePoster } from '../../../src/agent/sender.js';
+import { createKeyDirectory, type KeySource } from '../../../src/messaging/key-directory.js';
+import { createMessageSender, type MessagePoster } from '../../../src/messaging/sender.js';
 import type { PrincipalKeys, SentMessageResult } from '../../../src/client/index.js';
 import { toBase64 } from '../../../src/core/encoding.js';
 import { isServiceError, isValidationError, ServiceError } from '../../../src/core/errors/index.js';

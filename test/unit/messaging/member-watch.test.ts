@@ -4,7 +4,7 @@
  * feeds it the recipient set (without itself).
  */
 import { describe, expect, it } from 'vitest';
-import { MemberWatch, type MembersChangedEvent } from '../../../src/agent/member-watch.js';
+import { MemberWatch, type MembersChangedEvent } from '../../../src/messaging/member-watch.js';
 import { isCryptoError } from '../../../src/core/errors/index.js';
 
 describe('MemberWatch', () => {

@@ -305,10 +305,12 @@ export default async function (): Promise<void> {
   const small = scenario('1 KB, 1 recipient', 1, 1024);
   if (process.env['BENCH_ONLY'] === 'inflight') return inFlightTable(small);
   if (process.env['BENCH_ONLY'] === 'checks') return checksTable(small);
+  if (process.env['BENCH_ONLY'] === 'sizes') return sizesTable();
   const group = scenario('1 KB, 10 recipients', 10, 1024);
   const large = scenario('1 MB, 1 recipient', 1, 1_048_576);
   await openTable([small, group, large]);
   await sealTable([small, group, large]);
+  await sizesTable();
   await checksTable(small);
   await inFlightTable(small);
   await choicesTable();
@@ -396,6 +398,144 @@ async function choicesTable(): Promise<void> {
   printTable(
     'Backend choices (same run)',
     ['chosen', 'ops/s', 'alternative', 'ops/s', 'chosen / alternative'],
+    rows,
+  );
+}
+
+/**
+ * The raw construction on node:crypto, as cheap as it can be written: what `open` must compute for one
+ * envelope of `bytes` (SHA-256 of the signed body, one Ed25519 verify, X25519, HKDF for the wrap
+ * key and the v1.1 commitment, AES-GCM of the wrap and of the content), without any encoding.
+ */
+function constructionOpen(s: Scenario): Fn {
+  const env = Buffer.from(s.wire, 'base64');
+  const body = env.subarray(0, env.length - 64);
+  const edPub = c.createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: b64url(s.sender.signing.publicKey) },
+    format: 'jwk',
+  });
+  const edPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: b64url(s.sender.signing.privateKey),
+      x: b64url(s.sender.signing.publicKey),
+    },
+    format: 'jwk',
+  });
+  const label = Buffer.from('ams/envelope/v1/signature');
+  const sig = c.sign(null, Buffer.concat([label, c.createHash('sha256').update(body).digest()]), edPriv);
+  const xPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'X25519',
+      d: b64url(s.me.encryption.privateKey),
+      x: b64url(s.me.encryption.publicKey),
+    },
+    format: 'jwk',
+  });
+  const eph = b64url(generateKeys().encryption.publicKey);
+  const key = c.randomBytes(32);
+  const iv = c.randomBytes(12);
+  const aad = c.randomBytes(32);
+  const gcm = (pt: Buffer): [Buffer, Buffer] => {
+    const e = c.createCipheriv('aes-256-gcm', key, iv);
+    e.setAAD(aad);
+    return [Buffer.concat([e.update(pt), e.final()]), e.getAuthTag()];
+  };
+  const unseal = ([ct, tag]: [Buffer, Buffer]): Buffer => {
+    const d = c.createDecipheriv('aes-256-gcm', key, iv);
+    d.setAAD(aad);
+    d.setAuthTag(tag);
+    const out = d.update(ct);
+    d.final();
+    return out;
+  };
+  const wrap = gcm(c.randomBytes(32));
+  const content = gcm(c.randomBytes(s.bytes));
+  const hmac = (k: Buffer, d: Buffer): Buffer => c.createHmac('sha256', k).update(d).digest();
+  return () => {
+    const digest = c.createHash('sha256').update(body).digest();
+    if (!c.verify(null, Buffer.concat([label, digest]), edPub, sig)) throw new Error('verify');
+    const pub = c.createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: eph }, format: 'jwk' });
+    const ss = c.diffieHellman({ privateKey: xPriv, publicKey: pub });
+    hmac(hmac(key, ss), aad);
+    unseal(wrap);
+    hmac(key, label);
+    hmac(key, aad);
+    unseal(content);
+  };
+}
+
+/**
+ * The raw construction of `seal` on node:crypto: an ephemeral X25519 key, one agreement, HKDF for the
+ * wrap key and the v1.1 commitment, AES-GCM of the wrap and of the content, SHA-256 of the body and
+ * one Ed25519 signature, without any encoding.
+ */
+function constructionSeal(s: Scenario): Fn {
+  const edPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: b64url(s.sender.signing.privateKey),
+      x: b64url(s.sender.signing.publicKey),
+    },
+    format: 'jwk',
+  });
+  const peer = c.createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: b64url(s.me.encryption.publicKey) },
+    format: 'jwk',
+  });
+  const label = Buffer.from('ams/envelope/v1/signature');
+  const aad = c.randomBytes(32);
+  const plaintext = c.randomBytes(s.bytes);
+  const hmac = (k: Buffer, d: Buffer): Buffer => c.createHmac('sha256', k).update(d).digest();
+  const gcm = (key: Buffer, iv: Buffer, pt: Buffer): Buffer => {
+    const e = c.createCipheriv('aes-256-gcm', key, iv);
+    e.setAAD(aad);
+    const ct = e.update(pt);
+    e.final();
+    return Buffer.concat([ct, e.getAuthTag()]);
+  };
+  return () => {
+    const eph = c.generateKeyPairSync('x25519');
+    const ss = c.diffieHellman({ privateKey: eph.privateKey, publicKey: peer });
+    const ck = c.randomBytes(32);
+    const iv = c.randomBytes(12);
+    const wrap = gcm(hmac(hmac(aad, ss), aad), iv, ck);
+    hmac(ck, label);
+    const ct = gcm(hmac(ck, aad), iv, plaintext);
+    const digest = c.createHash('sha256').update(wrap).update(ct).digest();
+    c.sign(null, Buffer.concat([label, digest]), edPriv);
+  };
+}
+
+/**
+ * Issue #16: seal and open per size beside the raw construction they must compute (same run,
+ * interleaved rounds, medians). The default `seal` / `open` carry a JSON object payload as a
+ * base64 `wire_envelope` string.
+ */
+async function sizesTable(): Promise<void> {
+  const sizes: [string, number][] = [
+    ['1 KB', 1024],
+    ['64 KB', 65_536],
+    ['1 MB', 1_048_576],
+  ];
+  const rows: string[][] = [];
+  for (const [label, bytes] of sizes) {
+    const s = scenario(`${label}, 1 recipient`, 1, bytes);
+    const [limitOpen, opened, limitSeal, sealed] = await paired([
+      constructionOpen(s),
+      () => open(s.wire, s.open),
+      constructionSeal(s),
+      () => seal(s.payload, s.seal),
+    ]);
+    rows.push([`open ${label}`, fmt(limitOpen!), fmt(opened!), ratio(opened!, limitOpen!)]);
+    rows.push([`seal ${label}`, fmt(limitSeal!), fmt(sealed!), ratio(sealed!, limitSeal!)]);
+  }
+  printTable(
+    `seal / open by size beside the raw node:crypto construction (median of ${ROUNDS} interleaved rounds)`,
+    ['path', 'construction/s', 'seal|open (wire string)/s', 'vs construction'],
     rows,
   );
 }

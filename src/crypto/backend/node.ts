@@ -104,7 +104,8 @@ type Importer = ReturnType<typeof keyImporter>;
 
 function aesGcm(
   c: NodeCryptoModule,
-): Pick<SyncPrimitives, 'aesGcmEncrypt' | 'aesGcmDecrypt'> & Required<Pick<SyncPrimitives, 'aesGcmEncryptInto'>> {
+): Pick<SyncPrimitives, 'aesGcmEncrypt' | 'aesGcmDecrypt'> &
+  Required<Pick<SyncPrimitives, 'aesGcmEncryptInto'>> {
   const encryptInto = (
     key: Uint8Array,
     nonce: Uint8Array,

@@ -34,7 +34,7 @@ import {
   type DecryptedBytes,
   type WrapMatch,
 } from './open-steps.js';
-import { allocBytes, borrowScratch, releaseScratch } from './scratch.js';
+import { allocBytes, borrowScratch, releaseScratch, SCRATCH_MIN_BYTES } from './scratch.js';
 
 /**
  * `openAsync` verifies envelopes whose signed body is larger than this before
@@ -137,7 +137,9 @@ function openSync<T extends { readonly match: WrapMatch }>(
     return view ?? allocBytes(size);
   };
   try {
-    const env = parseInput(input, maxBytes, acceptLegacy, into);
+    const large =
+      (typeof input === 'string' || input instanceof Uint8Array) && input.length >= SCRATCH_MIN_BYTES;
+    const env = parseInput(input, maxBytes, acceptLegacy, large ? into : undefined);
     let senderKey: unknown;
     try {
       senderKey =

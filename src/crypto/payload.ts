@@ -86,6 +86,9 @@ function nodeBufferCheck(name: 'isAscii' | 'isUtf8'): ((bytes: Uint8Array) => bo
 const isAscii = nodeBufferCheck('isAscii');
 const nativeIsUtf8 = nodeBufferCheck('isUtf8');
 
+/** From this length on, payload text is measured and written straight into the envelope. */
+const DIRECT_WRITE_MIN_CHARS = 16 * 1024;
+
 /** Plaintext of raw bytes, copied as they are. */
 export function plaintextOfBytes(bytes: Uint8Array): PlaintextSource {
   return { byteLength: bytes.length, writeTo: (out, offset) => out.set(bytes, offset) };
@@ -99,7 +102,8 @@ export function plaintextOfBytes(bytes: Uint8Array): PlaintextSource {
  */
 export function payloadPlaintext(payload: unknown): PlaintextSource {
   const text = payloadJson(payload);
-  if (NodeBuffer === undefined) return plaintextOfBytes(utf8(text));
+  // Short text: one TextEncoder call is cheaper than measuring and then writing.
+  if (NodeBuffer === undefined || text.length < DIRECT_WRITE_MIN_CHARS) return plaintextOfBytes(utf8(text));
   const native = NodeBuffer;
   const byteLength = native.byteLength(text, 'utf8');
   return {

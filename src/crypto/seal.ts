@@ -29,7 +29,7 @@ import {
   type EnvelopePayload,
   type PlaintextSource,
 } from './payload.js';
-import { allocBytes, borrowScratch, releaseScratch } from './scratch.js';
+import { borrowScratch, releaseScratch } from './scratch.js';
 import { resolveSeal, type ResolvedSeal, type SealAsyncOptions, type SealOptions } from './seal-options.js';
 
 function badRecipientKey(index: number): ValidationError {
@@ -172,7 +172,7 @@ function sealSource<T>(
   const size = prefixLength(prefix) + source.byteLength + SIZES.tag + SIZES.signature;
   const scratch = borrow ? borrowScratch(size) : undefined;
   try {
-    const out = scratch ?? allocBytes(size);
+    const out = scratch ?? new Uint8Array(size);
     encryptContent(s, aeadKey, r.nonce, source, headerHash, out, writeEnvelopePrefix(prefix, out));
     const bodyEnd = size - SIZES.signature;
     out.set(s.ed25519Sign(r.signing, signedMessage(s.sha256(out.subarray(0, bodyEnd)))), bodyEnd);

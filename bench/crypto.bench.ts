@@ -7,8 +7,8 @@
 import * as c from 'node:crypto';
 import os from 'node:os';
 import { generateKeys, type AgentKeys } from '../src/crypto/keys.js';
-import { open, openAsync, type OpenOptions } from '../src/crypto/index.js';
-import { seal, sealAsync } from '../src/crypto/seal.js';
+import { open, openAsync, openPayloadBytes, type OpenOptions } from '../src/crypto/index.js';
+import { seal, sealAsync, sealPayloadBytes } from '../src/crypto/seal.js';
 import type { SealOptions } from '../src/crypto/seal-options.js';
 import { ENVELOPE_REF_MAX_BYTES } from '../src/crypto/envelope-wire.js';
 import { constantTimeEqual, deriveCommitted } from '../src/crypto/key-schedule.js';
@@ -305,10 +305,12 @@ export default async function (): Promise<void> {
   const small = scenario('1 KB, 1 recipient', 1, 1024);
   if (process.env['BENCH_ONLY'] === 'inflight') return inFlightTable(small);
   if (process.env['BENCH_ONLY'] === 'checks') return checksTable(small);
+  if (process.env['BENCH_ONLY'] === 'sizes') return sizesTable();
   const group = scenario('1 KB, 10 recipients', 10, 1024);
   const large = scenario('1 MB, 1 recipient', 1, 1_048_576);
   await openTable([small, group, large]);
   await sealTable([small, group, large]);
+  await sizesTable();
   await checksTable(small);
   await inFlightTable(small);
   await choicesTable();
@@ -396,6 +398,204 @@ async function choicesTable(): Promise<void> {
   printTable(
     'Backend choices (same run)',
     ['chosen', 'ops/s', 'alternative', 'ops/s', 'chosen / alternative'],
+    rows,
+  );
+}
+
+/**
+ * The raw construction on node:crypto, as cheap as it can be written: what `open` must compute for one
+ * envelope of `bytes` (SHA-256 of the signed body, one Ed25519 verify, X25519, HKDF for the wrap
+ * key and the v1.1 commitment, AES-GCM of the wrap and of the content), without any encoding.
+ */
+function constructionOpen(s: Scenario): Fn {
+  const env = Buffer.from(s.wire, 'base64');
+  const body = env.subarray(0, env.length - 64);
+  const edPub = c.createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: b64url(s.sender.signing.publicKey) },
+    format: 'jwk',
+  });
+  const edPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: b64url(s.sender.signing.privateKey),
+      x: b64url(s.sender.signing.publicKey),
+    },
+    format: 'jwk',
+  });
+  const label = Buffer.from('ams/envelope/v1/signature');
+  const sig = c.sign(null, Buffer.concat([label, c.createHash('sha256').update(body).digest()]), edPriv);
+  const xPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'X25519',
+      d: b64url(s.me.encryption.privateKey),
+      x: b64url(s.me.encryption.publicKey),
+    },
+    format: 'jwk',
+  });
+  const eph = b64url(generateKeys().encryption.publicKey);
+  const key = c.randomBytes(32);
+  const iv = c.randomBytes(12);
+  const aad = c.randomBytes(32);
+  const gcm = (pt: Buffer): [Buffer, Buffer] => {
+    const e = c.createCipheriv('aes-256-gcm', key, iv);
+    e.setAAD(aad);
+    return [Buffer.concat([e.update(pt), e.final()]), e.getAuthTag()];
+  };
+  const unseal = ([ct, tag]: [Buffer, Buffer]): Buffer => {
+    const d = c.createDecipheriv('aes-256-gcm', key, iv);
+    d.setAAD(aad);
+    d.setAuthTag(tag);
+    const out = d.update(ct);
+    d.final();
+    return out;
+  };
+  const wrap = gcm(c.randomBytes(32));
+  const content = gcm(c.randomBytes(s.bytes));
+  const hmac = (k: Buffer, d: Buffer): Buffer => c.createHmac('sha256', k).update(d).digest();
+  return () => {
+    const digest = c.createHash('sha256').update(body).digest();
+    if (!c.verify(null, Buffer.concat([label, digest]), edPub, sig)) throw new Error('verify');
+    const pub = c.createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: eph }, format: 'jwk' });
+    const ss = c.diffieHellman({ privateKey: xPriv, publicKey: pub });
+    hmac(hmac(key, ss), aad);
+    unseal(wrap);
+    hmac(key, label);
+    hmac(key, aad);
+    unseal(content);
+  };
+}
+
+/**
+ * The raw construction of `seal` on node:crypto: an ephemeral X25519 key, one agreement, HKDF for the
+ * wrap key and the v1.1 commitment, AES-GCM of the wrap and of the content, SHA-256 of the body and
+ * one Ed25519 signature, without any encoding.
+ */
+function constructionSeal(s: Scenario): Fn {
+  const edPriv = c.createPrivateKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: b64url(s.sender.signing.privateKey),
+      x: b64url(s.sender.signing.publicKey),
+    },
+    format: 'jwk',
+  });
+  const peer = c.createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: b64url(s.me.encryption.publicKey) },
+    format: 'jwk',
+  });
+  const label = Buffer.from('ams/envelope/v1/signature');
+  const aad = c.randomBytes(32);
+  const plaintext = c.randomBytes(s.bytes);
+  const hmac = (k: Buffer, d: Buffer): Buffer => c.createHmac('sha256', k).update(d).digest();
+  const gcm = (key: Buffer, iv: Buffer, pt: Buffer): Buffer => {
+    const e = c.createCipheriv('aes-256-gcm', key, iv);
+    e.setAAD(aad);
+    const ct = e.update(pt);
+    e.final();
+    return Buffer.concat([ct, e.getAuthTag()]);
+  };
+  return () => {
+    const eph = c.generateKeyPairSync('x25519');
+    const ss = c.diffieHellman({ privateKey: eph.privateKey, publicKey: peer });
+    const ck = c.randomBytes(32);
+    const iv = c.randomBytes(12);
+    const wrap = gcm(hmac(hmac(aad, ss), aad), iv, ck);
+    hmac(ck, label);
+    const ct = gcm(hmac(ck, aad), iv, plaintext);
+    const digest = c.createHash('sha256').update(wrap).update(ct).digest();
+    c.sign(null, Buffer.concat([label, digest]), edPriv);
+  };
+}
+
+/** Wall-clock and CPU rate of one function over one round (sync functions only). */
+interface Rates {
+  readonly wall: number;
+  /** Operations per second of CPU time of the whole process (user + system, GC threads included). */
+  readonly cpu: number;
+}
+
+/** Runs `fn` (sync) for about BENCH_MS after a warm-up, measuring wall time and process CPU time. */
+function rates(fn: Fn): Rates {
+  const ms = Number(process.env['BENCH_MS'] ?? 1000);
+  const run = (budget: number): [number, number, number] => {
+    const cpu0 = process.cpuUsage();
+    const start = performance.now();
+    let n = 0;
+    while (performance.now() - start < budget) {
+      fn();
+      n++;
+    }
+    const cpu = process.cpuUsage(cpu0);
+    return [n, performance.now() - start, (cpu.user + cpu.system) / 1000];
+  };
+  run(Math.min(300, ms / 3));
+  const [n, wallMs, cpuMs] = run(ms);
+  return { wall: (n / wallMs) * 1000, cpu: (n / cpuMs) * 1000 };
+}
+
+/** ROUNDS interleaved rounds of every function; the median wall and CPU rate of each. */
+function pairedRates(fns: readonly Fn[]): Rates[] {
+  const runs: Rates[][] = fns.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) for (const [i, fn] of fns.entries()) runs[i]!.push(rates(fn));
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return runs.map((xs) => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) }));
+}
+
+/**
+ * Issue #16: seal and open per size beside the raw construction they must compute (same run,
+ * interleaved rounds, medians). The default `seal` / `open` carry a JSON object payload as a
+ * base64 `wire_envelope` string; `sealPayloadBytes` / `openPayloadBytes` carry UTF-8 JSON bytes
+ * in raw envelope bytes. Each ratio is given twice: by wall time, and by CPU time (per CPU-second of
+ * the process), which stays meaningful on a machine shared with other work.
+ */
+async function sizesTable(): Promise<void> {
+  const sizes: [string, number][] = [
+    ['1 KB', 1024],
+    ['64 KB', 65_536],
+    ['1 MB', 1_048_576],
+  ];
+  const rows: string[][] = [];
+  for (const [label, bytes] of sizes) {
+    const s = scenario(`${label}, 1 recipient`, 1, bytes);
+    const envelope = Buffer.from(s.wire, 'base64');
+    const json = Buffer.from(JSON.stringify(s.payload));
+    const [limitOpen, opened, openedRaw, limitSeal, sealed, sealedRaw] = pairedRates([
+      constructionOpen(s),
+      () => open(s.wire, s.open),
+      () => openPayloadBytes(envelope, s.open),
+      constructionSeal(s),
+      () => seal(s.payload, s.seal),
+      () => sealPayloadBytes(json, s.seal),
+    ]);
+    const row = (path: string, limit: Rates, x: Rates): string[] => [
+      path,
+      fmt(limit.wall),
+      fmt(x.wall),
+      ratio(x.wall, limit.wall),
+      fmt(limit.cpu),
+      fmt(x.cpu),
+      ratio(x.cpu, limit.cpu),
+    ];
+    rows.push(row(`open ${label}: object, wire string`, limitOpen!, opened!));
+    rows.push(row(`openPayloadBytes ${label}: envelope bytes`, limitOpen!, openedRaw!));
+    rows.push(row(`seal ${label}: object, wire string`, limitSeal!, sealed!));
+    rows.push(row(`sealPayloadBytes ${label}: JSON bytes`, limitSeal!, sealedRaw!));
+  }
+  await Promise.resolve();
+  printTable(
+    `seal / open by size beside the raw node:crypto construction (median of ${ROUNDS} interleaved rounds)`,
+    [
+      'path',
+      'construction/s',
+      'path/s',
+      'vs construction',
+      'construction/CPU-s',
+      'path/CPU-s',
+      'vs construction (CPU)',
+    ],
     rows,
   );
 }

@@ -237,6 +237,40 @@ export function envelopeSize(
   );
 }
 
+/** The parts of an envelope that precede its ciphertext. */
+export interface EnvelopePrefix {
+  readonly headerBytes: Uint8Array;
+  readonly wraps: readonly Uint8Array[];
+  /** v1.1: the key commitment; undefined in v1.0. */
+  readonly commitment: Uint8Array | undefined;
+  readonly nonce: Uint8Array;
+}
+
+/** Bytes before the ciphertext: header ‖ wraps ‖ [commitment] ‖ nonce. */
+export function prefixLength(p: EnvelopePrefix): number {
+  return p.headerBytes.length + p.wraps.length * SIZES.wrap + (p.commitment?.length ?? 0) + p.nonce.length;
+}
+
+/**
+ * Writes header ‖ wraps ‖ [commitment, v1.1] ‖ nonce at the start of `out`
+ * (sized for the ciphertext and the 64-byte signature after them) and
+ * returns the offset where the ciphertext goes.
+ */
+export function writeEnvelopePrefix(p: EnvelopePrefix, out: Uint8Array): number {
+  out.set(p.headerBytes, 0);
+  let o = p.headerBytes.length;
+  for (const w of p.wraps) {
+    out.set(w, o);
+    o += w.length;
+  }
+  if (p.commitment !== undefined) {
+    out.set(p.commitment, o);
+    o += p.commitment.length;
+  }
+  out.set(p.nonce, o);
+  return o + p.nonce.length;
+}
+
 /**
  * Lays out header ‖ wraps ‖ [commitment, v1.1] ‖ nonce ‖ ciphertext in one
  * buffer with 64 bytes left at the end for the signature.
@@ -248,19 +282,8 @@ export function assembleEnvelope(
   nonce: Uint8Array,
   ciphertext: Uint8Array,
 ): Uint8Array {
-  const c = commitment?.length ?? 0;
-  const total =
-    headerBytes.length + wraps.length * SIZES.wrap + c + nonce.length + ciphertext.length + SIZES.signature;
-  const out = new Uint8Array(total);
-  out.set(headerBytes, 0);
-  let o = headerBytes.length;
-  for (const w of wraps) {
-    out.set(w, o);
-    o += w.length;
-  }
-  if (commitment !== undefined) out.set(commitment, o);
-  o += c;
-  out.set(nonce, o);
-  out.set(ciphertext, o + nonce.length);
+  const prefix = { headerBytes, wraps, commitment, nonce };
+  const out = new Uint8Array(prefixLength(prefix) + ciphertext.length + SIZES.signature);
+  out.set(ciphertext, writeEnvelopePrefix(prefix, out));
   return out;
 }

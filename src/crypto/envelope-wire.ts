@@ -21,8 +21,12 @@ export const ENVELOPE_INLINE_MAX_BYTES: number = LIMITS.WEBHOOK_BODY_MAX_BYTES;
  */
 export const ENVELOPE_REF_MAX_BYTES = 16 * 1_048_576;
 
+interface NativeBuffer {
+  write(text: string, offset: number, length: number, encoding: 'base64'): number;
+}
 interface BufferLike {
   from(text: string, encoding: 'base64'): Uint8Array;
+  from(data: ArrayBufferLike, byteOffset: number, length: number): NativeBuffer;
   byteLength(text: string, encoding: 'utf8'): number;
 }
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
@@ -39,6 +43,22 @@ function canonicalTail(text: string, pad: number): boolean {
 }
 
 /**
+ * The number of bytes `text` decodes to if it is strict base64, judged by
+ * what needs no decoding: a length that is a multiple of 4, no base64url
+ * symbol, a canonical end, only ASCII. `undefined` when one of these fails.
+ */
+function announcedLength(text: string, native: BufferLike): number | undefined {
+  if (text.length % 4 !== 0) return undefined;
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  if (text.includes('-') || text.includes('_') || !canonicalTail(text, pad)) return undefined;
+  if (native.byteLength(text, 'utf8') !== text.length) return undefined;
+  return (text.length / 4) * 3 - pad;
+}
+
+/** Where decoded bytes go: a function returning a writable array of exactly `size` bytes. */
+export type ByteAllocator = (size: number) => Uint8Array;
+
+/**
  * Strict base64 (standard alphabet, padded, canonical). Where the runtime has a
  * native decoder (Buffer) it is used, and strictness is proved without a second
  * pass over the data: the native decoder skips any character outside its
@@ -46,16 +66,28 @@ function canonicalTail(text: string, pad: number): boolean {
  * padding announces, contains no base64url symbol and ends canonically —
  * and holds only ASCII (its UTF-8 length is its length): the decoder reads
  * only the low byte of a wider character, so `\u0141` would pass as `A`.
+ *
+ * @param into - where to decode (e.g. a reused scratch buffer, see `scratch.ts`): with
+ * Buffer the bytes are written straight into it, with no allocation of the input's size.
  */
-export function decodeBase64Strict(text: string): Uint8Array | undefined {
-  if (NodeBuffer === undefined) return fromBase64(text);
-  if (text.length % 4 !== 0) return undefined;
-  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  if (text.includes('-') || text.includes('_') || !canonicalTail(text, pad)) return undefined;
-  if (NodeBuffer.byteLength(text, 'utf8') !== text.length) return undefined;
-  const bytes = NodeBuffer.from(text, 'base64');
-  if (bytes.length !== (text.length / 4) * 3 - pad) return undefined;
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+export function decodeBase64Strict(text: string, into?: ByteAllocator): Uint8Array | undefined {
+  if (NodeBuffer === undefined) {
+    const decoded = fromBase64(text);
+    if (decoded === undefined || into === undefined) return decoded;
+    const out = into(decoded.length);
+    out.set(decoded);
+    return out;
+  }
+  const size = announcedLength(text, NodeBuffer);
+  if (size === undefined) return undefined;
+  if (into === undefined) {
+    const bytes = NodeBuffer.from(text, 'base64');
+    if (bytes.length !== size) return undefined;
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  const out = into(size);
+  const written = NodeBuffer.from(out.buffer, out.byteOffset, out.byteLength).write(text, 0, size, 'base64');
+  return written === size ? out : undefined;
 }
 
 function startsWithMagic(bytes: Uint8Array): boolean {
@@ -67,12 +99,13 @@ function startsWithMagic(bytes: Uint8Array): boolean {
  * raw envelope (they start with `AMSE`) or its base64 text.
  *
  * @param maxBytes - cap on the input as received (characters or bytes).
+ * @param into - where base64 input is decoded (raw envelope bytes are returned as they are).
  * @throws {@link CryptoError} `INVALID_ENVELOPE` when too large, not base64 or of the wrong type.
  */
-export function decodeEnvelopeInput(input: unknown, maxBytes: number): Uint8Array {
+export function decodeEnvelopeInput(input: unknown, maxBytes: number, into?: ByteAllocator): Uint8Array {
   if (typeof input === 'string') {
     if (input.length > maxBytes) throw invalidEnvelope('larger than the allowed maximum');
-    const bytes = decodeBase64Strict(input);
+    const bytes = decodeBase64Strict(input, into);
     if (bytes === undefined) throw invalidEnvelope('not canonical base64');
     return bytes;
   }
@@ -80,7 +113,7 @@ export function decodeEnvelopeInput(input: unknown, maxBytes: number): Uint8Arra
     if (input.length > maxBytes) throw invalidEnvelope('larger than the allowed maximum');
     if (startsWithMagic(input)) return input;
     const text = fromUtf8(input);
-    const bytes = text === undefined ? undefined : decodeBase64Strict(text);
+    const bytes = text === undefined ? undefined : decodeBase64Strict(text, into);
     if (bytes === undefined) throw invalidEnvelope('neither envelope bytes nor base64 text');
     return bytes;
   }

@@ -40,8 +40,8 @@ export {
 } from './stream/stream-crypto.js';
 
 // --- envelope v1 ---
-export { seal, sealAsync, sealBytes, sealBytesAsync } from './seal.js';
-export { open, openAsync, OPEN_VERIFY_FIRST_BYTES } from './open.js';
+export { seal, sealAsync, sealBytes, sealBytesAsync, sealPayloadBytes } from './seal.js';
+export { open, openAsync, openPayloadBytes, OPEN_VERIFY_FIRST_BYTES } from './open.js';
 export {
   DEFAULT_FRESHNESS_WINDOW,
   freshnessFailure,
@@ -62,6 +62,7 @@ export type {
   OpenOptions,
   OpenAsyncOptions,
   OpenedEnvelope,
+  OpenedPayloadBytes,
   OpenedRecipient,
   RecipientKeys,
   SenderKeyLookup,

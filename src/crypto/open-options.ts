@@ -94,6 +94,15 @@ export interface OpenedEnvelope {
   readonly eventType: string | undefined;
 }
 
+/**
+ * The result of {@link crypto!openPayloadBytes | openPayloadBytes}: everything
+ * {@link OpenedEnvelope} has, with the payload as its decrypted UTF-8 JSON bytes.
+ */
+export interface OpenedPayloadBytes extends Omit<OpenedEnvelope, 'payload'> {
+  /** The payload's UTF-8 JSON text exactly as sealed (authenticated, not parsed). */
+  readonly payloadJson: Uint8Array;
+}
+
 function invalid(path: string, message: string): ValidationError {
   return new ValidationError({
     message: `Invalid open options: ${path} ${message}`,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CryptoError, DecryptFailureReason } from '../core/errors/index.js';
+import { isCryptoError, type CryptoError, type DecryptFailureReason } from '../core/errors/index.js';
 import type { CryptoBackend, SyncPrimitives } from './backend/types.js';
 import { decryptFailure } from './envelope-errors.js';
 import { SIZES, type ParsedEnvelope } from './envelope-format.js';
@@ -62,11 +62,10 @@ export function findWrap(
   return undefined;
 }
 
-/** The public result of an envelope that verified and decrypted. */
-export function opened(env: ParsedEnvelope, payload: EnvelopePayload, match: WrapMatch): OpenedEnvelope {
+/** The public result of an envelope that verified and decrypted, without its payload. */
+export function openedMetadata(env: ParsedEnvelope, match: WrapMatch): Omit<OpenedEnvelope, 'payload'> {
   const h = env.header;
   return {
-    payload,
     senderId: h.senderId,
     conversationId: h.conversationId,
     messageId: h.messageId,
@@ -76,6 +75,11 @@ export function opened(env: ParsedEnvelope, payload: EnvelopePayload, match: Wra
     version: env.minor === 1 ? '1.1' : '1.0',
     eventType: h.eventType,
   };
+}
+
+/** The public result of an envelope that verified and decrypted. */
+export function opened(env: ParsedEnvelope, payload: EnvelopePayload, match: WrapMatch): OpenedEnvelope {
+  return { payload, ...openedMetadata(env, match) };
 }
 
 /** The failure of a v1.1 commitment that does not match the unwrapped key (reported as `aead`). */
@@ -100,15 +104,28 @@ function unwrapSync(s: SyncPrimitives, env: ParsedEnvelope, m: WrapMatch, header
 
 /** A decrypted payload with the wrap that opened it, or the failure. */
 export type Decrypted = { readonly payload: EnvelopePayload; readonly match: WrapMatch } | CryptoError;
+/** Decrypted plaintext (not parsed yet) with the wrap that opened it, or the failure. */
+export type DecryptedBytes = { readonly plaintext: Uint8Array; readonly match: WrapMatch } | CryptoError;
 
-/** no_wrap → unwrap → aead (v1.1: commitment first) → parse on the sync primitives. */
-export function decryptSync(
+/** The `parse` step: the payload object of decrypted plaintext, or the failure. */
+export function parsePlaintext(result: DecryptedBytes): Decrypted {
+  if (isCryptoError(result)) return result;
+  try {
+    const payload = decodePayload(result.plaintext);
+    return payload === undefined ? decryptFailure('parse') : { payload, match: result.match };
+  } catch (err) {
+    return decryptFailure('parse', err);
+  }
+}
+
+/** no_wrap → unwrap → aead (v1.1: commitment first) on the sync primitives; no parse. */
+export function decryptBytesSync(
   b: CryptoBackend,
   s: SyncPrimitives,
   env: ParsedEnvelope,
   recipientId: string,
   keys: readonly KeyPair[],
-): Decrypted {
+): DecryptedBytes {
   let step: DecryptFailureReason = 'no_wrap';
   try {
     const match = findWrap(env, recipientId, keys, b);
@@ -122,13 +139,21 @@ export function decryptSync(
     const aeadKey = aeadKeyOf(env, contentKey, committed);
     if (aeadKey === undefined) return commitmentMismatch();
     const plaintext = s.aesGcmDecrypt(aeadKey, env.nonce, env.ciphertext, headerHash);
-    if (plaintext === undefined) return decryptFailure('aead');
-    step = 'parse';
-    const payload = decodePayload(plaintext);
-    return payload === undefined ? decryptFailure('parse') : { payload, match };
+    return plaintext === undefined ? decryptFailure('aead') : { plaintext, match };
   } catch (err) {
     return decryptFailure(step, err);
   }
+}
+
+/** no_wrap → unwrap → aead (v1.1: commitment first) → parse on the sync primitives. */
+export function decryptSync(
+  b: CryptoBackend,
+  s: SyncPrimitives,
+  env: ParsedEnvelope,
+  recipientId: string,
+  keys: readonly KeyPair[],
+): Decrypted {
+  return parsePlaintext(decryptBytesSync(b, s, env, recipientId, keys));
 }
 
 /** no_wrap → unwrap → aead (v1.1: commitment first) → parse on the async primitives. */

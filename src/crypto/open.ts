@@ -10,21 +10,31 @@
  *
  * @module
  */
-import { isCryptoError } from '../core/errors/index.js';
+import { isCryptoError, type CryptoError } from '../core/errors/index.js';
 import { defaultBackend, defaultSyncBackend, requireSync } from './backend/node-default.js';
 import type { CryptoBackend } from './backend/types.js';
 import { decryptFailure, invalidEnvelope } from './envelope-errors.js';
 import { parseEnvelope, type ParsedEnvelope } from './envelope-format.js';
-import { decodeEnvelopeInput } from './envelope-wire.js';
+import { decodeEnvelopeInput, type ByteAllocator } from './envelope-wire.js';
 import { signedMessage } from './key-schedule.js';
 import {
   checkOpenOptions,
   type OpenAsyncOptions,
   type OpenedEnvelope,
+  type OpenedPayloadBytes,
   type OpenOptions,
   type SenderKeyLookup,
 } from './open-options.js';
-import { decryptAsync, decryptSync, opened } from './open-steps.js';
+import {
+  decryptAsync,
+  decryptBytesSync,
+  openedMetadata,
+  type Decrypted,
+  parsePlaintext,
+  type DecryptedBytes,
+  type WrapMatch,
+} from './open-steps.js';
+import { allocBytes, borrowScratch, releaseScratch, SCRATCH_MIN_BYTES } from './scratch.js';
 
 /**
  * `openAsync` verifies envelopes whose signed body is larger than this before
@@ -37,10 +47,15 @@ import { decryptAsync, decryptSync, opened } from './open-steps.js';
  */
 export const OPEN_VERIFY_FIRST_BYTES = 64 * 1024;
 
-function parseInput(input: unknown, maxBytes: number, acceptLegacy: boolean): ParsedEnvelope {
+function parseInput(
+  input: unknown,
+  maxBytes: number,
+  acceptLegacy: boolean,
+  into?: ByteAllocator,
+): ParsedEnvelope {
   let env: ParsedEnvelope;
   try {
-    env = parseEnvelope(decodeEnvelopeInput(input, maxBytes));
+    env = parseEnvelope(decodeEnvelopeInput(input, maxBytes, into));
   } catch (err) {
     throw isCryptoError(err) ? err : invalidEnvelope('unreadable', err);
   }
@@ -66,24 +81,82 @@ function parseInput(input: unknown, maxBytes: number, acceptLegacy: boolean): Pa
  * ```
  */
 export function open(input: string | Uint8Array, options: OpenOptions): OpenedEnvelope {
+  const result = openSync<Opened>(input, options, (decrypted) => parsePlaintext(decrypted));
+  return { payload: result.payload, ...result.metadata };
+}
+
+/**
+ * As {@link open}, but returns the payload as the decrypted UTF-8 JSON bytes,
+ * neither decoded nor parsed: the fast path for large payloads that are stored,
+ * streamed or forwarded (see {@link sealPayloadBytes}) rather than read. Every
+ * check of {@link open} runs except the last (`parse`): the bytes are
+ * authenticated, but whether they are JSON of an object is the caller's to find
+ * out (`JSON.parse(new TextDecoder().decode(payloadJson))` gives {@link open}'s
+ * `payload`). Pass the raw envelope bytes of an object fetched by `ref` (with
+ * `maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES`) to skip base64 altogether.
+ *
+ * @param input - the `wire_envelope` base64 string, or envelope bytes (raw or base64 text).
+ * @throws {@link index!CryptoError | CryptoError} as {@link open}, except reason `parse`.
+ * @throws {@link index!ValidationError | ValidationError} for invalid options.
+ * @example
+ * ```ts
+ * const { payloadJson, senderId } = openPayloadBytes(objectBytes, {
+ *   recipientId: agentId,
+ *   keys: current.encryption,
+ *   senderKey: (id) => signingKeys.get(id),
+ *   maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES,
+ * });
+ * await writeFile(`${senderId}.json`, payloadJson);
+ * ```
+ */
+export function openPayloadBytes(input: string | Uint8Array, options: OpenOptions): OpenedPayloadBytes {
+  const result = openSync<OpenedBytes>(input, options, (decrypted) => decrypted);
+  return { payloadJson: result.plaintext, ...result.metadata };
+}
+
+type Opened = Exclude<Decrypted, CryptoError>;
+type OpenedBytes = Exclude<DecryptedBytes, CryptoError>;
+
+/**
+ * The synchronous open up to `finish` (which adds the `parse` step or not).
+ * Base64 input of a large envelope is decoded into the shared scratch (see
+ * `scratch.ts`), released before returning: nothing returned refers to it.
+ */
+function openSync<T extends { readonly match: WrapMatch }>(
+  input: string | Uint8Array,
+  options: OpenOptions,
+  finish: (decrypted: DecryptedBytes) => T | CryptoError,
+): T & { readonly metadata: Omit<OpenedEnvelope, 'payload'> } {
   const { keys, maxBytes, acceptLegacy } = checkOpenOptions(options);
   const backend = options.backend === undefined ? defaultSyncBackend() : requireSync(options.backend);
   const s = backend.sync;
-  const env = parseInput(input, maxBytes, acceptLegacy);
-  let senderKey: unknown;
+  let borrowed = false;
+  const into = (size: number): Uint8Array => {
+    const view = borrowScratch(size);
+    borrowed = view !== undefined;
+    return view ?? allocBytes(size);
+  };
   try {
-    senderKey =
-      typeof options.senderKey === 'function' ? options.senderKey(env.header.senderId) : options.senderKey;
-  } catch (err) {
-    throw decryptFailure('signature', err);
+    const large =
+      (typeof input === 'string' || input instanceof Uint8Array) && input.length >= SCRATCH_MIN_BYTES;
+    const env = parseInput(input, maxBytes, acceptLegacy, large ? into : undefined);
+    let senderKey: unknown;
+    try {
+      senderKey =
+        typeof options.senderKey === 'function' ? options.senderKey(env.header.senderId) : options.senderKey;
+    } catch (err) {
+      throw decryptFailure('signature', err);
+    }
+    const message = signedMessage(s.sha256(env.body));
+    if (!(senderKey instanceof Uint8Array) || !s.ed25519Verify(senderKey, message, env.signature)) {
+      throw decryptFailure('signature');
+    }
+    const result = finish(decryptBytesSync(backend, s, env, options.recipientId, keys));
+    if (isCryptoError(result)) throw result;
+    return { ...result, metadata: openedMetadata(env, result.match) };
+  } finally {
+    if (borrowed) releaseScratch();
   }
-  const message = signedMessage(s.sha256(env.body));
-  if (!(senderKey instanceof Uint8Array) || !s.ed25519Verify(senderKey, message, env.signature)) {
-    throw decryptFailure('signature');
-  }
-  const result = decryptSync(backend, s, env, options.recipientId, keys);
-  if (isCryptoError(result)) throw result;
-  return opened(env, result.payload, result.match);
 }
 
 /** Resolves the sender key and starts verification at once (on the thread pool with node:crypto). */
@@ -129,9 +202,9 @@ export async function openAsync(
   const result =
     backend.sync === undefined
       ? await decryptAsync(backend, env, options.recipientId, keys)
-      : decryptSync(backend, backend.sync, env, options.recipientId, keys);
+      : parsePlaintext(decryptBytesSync(backend, backend.sync, env, options.recipientId, keys));
   const ok = await verified;
   if (ok !== true) throw decryptFailure('signature', ok === false ? undefined : ok);
   if (isCryptoError(result)) throw result;
-  return opened(env, result.payload, result.match);
+  return { payload: result.payload, ...openedMetadata(env, result.match) };
 }

@@ -101,7 +101,6 @@ export interface SealAsyncOptions extends Omit<SealOptions, 'backend'> {
 
 /** Everything `seal` needs, validated, with its randomness drawn. */
 export interface ResolvedSeal {
-  readonly plaintext: Uint8Array;
   readonly signing: KeyPair;
   readonly recipients: readonly EnvelopeRecipient[];
   readonly headerBytes: Uint8Array;
@@ -174,14 +173,15 @@ export function uuidV4(bytes: Uint8Array): string {
 }
 
 /**
- * Validates the caller's input (the payload is already JSON bytes) and draws the randomness, in this order:
+ * Validates the caller's input (the payload is already JSON bytes: `plaintextLength` of them) and
+ * draws the randomness, in this order:
  * ephemeral X25519 private key (32), content key (32), content nonce (12),
  * then 16 bytes for the message id only when none is given.
  *
  * @throws {@link ValidationError} on any invalid option or payload.
  */
 export function resolveSeal(
-  plaintext: Uint8Array,
+  plaintextLength: number,
   options: SealOptions | SealAsyncOptions,
   backend: CryptoBackend,
 ): ResolvedSeal {
@@ -211,10 +211,9 @@ export function resolveSeal(
   });
   const max = options.maxEnvelopeBytes ?? ENVELOPE_REF_MAX_BYTES;
   const wireLength =
-    Math.ceil(envelopeSize(headerBytes.length, recipients.length, plaintext.length, minor === 1) / 3) * 4;
+    Math.ceil(envelopeSize(headerBytes.length, recipients.length, plaintextLength, minor === 1) / 3) * 4;
   if (wireLength > max) throw invalid(['payload'], 'makes the envelope larger than maxEnvelopeBytes');
   return {
-    plaintext,
     signing,
     recipients,
     headerBytes,

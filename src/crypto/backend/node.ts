@@ -102,15 +102,31 @@ function keyImporter(c: NodeCryptoModule) {
 
 type Importer = ReturnType<typeof keyImporter>;
 
-function aesGcm(c: NodeCryptoModule): Pick<SyncPrimitives, 'aesGcmEncrypt' | 'aesGcmDecrypt'> {
+function aesGcm(
+  c: NodeCryptoModule,
+): Pick<SyncPrimitives, 'aesGcmEncrypt' | 'aesGcmDecrypt'> &
+  Required<Pick<SyncPrimitives, 'aesGcmEncryptInto'>> {
+  const encryptInto = (
+    key: Uint8Array,
+    nonce: Uint8Array,
+    plaintext: Uint8Array,
+    aad: Uint8Array,
+    out: Uint8Array,
+    offset: number,
+  ): void => {
+    const cipher = c.createCipheriv('aes-256-gcm', key, nonce);
+    cipher.setAAD(aad);
+    // update() reads all of the plaintext before its result is copied over it: safe in place.
+    const head = cipher.update(plaintext);
+    out.set(head, offset);
+    out.set(cipher.final(), offset + head.length);
+    out.set(cipher.getAuthTag(), offset + plaintext.length);
+  };
   return {
+    aesGcmEncryptInto: encryptInto,
     aesGcmEncrypt(key, nonce, plaintext, aad) {
-      const cipher = c.createCipheriv('aes-256-gcm', key, nonce);
-      cipher.setAAD(aad);
       const out = Buffer.allocUnsafe(plaintext.length + 16);
-      const n = cipher.update(plaintext).copy(out, 0);
-      cipher.final().copy(out, n);
-      cipher.getAuthTag().copy(out, plaintext.length);
+      encryptInto(key, nonce, plaintext, aad, out, 0);
       return toBytes(out);
     },
     aesGcmDecrypt(key, nonce, sealed, aad) {

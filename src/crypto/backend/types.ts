@@ -57,6 +57,20 @@ export interface SyncPrimitives {
   readonly sha256Incremental?: () => IncrementalHash;
   /** AES-256-GCM: ciphertext followed by the 16-byte tag. */
   aesGcmEncrypt(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Uint8Array;
+  /**
+   * AES-256-GCM written into `out` at `offset`: ciphertext, then the 16-byte tag
+   * (`plaintext.length + 16` bytes). `plaintext` may be the very bytes it
+   * overwrites (encryption in place). Optional: without it, callers copy the
+   * result of {@link SyncPrimitives.aesGcmEncrypt}.
+   */
+  readonly aesGcmEncryptInto?: (
+    key: Uint8Array,
+    nonce: Uint8Array,
+    plaintext: Uint8Array,
+    aad: Uint8Array,
+    out: Uint8Array,
+    offset: number,
+  ) => void;
   /** AES-256-GCM open of ciphertext‖tag, or `undefined` when the tag does not match. */
   aesGcmDecrypt(
     key: Uint8Array,
@@ -68,7 +82,7 @@ export interface SyncPrimitives {
 
 /** The asynchronous form of {@link SyncPrimitives}, implemented by every backend. */
 export type AsyncPrimitives = {
-  readonly [K in Exclude<keyof SyncPrimitives, 'sha256Incremental'>]: (
+  readonly [K in Exclude<keyof SyncPrimitives, 'sha256Incremental' | 'aesGcmEncryptInto'>]: (
     ...args: Parameters<SyncPrimitives[K]>
   ) => Promise<ReturnType<SyncPrimitives[K]>>;
 };

@@ -193,6 +193,15 @@ export class UserMessaging {
     }
   }
 
+  /** Resolves once every frame received so far was handled (and the ones that arrived meanwhile). */
+  async idle(): Promise<void> {
+    let seen: Promise<void>;
+    do {
+      seen = this.#frames;
+      await seen;
+    } while (seen !== this.#frames);
+  }
+
   /** See `UserClient.disconnect`. Waits until the frames received so far were handled. */
   async disconnect(): Promise<void> {
     const socket = this.#socket;

@@ -11,7 +11,9 @@ import { fromBase64 } from '../core/encoding.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import { WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
 import type { AgentKeys } from '../crypto/keys.js';
+import type { ArtifactAnswerPayload } from '../core/protocol/artifacts.js';
 import { ConsoleCallError, curlLine, request, type ConsoleCall } from './api.js';
+import { artifactOf, renderArtifact, type AnswerOutcome } from './artifacts.js';
 import {
   backupRecord,
   keysOf,
@@ -19,10 +21,13 @@ import {
   newKeys,
   openWire,
   saveUser,
+  sealPayload,
   sealText,
   type Recipient,
+  type SealContext,
   type StoredUser,
 } from './keys.js';
+import { ConsoleStreams } from './streams.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -173,15 +178,97 @@ async function signingKey(id: string): Promise<Uint8Array | undefined> {
   return key;
 }
 
-function addMessage(text: string, who: 'mine' | 'theirs' | 'failed', id?: string): void {
-  if (id !== undefined && document.querySelector(`[data-message-id="${CSS.escape(id)}"]`)) return;
+function addMessage(text: string, who: 'mine' | 'theirs' | 'failed', id?: string): HTMLLIElement | undefined {
+  if (id !== undefined && document.querySelector(`[data-message-id="${CSS.escape(id)}"]`)) return undefined;
   const li = document.createElement('li');
   li.className = who;
   li.textContent = text;
   if (id !== undefined) li.dataset['messageId'] = id;
   $('messages').append(li);
   li.scrollIntoView({ block: 'end' });
+  return li;
 }
+
+/** Who seals from this page, for the open conversation. */
+function sealContext(eventType?: string): SealContext {
+  const { user, keys, conversationId } = state;
+  if (user === undefined || keys === undefined || conversationId === undefined)
+    throw new Error('Open a conversation first.');
+  return {
+    userId: user.userId,
+    keys,
+    conversationId,
+    recipients: state.recipients,
+    nowMs: Date.now() + state.clockOffsetMs,
+    ...(eventType === undefined ? {} : { eventType }),
+  };
+}
+
+/** Seals the human's answer to an artifact in the page and posts it. */
+async function answerArtifact(answer: ArtifactAnswerPayload): Promise<AnswerOutcome> {
+  const seal = sealContext('artifact_response');
+  const path = routePath(SERVICE_ROUTES.answerArtifact, {
+    id: seal.conversationId,
+    artifact_id: answer.artifact_id,
+  });
+  const wire = await sealPayload(answer, seal);
+  const r = await call<AnswerOutcome>({
+    method: 'POST',
+    path,
+    auth: true,
+    body: { revision: answer.revision, wire_envelope: wire },
+  });
+  showCurl({
+    method: 'POST',
+    path,
+    auth: true,
+    body: { revision: answer.revision, wire_envelope: '<sealed in the browser>' },
+  });
+  await refreshService();
+  return r;
+}
+
+/** The bubble of a stream (created when its key opened). */
+function streamBubble(streamId: string): HTMLElement | null {
+  return document.querySelector<HTMLElement>(`#messages [data-stream-id="${CSS.escape(streamId)}"]`);
+}
+
+const streams = new ConsoleStreams({
+  async open(wire) {
+    const { user, keys } = state;
+    if (user === undefined || keys === undefined) throw new Error('signed out');
+    return openWire(wire, { userId: user.userId, keys, signingKey });
+  },
+  signingKey,
+  view: {
+    started(streamId, conversationId) {
+      if (conversationId !== state.conversationId) return;
+      const li = addMessage('', 'theirs');
+      if (li === undefined) return;
+      li.classList.add('stream');
+      li.dataset['streamId'] = streamId;
+      li.dataset['state'] = 'streaming';
+    },
+    grew(streamId, text) {
+      const li = streamBubble(streamId);
+      if (li !== null) li.textContent = text;
+    },
+    ended(streamId, text, deltas) {
+      const li = streamBubble(streamId);
+      if (li === null) return;
+      li.textContent = text;
+      li.dataset['state'] = 'ended';
+      li.title = `${deltas} deltas; end signature verified`;
+      void refreshService();
+    },
+    failed(streamId, why, text) {
+      const li = streamBubble(streamId);
+      if (li === null) return;
+      li.textContent = `${text} [stream failed: ${why}]`;
+      li.dataset['state'] = 'failed';
+    },
+  },
+});
 
 async function show(wire: string): Promise<void> {
   const { user, keys } = state;
@@ -190,8 +277,10 @@ async function show(wire: string): Promise<void> {
     const m = await openWire(wire, { userId: user.userId, keys, signingKey });
     if (m.conversationId !== state.conversationId) return;
     const p = m.payload as { type: string; text?: string };
+    const artifact = artifactOf(m.payload);
     const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
-    addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    if (li !== undefined && artifact !== undefined) renderArtifact(li, artifact, answerArtifact);
   } catch (err) {
     addMessage(`could not open a message: ${(err as Error).message}`, 'failed');
   }
@@ -237,15 +326,9 @@ async function openChat(a: AgentItem): Promise<void> {
 async function send(): Promise<void> {
   const input = $<HTMLInputElement>('text');
   const text = input.value.trim();
-  const { user, keys, conversationId } = state;
-  if (text === '' || user === undefined || keys === undefined || conversationId === undefined) return;
-  const wire = await sealText(text, {
-    userId: user.userId,
-    keys,
-    conversationId,
-    recipients: state.recipients,
-    nowMs: Date.now() + state.clockOffsetMs,
-  });
+  const { conversationId } = state;
+  if (text === '' || conversationId === undefined) return;
+  const wire = await sealText(text, sealContext());
   const sent = await call<{ message_id: string }>({
     method: 'POST',
     path: routePath(SERVICE_ROUTES.userSendMessage, { id: conversationId }),
@@ -273,6 +356,7 @@ function connectSocket(): void {
   ws.addEventListener('message', (e) => {
     const frame = JSON.parse(String(e.data)) as { type?: string; wire_envelope?: string };
     if (frame.type === 'auth.ok') say('live: user WebSocket connected');
+    else if (ConsoleStreams.isStreamFrame(frame)) streams.receive(frame);
     else if (typeof frame.wire_envelope === 'string') void show(frame.wire_envelope).then(refreshService);
   });
   ws.addEventListener('close', (e) => {

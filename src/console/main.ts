@@ -27,6 +27,7 @@ import {
   type SealContext,
   type StoredUser,
 } from './keys.js';
+import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { ConsoleStreams } from './streams.js';
 
 interface AgentItem {
@@ -228,6 +229,32 @@ async function answerArtifact(answer: ArtifactAnswerPayload): Promise<AnswerOutc
   return r;
 }
 
+/** Reacts to a message of the other side, sealed in the page. */
+async function react(messageId: string): Promise<void> {
+  const seal = sealContext('reaction.update');
+  const path = routePath(SERVICE_ROUTES.react, { id: seal.conversationId });
+  const payload = { type: 'reaction', message_id: messageId, emoji: REACT_EMOJI, action: 'add' } as const;
+  const wire = await sealPayload(payload, seal);
+  await call({ method: 'POST', path, auth: true, body: { message_id: messageId, wire_envelope: wire } });
+  showCurl({
+    method: 'POST',
+    path,
+    auth: true,
+    body: { message_id: messageId, wire_envelope: '<sealed in the browser>' },
+  });
+  showReaction(messageId, seal.userId, REACT_EMOJI, 'add');
+}
+
+/** A `reaction.update` frame: opened in the page, shown on its message. */
+async function reactionReceived(wire: string): Promise<void> {
+  const { user, keys } = state;
+  if (user === undefined || keys === undefined) return;
+  const m = await openWire(wire, { userId: user.userId, keys, signingKey });
+  const r = reactionOf(m.payload);
+  if (r !== undefined && m.conversationId === state.conversationId)
+    showReaction(r.message_id, m.senderId, r.emoji, r.action);
+}
+
 /** The bubble of a stream (created when its key opened). */
 function streamBubble(streamId: string): HTMLElement | null {
   return document.querySelector<HTMLElement>(`#messages [data-stream-id="${CSS.escape(streamId)}"]`);
@@ -281,6 +308,7 @@ async function show(wire: string): Promise<void> {
     const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
     if (li !== undefined && artifact !== undefined) renderArtifact(li, artifact, answerArtifact);
+    else if (li?.className === 'theirs') addReactButton(li, react);
   } catch (err) {
     addMessage(`could not open a message: ${(err as Error).message}`, 'failed');
   }
@@ -357,6 +385,8 @@ function connectSocket(): void {
     const frame = JSON.parse(String(e.data)) as { type?: string; wire_envelope?: string };
     if (frame.type === 'auth.ok') say('live: user WebSocket connected');
     else if (ConsoleStreams.isStreamFrame(frame)) streams.receive(frame);
+    else if (frame.type === 'reaction.update' && typeof frame.wire_envelope === 'string')
+      void run(() => reactionReceived(frame.wire_envelope!));
     else if (typeof frame.wire_envelope === 'string') void show(frame.wire_envelope).then(refreshService);
   });
   ws.addEventListener('close', (e) => {

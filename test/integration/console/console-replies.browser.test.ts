@@ -64,6 +64,11 @@ function richBot(gate: { release: () => void; opened: Promise<void> }) {
       void artifact.response({ timeoutMs: 86_400_000 }).then((o) => msg.reply(describeOutcome(o)));
     });
     agent.on('error', (err) => console.error('bot error', err));
+    // A 👍 from the human is answered with a 🎉 on the same message.
+    agent.on('reaction.update', async (r) => {
+      if (r.emoji === '👍' && r.action === 'add')
+        await agent.react(r.conversationId, r.targetMessageId, '🎉');
+    });
   };
 }
 
@@ -151,9 +156,10 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
     await card.locator('[name="deny-reason"]').selectOption('user_rejected');
     await card.locator('button.deny').click();
     await page.waitForSelector('#messages li.theirs:text-is("denied user_rejected by user")');
-    expect(await page.locator('#messages li.artifact .outcome').last().textContent()).toBe(
-      'denied (user_rejected)',
-    );
+    // The bot's reply can arrive before the answer's own response.
+    await expect
+      .poll(() => page.locator('#messages li.artifact .outcome').last().textContent())
+      .toBe('denied (user_rejected)');
   });
 
   it('a high-sensitivity confirmation left 30 s times out; answering it late shows it closed', async () => {
@@ -167,6 +173,13 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
     await page.waitForSelector(
       '#messages li.artifact[data-state="denied"] .outcome:text-is("already closed: denied (user_timeout)")',
     );
+  });
+
+  it('a 👍 from the page reaches the bot, whose 🎉 shows on the same message', async () => {
+    const reply = page.locator('#messages li.theirs:text-is("denied user_rejected by user")');
+    await reply.locator('button.react').click();
+    await expect.poll(() => reply.getAttribute('data-reactions')).toBe('👍 🎉');
+    expect(await page.locator('#curl').textContent()).toContain('/reactions');
   });
 
   it('no token or key material in the whole session', async () => {

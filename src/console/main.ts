@@ -28,6 +28,7 @@ import {
   type StoredUser,
 } from './keys.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
+import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
 
 interface AgentItem {
@@ -38,16 +39,6 @@ interface Member {
   readonly id: string;
   readonly public_key: string | null;
 }
-/** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
-interface LogEntry {
-  readonly event_type: string;
-  readonly final_status: string;
-  readonly attempt_count: number;
-  readonly latency_ms?: number;
-  readonly error_class?: string;
-  readonly completed_at: string;
-}
-
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 const state: {
@@ -61,7 +52,9 @@ const state: {
   socket?: WebSocket;
   /** Server time minus page time (the server may run on a virtual clock). */
   clockOffsetMs: number;
-} = { recipients: [], signing: new Map(), clockOffsetMs: 0 };
+  /** Deliveries whose attempts are shown. */
+  opened: Set<string>;
+} = { recipients: [], signing: new Map(), clockOffsetMs: 0, opened: new Set() };
 
 async function syncClock(): Promise<string> {
   const c = await call<{ now_ms: number; now: string }>({ method: 'GET', path: '/_control/clock' });
@@ -315,6 +308,7 @@ async function show(wire: string): Promise<void> {
 }
 
 async function openChat(a: AgentItem): Promise<void> {
+  if (state.agentId !== a.agent_id) state.opened.clear();
   state.agentId = a.agent_id;
   const conv = await call<{ conversation_id: string }>(
     {
@@ -397,40 +391,53 @@ function connectSocket(): void {
   });
 }
 
+const agentPath = (id: string): string => `/_control/agents/${encodeURIComponent(id)}`;
+
 async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
-  const path = `/_control/agents/${encodeURIComponent(id)}`;
-  const s = await call<Record<string, string | number>>({ method: 'GET', path: `${path}/service` });
-  const dl = $('status');
-  dl.replaceChildren();
-  for (const [k, v] of Object.entries(s)) {
-    const dt = document.createElement('dt');
-    dt.textContent = k;
-    const dd = document.createElement('dd');
-    dd.textContent = String(v);
-    dd.dataset['field'] = k;
-    dl.append(dt, dd);
-  }
+  const path = agentPath(id);
+  renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
-  const body = $('log').querySelector('tbody')!;
-  body.replaceChildren();
-  for (const e of logs) {
-    const tr = document.createElement('tr');
-    const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
-    for (const cell of [
-      e.event_type,
-      e.final_status,
-      String(e.attempt_count),
-      detail.filter((d) => d !== '').join(' '),
-      e.completed_at.slice(11, 19),
-    ]) {
-      const td = document.createElement('td');
-      td.textContent = cell;
-      tr.append(td);
-    }
-    body.append(tr);
+  const attempts = new Map<string, readonly AttemptEntry[]>();
+  for (const d of state.opened) {
+    const p = `${path}/deliveries/${encodeURIComponent(d)}/attempts`;
+    attempts.set(d, await call<AttemptEntry[]>({ method: 'GET', path: p }));
   }
+  renderLog($('log').querySelector('tbody')!, logs, attempts, {
+    replay: (d) => void run(() => replay(d)),
+    toggleAttempts: (d) => {
+      if (!state.opened.delete(d)) state.opened.add(d);
+      void run(refreshService);
+    },
+  });
+}
+
+/** Queues a delivery again with the same id: the bot should skip it as a duplicate. */
+async function replay(deliveryId: string): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const path = `${agentPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/replay`;
+  await call({ method: 'POST', path }, true);
+  say(`delivery ${deliveryId} replayed (same delivery id)`);
+  await refreshService();
+}
+
+async function dropSocket(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const r = await call<{ closed: number }>({ method: 'POST', path: `${agentPath(id)}/websocket/drop` }, true);
+  say(`dropped ${r.closed} agent WebSocket connection(s)`);
+  await refreshService();
+}
+
+async function setGovernance(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const level = $<HTMLSelectElement>('governance-level').value;
+  await call({ method: 'PUT', path: `${agentPath(id)}/governance`, body: { level } }, true);
+  say(`governance level ${level}`);
+  await refreshService();
 }
 
 async function advance(): Promise<void> {
@@ -444,15 +451,12 @@ async function failDeliveries(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
   const count = Number($<HTMLInputElement>('fail-n').value);
-  await call(
-    {
-      method: 'POST',
-      path: `/_control/agents/${encodeURIComponent(id)}/webhook-faults`,
-      body: { status: 503, count },
-    },
-    true,
+  const chosen = $<HTMLSelectElement>('fail-status').value;
+  const status = chosen === 'timeout' ? chosen : Number(chosen);
+  await call({ method: 'POST', path: `${agentPath(id)}/webhook-faults`, body: { status, count } }, true);
+  say(
+    `the webhook ${status === 'timeout' ? 'times out' : `answers ${status}`} for the next ${count} deliveries`,
   );
-  say(`the webhook answers 503 for the next ${count} deliveries`);
   await refreshService();
 }
 
@@ -485,6 +489,8 @@ function start(): void {
   $('advance').addEventListener('click', () => void run(advance));
   $('fail').addEventListener('click', () => void run(failDeliveries));
   $('recover').addEventListener('click', () => void run(recover));
+  $('drop-ws').addEventListener('click', () => void run(dropSocket));
+  $('set-governance').addEventListener('click', () => void run(setGovernance));
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

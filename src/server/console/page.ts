@@ -47,14 +47,18 @@ export const CONSOLE_HTML = `<!doctype html>
     <div class="actions">
       <label>Advance time <input id="advance-ms" type="number" min="0" value="30000"> ms</label>
       <button id="advance" type="button">Advance</button>
-      <label>Webhook answers 503 for next <input id="fail-n" type="number" min="1" max="100" value="3"></label>
+      <label>Webhook <select id="fail-status"><option value="503">answers 503</option><option value="500">answers 500</option><option value="429">answers 429</option><option value="408">answers 408</option><option value="timeout">times out</option></select> for next <input id="fail-n" type="number" min="1" max="100" value="3"></label>
       <button id="fail" type="button">Fail deliveries</button>
+      <span class="muted">Close the agent's WebSocket (it reconnects)</span>
+      <button id="drop-ws" type="button">Drop WebSocket</button>
+      <label>Governance <select id="governance-level"><option>none</option><option>L1</option><option>L2</option><option>L3</option></select></label>
+      <button id="set-governance" type="button">Set level</button>
       <span class="muted">Deliver what is pending, mark ready</span>
       <button id="recover" type="button">Recover</button>
     </div>
     <pre id="curl" class="curl"></pre>
     <h3>Delivery log</h3>
-    <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th></tr></thead><tbody></tbody></table>
+    <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th><th></th></tr></thead><tbody></tbody></table>
   </section>
 </main>
 <footer><span id="connection" class="muted">offline</span> <span id="error" role="alert"></span></footer>
@@ -91,7 +95,8 @@ button:disabled{opacity:.5;cursor:default}
 .muted{color:#6b7280}header .muted{color:#c7ccd6}
 dl{display:grid;grid-template-columns:auto 1fr;gap:2px 8px;margin:0}dt{color:#6b7280}dd{margin:0}
 .actions{display:grid;grid-template-columns:1fr auto;gap:6px;align-items:center;margin-top:8px}
-.actions input{width:80px}
+.actions input{width:60px}
+tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;font-size:11px;margin-right:2px}
 .curl{background:#1d2330;color:#d6f5d6;padding:6px;border-radius:4px;white-space:pre-wrap;word-break:break-all;font-size:12px;min-height:2em}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}
 footer{padding:4px 16px;font-size:12px}#error{color:#b42318}

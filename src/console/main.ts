@@ -123,8 +123,40 @@ async function newUser(): Promise<void> {
     },
     true,
   );
+  await adopt(created.user_id, email);
+}
+
+/**
+ * Becomes an existing dev user by e-mail, e.g. the owner `ams dev bootstrap`
+ * created (`AMS_OWNER_EMAIL`): its agents are listed at once. Its keys are made
+ * here; a user whose keys were made elsewhere (a key backup exists, e.g. by
+ * `ams dev send`) cannot be opened in this page.
+ */
+async function signInAs(): Promise<void> {
+  const email = $<HTMLInputElement>('owner-email').value.trim();
+  if (email === '') return;
+  const account = await call<{ user_id: string; has_key_backup: boolean }>(
+    { method: 'GET', path: `/_control/users?email=${encodeURIComponent(email)}` },
+    true,
+  );
+  const saved = loadUser();
+  if (saved?.userId === account.user_id) {
+    await signIn(saved);
+    ready(saved);
+    return;
+  }
+  if (account.has_key_backup) {
+    throw new Error(
+      `${email} already has keys made elsewhere (e.g. by 'ams dev send'): this page cannot open its messages. Use a fresh 'ams dev bootstrap' owner or New dev user.`,
+    );
+  }
+  await adopt(account.user_id, email);
+}
+
+/** Signs a user in on a new device of this page, makes its keys here and publishes them. */
+async function adopt(userId: string, email: string): Promise<void> {
   const deviceId = crypto.randomUUID();
-  const user: StoredUser = { userId: created.user_id, email, deviceId, ...newKeys() };
+  const user: StoredUser = { userId, email, deviceId, ...newKeys() };
   await signIn(user);
   await call({
     method: 'POST',
@@ -481,6 +513,10 @@ async function run(fn: () => Promise<void>): Promise<void> {
 
 function start(): void {
   $('new-user').addEventListener('click', () => void run(newUser));
+  $('sign-in-as').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void run(signInAs);
+  });
   $('refresh-agents').addEventListener('click', () => void run(listAgents));
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();

@@ -23,10 +23,16 @@ export interface ConsoleBot {
 export async function startConsoleBot(
   server: ReferenceServer,
   ownerId: string,
-  o: { name: string; mode?: 'websocket' | 'webhook'; setup: (agent: Agent) => void },
+  o: {
+    name: string;
+    mode?: 'websocket' | 'webhook';
+    setup: (agent: Agent) => void;
+    /** An agent made elsewhere (e.g. by `ams dev bootstrap`); else one is created for `ownerId`. */
+    existing?: { agentId: string; token: string };
+  },
 ): Promise<ConsoleBot> {
   const mode = o.mode ?? 'websocket';
-  const { agentId, token } = await server.control.createAgent({ ownerId, name: o.name });
+  const { agentId, token } = o.existing ?? (await server.control.createAgent({ ownerId, name: o.name }));
   const keyStore = new MemoryKeyStore();
   const clock = worldClock(server);
   await ensureAgentKeys({

@@ -24,13 +24,14 @@ export const CONSOLE_HTML = `<!doctype html>
 <header>
   <h1>AMS dev console</h1>
   <span id="user" class="muted">no user</span>
+  <form id="sign-in-as"><input id="owner-email" type="email" autocomplete="off" placeholder="AMS_OWNER_EMAIL of ams dev bootstrap"> <button type="submit">Sign in as</button></form>
   <button id="new-user" type="button">New dev user</button>
 </header>
 <main>
   <section id="agents-panel">
     <h2>Agents</h2>
     <ul id="agents"></ul>
-    <p class="muted" id="agents-hint">Create a dev user, then give it an agent (<code>ams dev bootstrap</code>).</p>
+    <p class="muted" id="agents-hint">Create a dev user and give it an agent, or run <code>ams dev bootstrap</code> and sign in as its owner (<code>AMS_OWNER_EMAIL</code>): its agent shows here.</p>
     <button id="refresh-agents" type="button">Refresh</button>
   </section>
   <section id="chat-panel">
@@ -72,7 +73,7 @@ export const CONSOLE_CSS = `
 body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#1d2330;background:#f5f6f8;display:flex;flex-direction:column;height:100vh}
 header{display:flex;gap:12px;align-items:center;padding:8px 16px;background:#1d2330;color:#fff}
 header h1{font-size:16px;margin:0;flex:0 0 auto}
-header #user{flex:1}
+header #user{flex:1}header form{display:flex;gap:4px}header input{width:260px;padding:3px}
 main{flex:1;display:grid;grid-template-columns:220px 1fr 380px;gap:8px;padding:8px;min-height:0}
 section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 12px;overflow:auto;display:flex;flex-direction:column}
 h2{font-size:14px;margin:4px 0 8px}h3{font-size:13px;margin:12px 0 4px}

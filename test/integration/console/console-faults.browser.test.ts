@@ -9,7 +9,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/agent/index.js';
 import type { DuplicateInfo } from '../../../src/agent/events.js';
+import { runCli } from '../../../src/cli/run.js';
 import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
+import { captureIo } from '../../unit/cli/helpers.js';
 import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   expectNoSecrets,
@@ -145,6 +147,24 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
     await page.waitForSelector('#status [data-field="governance_level"]:text-is("L1")');
     expect(await page.locator('#curl').textContent()).toContain(`-X PUT`);
     expect(await page.locator('#curl').textContent()).toContain('{"level":"L1"}');
+  });
+
+  it('signs in as the owner `ams dev bootstrap` created: its agent is listed and answers', async () => {
+    const io = captureIo({ env: { AMS_BASE_URL: server.url } });
+    expect(await runCli(['dev', 'bootstrap', '--json'], io)).toBe(0);
+    const env = JSON.parse(io.out) as Record<string, string>;
+    await page.fill('#owner-email', env['AMS_OWNER_EMAIL']!);
+    await page.click('#sign-in-as button');
+    await page.waitForSelector(`#agents button[data-agent-id="${env['AMS_AGENT_ID']}"]`);
+    expect(await page.getAttribute('#user', 'data-user-id')).not.toBe(userId);
+    const bot = await startConsoleBot(server, '', {
+      name: 'bootstrap',
+      setup: echo([]),
+      existing: { agentId: env['AMS_AGENT_ID']!, token: env['AMS_AGENT_TOKEN']! },
+    });
+    await openBot(bot);
+    await say('hello, my own bot');
+    await page.waitForSelector('#messages li.theirs:text-is("echo: hello, my own bot")');
   });
 
   it('no token or key material in the whole session', async () => {

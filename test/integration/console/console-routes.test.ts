@@ -150,7 +150,8 @@ describe('console control routes', () => {
     });
     await server.control.sendSystemEvent(other.agentId, 'agent.test', {});
     await server.control.deliveryIdle();
-    const [entry] = (await call(server, 'GET', `/_control/agents/${other.agentId}/delivery-logs`)).data as {
+    const [entry] = (await call(server, 'GET', `/_control/agents/${other.agentId}/delivery-logs`))
+      .data as unknown as {
       delivery_id: string;
     }[];
     expect(entry).toBeDefined();

@@ -95,7 +95,10 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
     // The replay is in the log under the same delivery id; the chat got no second echo.
     await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
     await expect.poll(() => page.locator(`#log tbody tr[data-delivery-id="${deliveryId}"]`).count()).toBe(2);
-    expect(await page.locator('#messages li.theirs').allTextContents()).toEqual(['echo: once only']);
+    // (Re-opening the chat reloads its history: wait for it.)
+    await page.waitForSelector('#messages li.mine:text-is("once only")');
+    await page.waitForSelector('#messages li.theirs');
+    expect(await page.locator('#messages li').allTextContents()).toEqual(['once only', 'echo: once only']);
   });
 
   it("dropping the agent's WebSocket: the bot reconnects and answers again", async () => {

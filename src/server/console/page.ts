@@ -76,6 +76,7 @@ header h1{font-size:16px;margin:0;flex:0 0 auto}
 header #user{flex:1}header form{display:flex;gap:4px}header input{width:260px;padding:3px}
 main{flex:1;display:grid;grid-template-columns:220px 1fr 380px;gap:8px;padding:8px;min-height:0}
 section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 12px;overflow:auto;display:flex;flex-direction:column}
+section>*{flex-shrink:0}section>#messages{flex-shrink:1}
 h2{font-size:14px;margin:4px 0 8px}h3{font-size:13px;margin:12px 0 4px}
 ul{list-style:none;padding:0;margin:0}
 #agents li button{width:100%;text-align:left;margin-bottom:4px}

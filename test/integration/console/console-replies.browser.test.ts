@@ -6,6 +6,7 @@
  * high-sensitivity confirmation left to time out — each answer sealed in the
  * page; and no secret in the session.
  */
+import { mkdirSync, statSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/agent/index.js';
@@ -180,6 +181,10 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
     await reply.locator('button.react').click();
     await expect.poll(() => reply.getAttribute('data-reactions')).toBe('👍 🎉');
     expect(await page.locator('#curl').textContent()).toContain('/reactions');
+    // A screenshot of the rendered stream, cards and reactions (under .ci/out, not committed).
+    mkdirSync('.ci/out/screenshots', { recursive: true });
+    await page.screenshot({ path: '.ci/out/screenshots/console-replies.png' });
+    expect(statSync('.ci/out/screenshots/console-replies.png').size).toBeGreaterThan(10_000);
   });
 
   it('no token or key material in the whole session', async () => {

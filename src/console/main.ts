@@ -12,8 +12,9 @@ import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import { WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
 import type { AgentKeys } from '../crypto/keys.js';
 import type { ArtifactAnswerPayload } from '../core/protocol/artifacts.js';
-import { ConsoleCallError, curlLine, request, type ConsoleCall } from './api.js';
+import { ConsoleCallError, curlLine, request, requestBytes, type ConsoleCall } from './api.js';
 import { artifactOf, renderArtifact, type AnswerOutcome } from './artifacts.js';
+import { fileOf, renderFile } from './files.js';
 import {
   backupRecord,
   keysOf,
@@ -254,6 +255,19 @@ async function answerArtifact(answer: ArtifactAnswerPayload): Promise<AnswerOutc
   return r;
 }
 
+/** The ciphertext of a file object (`GET /r2/<object_key>`, user token in the header). */
+async function fetchObject(objectKey: string): Promise<Uint8Array> {
+  const path = `/r2/${encodeURIComponent(objectKey)}`;
+  showCurl({ method: 'GET', path, auth: true });
+  try {
+    return await requestBytes(path, state.token);
+  } catch (err) {
+    if (!(err instanceof ConsoleCallError && err.code === 'TOKEN_EXPIRED')) throw err;
+    await renewToken();
+    return requestBytes(path, state.token);
+  }
+}
+
 /** Reacts to a message of the other side, sealed in the page. */
 async function react(messageId: string): Promise<void> {
   const seal = sealContext('reaction.update');
@@ -332,7 +346,9 @@ async function show(wire: string): Promise<void> {
     const artifact = artifactOf(m.payload);
     const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    const file = fileOf(m.payload);
     if (li !== undefined && artifact !== undefined) renderArtifact(li, artifact, answerArtifact);
+    else if (li !== undefined && file !== undefined) renderFile(li, file, fetchObject);
     else if (li?.className === 'theirs') addReactButton(li, react);
   } catch (err) {
     addMessage(`could not open a message: ${(err as Error).message}`, 'failed');

@@ -90,7 +90,7 @@ ul{list-style:none;padding:0;margin:0}
 #messages li[data-state=streaming]{border:1px dashed #b8c0cc}
 button.react{margin-left:6px;padding:0 4px;font-size:11px;opacity:.6}button.react::before{content:"+👍"}
 li.artifact{display:flex;flex-direction:column;gap:4px;white-space:normal}li.artifact p{margin:0}
-.artifact-actions{display:flex;gap:6px}li.artifact textarea{width:100%}
+.artifact-actions{display:flex;gap:6px}li.file button{margin-left:4px}li.file a{margin-left:4px}li.artifact textarea{width:100%}
 #composer{display:flex;gap:6px;margin-top:8px}#composer input{flex:1;padding:6px}
 button{padding:4px 10px;border:1px solid #b8c0cc;border-radius:4px;background:#fff;cursor:pointer}
 button:disabled{opacity:.5;cursor:default}

@@ -6,7 +6,7 @@
  * high-sensitivity confirmation left to time out — each answer sealed in the
  * page; and no secret in the session.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/agent/index.js';
@@ -28,11 +28,20 @@ function describeOutcome(o: ArtifactOutcome): string {
   return o.status;
 }
 
-/** A bot answering `stream`, `form`, `confirm` and `confirm-high`. */
+/** File keys the bot sent (sealed: they must appear nowhere in the page's traffic or DOM). */
+const fileKeys: string[] = [];
+
+/** A bot answering `file`, `stream`, `form`, `confirm` and `confirm-high`. */
 function richBot(gate: { release: () => void; opened: Promise<void> }) {
   return (agent: Agent) => {
     agent.on('message.new', async (msg) => {
       const c = msg.conversationId;
+      if (msg.text === 'file') {
+        const bytes = new TextEncoder().encode('hello, file from the bot');
+        const { file } = await agent.files.upload(c, bytes, { name: 'hello.txt', contentType: 'text/plain' });
+        fileKeys.push(file.key);
+        return;
+      }
       if (msg.text === 'stream') {
         const w = await agent.stream(c, { coalesceMs: 0 });
         await w.write('Hel');
@@ -187,7 +196,24 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
     expect(statSync('.ci/out/screenshots/console-replies.png').size).toBeGreaterThan(10_000);
   });
 
+  it('a file from the bot is fetched, checked and decrypted in the page, then saved', async () => {
+    await say('file');
+    const bubble = page.locator('#messages li.file');
+    await bubble.waitFor();
+    expect(await bubble.textContent()).toContain('📎 hello.txt (24 bytes)');
+    const download = page.waitForEvent('download');
+    await bubble.locator('button.download').click();
+    const saved = await download;
+    expect(saved.suggestedFilename()).toBe('hello.txt');
+    expect(readFileSync(await saved.path()).toString('utf8')).toBe('hello, file from the bot');
+    await page.waitForSelector('#messages li.file[data-state="decrypted"]');
+    expect(await page.locator('#curl').textContent()).toMatch(
+      /-X GET '[^']+\/r2\/[^']+' -H "authorization: Bearer \$AMS_ACCESS_TOKEN"/,
+    );
+  });
+
   it('no token or key material in the whole session', async () => {
-    await expectNoSecrets(page, seen, [bot.token]);
+    expect(fileKeys).toHaveLength(1);
+    await expectNoSecrets(page, seen, [bot.token, ...fileKeys]);
   });
 });

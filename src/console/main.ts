@@ -55,7 +55,18 @@ const state: {
   clockOffsetMs: number;
   /** Deliveries whose attempts are shown. */
   opened: Set<string>;
-} = { recipients: [], signing: new Map(), clockOffsetMs: 0, opened: new Set() };
+  /** Agent names by id (sender labels in a group). */
+  names: Map<string, string>;
+  /** The open conversation is a group. */
+  inGroup: boolean;
+} = {
+  recipients: [],
+  signing: new Map(),
+  clockOffsetMs: 0,
+  opened: new Set(),
+  names: new Map(),
+  inGroup: false,
+};
 
 async function syncClock(): Promise<string> {
   const c = await call<{ now_ms: number; now: string }>({ method: 'GET', path: '/_control/clock' });
@@ -179,17 +190,67 @@ async function listAgents(): Promise<void> {
   const list = $('agents');
   list.replaceChildren();
   for (const a of agents) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = a.name ?? a.agent_id;
+    state.names.set(a.agent_id, a.name ?? a.agent_id);
+    const b = listButton(a.name ?? a.agent_id, () => void run(() => openChat(a)));
     b.dataset['agentId'] = a.agent_id;
-    if (a.agent_id === state.agentId) b.setAttribute('aria-current', 'true');
-    b.addEventListener('click', () => void run(() => openChat(a)));
-    const li = document.createElement('li');
-    li.append(b);
-    list.append(li);
+    if (a.agent_id === state.agentId && !state.inGroup) b.setAttribute('aria-current', 'true');
+    list.append(b.parentElement!);
   }
   $('agents-hint').hidden = agents.length > 0;
+  ($('new-group') as HTMLButtonElement).disabled = agents.length === 0;
+  await listGroups();
+}
+
+function listButton(text: string, onClick: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = text;
+  b.addEventListener('click', onClick);
+  document.createElement('li').append(b);
+  return b;
+}
+
+interface GroupItem {
+  readonly conversation_id: string;
+  readonly name: string;
+}
+
+async function listGroups(): Promise<void> {
+  const groups = await call<GroupItem[]>({
+    method: 'GET',
+    path: routePath(SERVICE_ROUTES.listGroups),
+    auth: true,
+  });
+  const list = $('groups');
+  list.replaceChildren();
+  for (const g of groups) {
+    const b = listButton(g.name, () => void run(() => openGroup(g)));
+    b.dataset['groupId'] = g.conversation_id;
+    if (g.conversation_id === state.conversationId) b.setAttribute('aria-current', 'true');
+    list.append(b.parentElement!);
+  }
+}
+
+/** A group of the user with every agent listed (they must be the user's own). */
+async function newGroup(): Promise<void> {
+  const agentIds = [...state.names.keys()];
+  const name = `Dev group ${new Date().toISOString().slice(11, 19)}`;
+  const g = await call<GroupItem>(
+    {
+      method: 'POST',
+      path: routePath(SERVICE_ROUTES.createGroup),
+      auth: true,
+      body: { name, agent_ids: agentIds },
+    },
+    true,
+  );
+  await listGroups();
+  await openGroup(g);
+}
+
+async function openGroup(g: GroupItem): Promise<void> {
+  state.inGroup = true;
+  await enterConversation(g.conversation_id, `Group ${g.name}`);
 }
 
 async function signingKey(id: string): Promise<Uint8Array | undefined> {
@@ -346,6 +407,8 @@ async function show(wire: string): Promise<void> {
     const artifact = artifactOf(m.payload);
     const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    if (li !== undefined && state.inGroup && m.senderId !== user.userId)
+      li.dataset['sender'] = state.names.get(m.senderId) ?? m.senderId;
     const file = fileOf(m.payload);
     if (li !== undefined && artifact !== undefined) renderArtifact(li, artifact, answerArtifact);
     else if (li !== undefined && file !== undefined) renderFile(li, file, fetchObject);
@@ -358,6 +421,7 @@ async function show(wire: string): Promise<void> {
 async function openChat(a: AgentItem): Promise<void> {
   if (state.agentId !== a.agent_id) state.opened.clear();
   state.agentId = a.agent_id;
+  state.inGroup = false;
   const conv = await call<{ conversation_id: string }>(
     {
       method: 'POST',
@@ -367,24 +431,33 @@ async function openChat(a: AgentItem): Promise<void> {
     },
     true,
   );
-  state.conversationId = conv.conversation_id;
+  await enterConversation(conv.conversation_id, `Chat with ${a.name ?? a.agent_id}`);
+}
+
+/** Opens a conversation (one-to-one or group): its members' keys, its history. */
+async function enterConversation(conversationId: string, title: string): Promise<void> {
+  state.conversationId = conversationId;
+  // For a group, the detail is the group's, its members' public keys merged in.
   const detail = await call<{ members: Member[] }>({
     method: 'GET',
-    path: routePath(SERVICE_ROUTES.getConversation, { id: conv.conversation_id }),
+    path: routePath(SERVICE_ROUTES.getConversation, { id: conversationId }),
     auth: true,
   });
   state.recipients = detail.members.flatMap((m) => {
     const key = m.public_key === null ? undefined : fromBase64(m.public_key);
     return key === undefined ? [] : [{ id: m.id, publicKey: key }];
   });
-  $('chat-title').textContent = `Chat with ${a.name ?? a.agent_id}`;
+  $('chat-title').textContent = title;
   $('messages').replaceChildren();
-  document.querySelectorAll<HTMLElement>('#agents button').forEach((el) => {
-    el.setAttribute('aria-current', String(el.dataset['agentId'] === a.agent_id));
+  document.querySelectorAll<HTMLElement>('#agents button, #groups button').forEach((el) => {
+    const current = state.inGroup
+      ? el.dataset['groupId'] === conversationId
+      : el.dataset['agentId'] === state.agentId;
+    el.setAttribute('aria-current', String(current));
   });
   const history = await call<{ wire_envelope: string }[]>({
     method: 'GET',
-    path: routePath(SERVICE_ROUTES.readMessages, { id: conv.conversation_id }),
+    path: routePath(SERVICE_ROUTES.readMessages, { id: conversationId }),
     auth: true,
   });
   for (const m of history) await show(m.wire_envelope);
@@ -534,6 +607,7 @@ function start(): void {
     void run(signInAs);
   });
   $('refresh-agents').addEventListener('click', () => void run(listAgents));
+  $('new-group').addEventListener('click', () => void run(newGroup));
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
     void run(send);

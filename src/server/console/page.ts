@@ -33,6 +33,9 @@ export const CONSOLE_HTML = `<!doctype html>
     <ul id="agents"></ul>
     <p class="muted" id="agents-hint">Create a dev user and give it an agent, or run <code>ams dev bootstrap</code> and sign in as its owner (<code>AMS_OWNER_EMAIL</code>): its agent shows here.</p>
     <button id="refresh-agents" type="button">Refresh</button>
+    <h2>Groups</h2>
+    <ul id="groups"></ul>
+    <button id="new-group" type="button" disabled>New group with these agents</button>
   </section>
   <section id="chat-panel">
     <h2 id="chat-title">Chat</h2>
@@ -79,8 +82,9 @@ section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 1
 section>*{flex-shrink:0}section>#messages{flex-shrink:1}
 h2{font-size:14px;margin:4px 0 8px}h3{font-size:13px;margin:12px 0 4px}
 ul{list-style:none;padding:0;margin:0}
-#agents li button{width:100%;text-align:left;margin-bottom:4px}
-#agents li button[aria-current=true]{background:#dbe7ff}
+#agents li button,#groups li button{width:100%;text-align:left;margin-bottom:4px}
+#agents li button[aria-current=true],#groups li button[aria-current=true]{background:#dbe7ff}
+#messages li[data-sender]::before{content:attr(data-sender) ": ";font-weight:600}
 #messages{flex:1;list-style:none;padding:0;margin:0;overflow:auto}
 #messages li{margin:4px 0;padding:6px 10px;border-radius:12px;max-width:80%;width:fit-content;white-space:pre-wrap}
 #messages li.mine{margin-left:auto;background:#dbe7ff}

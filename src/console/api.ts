@@ -62,3 +62,21 @@ export async function request<T>(call: ConsoleCall, accessToken?: string): Promi
   }
   return json.data as T;
 }
+
+/** Fetches raw bytes (an object) with the access token in the header. */
+export async function requestBytes(path: string, accessToken: string | undefined): Promise<Uint8Array> {
+  const res = await fetch(path, {
+    headers: accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` },
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  if (!res.ok) {
+    const json = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+    throw new ConsoleCallError(
+      json.error?.code ?? 'HTTP_' + res.status,
+      json.error?.message ?? '',
+      res.status,
+    );
+  }
+  return new Uint8Array(await res.arrayBuffer());
+}

@@ -80,24 +80,31 @@ export interface Recipient {
 }
 
 /** Seals a text message in the browser. */
-export function sealText(
-  text: string,
-  o: {
-    userId: string;
-    keys: AgentKeys;
-    conversationId: string;
-    recipients: readonly Recipient[];
-    /** The server's "now" (it may run on a virtual clock). */
-    nowMs: number;
-  },
-): Promise<string> {
-  const payload: EnvelopePayload = { type: 'text', text };
+export function sealText(text: string, o: SealContext): Promise<string> {
+  return sealPayload({ type: 'text', text }, o);
+}
+
+/** Who seals, for whom, where and when. */
+export interface SealContext {
+  readonly userId: string;
+  readonly keys: AgentKeys;
+  readonly conversationId: string;
+  readonly recipients: readonly Recipient[];
+  /** The server's "now" (it may run on a virtual clock). */
+  readonly nowMs: number;
+  /** The event type sealed under the signature. @defaultValue `'message.new'` */
+  readonly eventType?: string;
+}
+
+/** Seals any payload in the browser (an artifact answer, a reaction…). */
+export function sealPayload(payload: EnvelopePayload, o: SealContext): Promise<string> {
   return sealAsync(payload, {
     sender: { id: o.userId, signing: o.keys.signing },
     recipients: o.recipients,
     conversationId: o.conversationId,
     createdAt: new Date(o.nowMs),
     backend: portableBackend,
+    ...(o.eventType === undefined ? {} : { eventType: o.eventType }),
   });
 }
 

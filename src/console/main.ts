@@ -11,7 +11,10 @@ import { fromBase64 } from '../core/encoding.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import { WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
 import type { AgentKeys } from '../crypto/keys.js';
-import { ConsoleCallError, curlLine, request, type ConsoleCall } from './api.js';
+import type { ArtifactAnswerPayload } from '../core/protocol/artifacts.js';
+import { ConsoleCallError, curlLine, request, requestBytes, type ConsoleCall } from './api.js';
+import { artifactOf, renderArtifact, type AnswerOutcome } from './artifacts.js';
+import { fileOf, renderFile } from './files.js';
 import {
   backupRecord,
   keysOf,
@@ -19,10 +22,15 @@ import {
   newKeys,
   openWire,
   saveUser,
+  sealPayload,
   sealText,
   type Recipient,
+  type SealContext,
   type StoredUser,
 } from './keys.js';
+import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
+import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
+import { ConsoleStreams } from './streams.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -32,16 +40,6 @@ interface Member {
   readonly id: string;
   readonly public_key: string | null;
 }
-/** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
-interface LogEntry {
-  readonly event_type: string;
-  readonly final_status: string;
-  readonly attempt_count: number;
-  readonly latency_ms?: number;
-  readonly error_class?: string;
-  readonly completed_at: string;
-}
-
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 const state: {
@@ -55,7 +53,20 @@ const state: {
   socket?: WebSocket;
   /** Server time minus page time (the server may run on a virtual clock). */
   clockOffsetMs: number;
-} = { recipients: [], signing: new Map(), clockOffsetMs: 0 };
+  /** Deliveries whose attempts are shown. */
+  opened: Set<string>;
+  /** Agent names by id (sender labels in a group). */
+  names: Map<string, string>;
+  /** The open conversation is a group. */
+  inGroup: boolean;
+} = {
+  recipients: [],
+  signing: new Map(),
+  clockOffsetMs: 0,
+  opened: new Set(),
+  names: new Map(),
+  inGroup: false,
+};
 
 async function syncClock(): Promise<string> {
   const c = await call<{ now_ms: number; now: string }>({ method: 'GET', path: '/_control/clock' });
@@ -124,8 +135,40 @@ async function newUser(): Promise<void> {
     },
     true,
   );
+  await adopt(created.user_id, email);
+}
+
+/**
+ * Becomes an existing dev user by e-mail, e.g. the owner `ams dev bootstrap`
+ * created (`AMS_OWNER_EMAIL`): its agents are listed at once. Its keys are made
+ * here; a user whose keys were made elsewhere (a key backup exists, e.g. by
+ * `ams dev send`) cannot be opened in this page.
+ */
+async function signInAs(): Promise<void> {
+  const email = $<HTMLInputElement>('owner-email').value.trim();
+  if (email === '') return;
+  const account = await call<{ user_id: string; has_key_backup: boolean }>(
+    { method: 'GET', path: `/_control/users?email=${encodeURIComponent(email)}` },
+    true,
+  );
+  const saved = loadUser();
+  if (saved?.userId === account.user_id) {
+    await signIn(saved);
+    ready(saved);
+    return;
+  }
+  if (account.has_key_backup) {
+    throw new Error(
+      `${email} already has keys made elsewhere (e.g. by 'ams dev send'): this page cannot open its messages. Use a fresh 'ams dev bootstrap' owner or New dev user.`,
+    );
+  }
+  await adopt(account.user_id, email);
+}
+
+/** Signs a user in on a new device of this page, makes its keys here and publishes them. */
+async function adopt(userId: string, email: string): Promise<void> {
   const deviceId = crypto.randomUUID();
-  const user: StoredUser = { userId: created.user_id, email, deviceId, ...newKeys() };
+  const user: StoredUser = { userId, email, deviceId, ...newKeys() };
   await signIn(user);
   await call({
     method: 'POST',
@@ -147,17 +190,67 @@ async function listAgents(): Promise<void> {
   const list = $('agents');
   list.replaceChildren();
   for (const a of agents) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = a.name ?? a.agent_id;
+    state.names.set(a.agent_id, a.name ?? a.agent_id);
+    const b = listButton(a.name ?? a.agent_id, () => void run(() => openChat(a)));
     b.dataset['agentId'] = a.agent_id;
-    if (a.agent_id === state.agentId) b.setAttribute('aria-current', 'true');
-    b.addEventListener('click', () => void run(() => openChat(a)));
-    const li = document.createElement('li');
-    li.append(b);
-    list.append(li);
+    if (a.agent_id === state.agentId && !state.inGroup) b.setAttribute('aria-current', 'true');
+    list.append(b.parentElement!);
   }
   $('agents-hint').hidden = agents.length > 0;
+  ($('new-group') as HTMLButtonElement).disabled = agents.length === 0;
+  await listGroups();
+}
+
+function listButton(text: string, onClick: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = text;
+  b.addEventListener('click', onClick);
+  document.createElement('li').append(b);
+  return b;
+}
+
+interface GroupItem {
+  readonly conversation_id: string;
+  readonly name: string;
+}
+
+async function listGroups(): Promise<void> {
+  const groups = await call<GroupItem[]>({
+    method: 'GET',
+    path: routePath(SERVICE_ROUTES.listGroups),
+    auth: true,
+  });
+  const list = $('groups');
+  list.replaceChildren();
+  for (const g of groups) {
+    const b = listButton(g.name, () => void run(() => openGroup(g)));
+    b.dataset['groupId'] = g.conversation_id;
+    if (g.conversation_id === state.conversationId) b.setAttribute('aria-current', 'true');
+    list.append(b.parentElement!);
+  }
+}
+
+/** A group of the user with every agent listed (they must be the user's own). */
+async function newGroup(): Promise<void> {
+  const agentIds = [...state.names.keys()];
+  const name = `Dev group ${new Date().toISOString().slice(11, 19)}`;
+  const g = await call<GroupItem>(
+    {
+      method: 'POST',
+      path: routePath(SERVICE_ROUTES.createGroup),
+      auth: true,
+      body: { name, agent_ids: agentIds },
+    },
+    true,
+  );
+  await listGroups();
+  await openGroup(g);
+}
+
+async function openGroup(g: GroupItem): Promise<void> {
+  state.inGroup = true;
+  await enterConversation(g.conversation_id, `Group ${g.name}`);
 }
 
 async function signingKey(id: string): Promise<Uint8Array | undefined> {
@@ -173,15 +266,136 @@ async function signingKey(id: string): Promise<Uint8Array | undefined> {
   return key;
 }
 
-function addMessage(text: string, who: 'mine' | 'theirs' | 'failed', id?: string): void {
-  if (id !== undefined && document.querySelector(`[data-message-id="${CSS.escape(id)}"]`)) return;
+function addMessage(text: string, who: 'mine' | 'theirs' | 'failed', id?: string): HTMLLIElement | undefined {
+  if (id !== undefined && document.querySelector(`[data-message-id="${CSS.escape(id)}"]`)) return undefined;
   const li = document.createElement('li');
   li.className = who;
   li.textContent = text;
   if (id !== undefined) li.dataset['messageId'] = id;
   $('messages').append(li);
   li.scrollIntoView({ block: 'end' });
+  return li;
 }
+
+/** Who seals from this page, for the open conversation. */
+function sealContext(eventType?: string): SealContext {
+  const { user, keys, conversationId } = state;
+  if (user === undefined || keys === undefined || conversationId === undefined)
+    throw new Error('Open a conversation first.');
+  return {
+    userId: user.userId,
+    keys,
+    conversationId,
+    recipients: state.recipients,
+    nowMs: Date.now() + state.clockOffsetMs,
+    ...(eventType === undefined ? {} : { eventType }),
+  };
+}
+
+/** Seals the human's answer to an artifact in the page and posts it. */
+async function answerArtifact(answer: ArtifactAnswerPayload): Promise<AnswerOutcome> {
+  const seal = sealContext('artifact_response');
+  const path = routePath(SERVICE_ROUTES.answerArtifact, {
+    id: seal.conversationId,
+    artifact_id: answer.artifact_id,
+  });
+  const wire = await sealPayload(answer, seal);
+  const r = await call<AnswerOutcome>({
+    method: 'POST',
+    path,
+    auth: true,
+    body: { revision: answer.revision, wire_envelope: wire },
+  });
+  showCurl({
+    method: 'POST',
+    path,
+    auth: true,
+    body: { revision: answer.revision, wire_envelope: '<sealed in the browser>' },
+  });
+  await refreshService();
+  return r;
+}
+
+/** The ciphertext of a file object (`GET /r2/<object_key>`, user token in the header). */
+async function fetchObject(objectKey: string): Promise<Uint8Array> {
+  const path = `/r2/${encodeURIComponent(objectKey)}`;
+  showCurl({ method: 'GET', path, auth: true });
+  try {
+    return await requestBytes(path, state.token);
+  } catch (err) {
+    if (!(err instanceof ConsoleCallError && err.code === 'TOKEN_EXPIRED')) throw err;
+    await renewToken();
+    return requestBytes(path, state.token);
+  }
+}
+
+/** Reacts to a message of the other side, sealed in the page. */
+async function react(messageId: string): Promise<void> {
+  const seal = sealContext('reaction.update');
+  const path = routePath(SERVICE_ROUTES.react, { id: seal.conversationId });
+  const payload = { type: 'reaction', message_id: messageId, emoji: REACT_EMOJI, action: 'add' } as const;
+  const wire = await sealPayload(payload, seal);
+  await call({ method: 'POST', path, auth: true, body: { message_id: messageId, wire_envelope: wire } });
+  showCurl({
+    method: 'POST',
+    path,
+    auth: true,
+    body: { message_id: messageId, wire_envelope: '<sealed in the browser>' },
+  });
+  showReaction(messageId, seal.userId, REACT_EMOJI, 'add');
+}
+
+/** A `reaction.update` frame: opened in the page, shown on its message. */
+async function reactionReceived(wire: string): Promise<void> {
+  const { user, keys } = state;
+  if (user === undefined || keys === undefined) return;
+  const m = await openWire(wire, { userId: user.userId, keys, signingKey });
+  const r = reactionOf(m.payload);
+  if (r !== undefined && m.conversationId === state.conversationId)
+    showReaction(r.message_id, m.senderId, r.emoji, r.action);
+}
+
+/** The bubble of a stream (created when its key opened). */
+function streamBubble(streamId: string): HTMLElement | null {
+  return document.querySelector<HTMLElement>(`#messages [data-stream-id="${CSS.escape(streamId)}"]`);
+}
+
+const streams = new ConsoleStreams({
+  async open(wire) {
+    const { user, keys } = state;
+    if (user === undefined || keys === undefined) throw new Error('signed out');
+    return openWire(wire, { userId: user.userId, keys, signingKey });
+  },
+  signingKey,
+  view: {
+    started(streamId, conversationId) {
+      if (conversationId !== state.conversationId) return;
+      const li = addMessage('', 'theirs');
+      if (li === undefined) return;
+      li.classList.add('stream');
+      li.dataset['streamId'] = streamId;
+      li.dataset['state'] = 'streaming';
+    },
+    grew(streamId, text) {
+      const li = streamBubble(streamId);
+      if (li !== null) li.textContent = text;
+    },
+    ended(streamId, text, deltas) {
+      const li = streamBubble(streamId);
+      if (li === null) return;
+      li.textContent = text;
+      li.dataset['state'] = 'ended';
+      li.title = `${deltas} deltas; end signature verified`;
+      void refreshService();
+    },
+    failed(streamId, why, text) {
+      const li = streamBubble(streamId);
+      if (li === null) return;
+      li.textContent = `${text} [stream failed: ${why}]`;
+      li.dataset['state'] = 'failed';
+    },
+  },
+});
 
 async function show(wire: string): Promise<void> {
   const { user, keys } = state;
@@ -190,15 +404,24 @@ async function show(wire: string): Promise<void> {
     const m = await openWire(wire, { userId: user.userId, keys, signingKey });
     if (m.conversationId !== state.conversationId) return;
     const p = m.payload as { type: string; text?: string };
+    const artifact = artifactOf(m.payload);
     const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
-    addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    if (li !== undefined && state.inGroup && m.senderId !== user.userId)
+      li.dataset['sender'] = state.names.get(m.senderId) ?? m.senderId;
+    const file = fileOf(m.payload);
+    if (li !== undefined && artifact !== undefined) renderArtifact(li, artifact, answerArtifact);
+    else if (li !== undefined && file !== undefined) renderFile(li, file, fetchObject);
+    else if (li?.className === 'theirs') addReactButton(li, react);
   } catch (err) {
     addMessage(`could not open a message: ${(err as Error).message}`, 'failed');
   }
 }
 
 async function openChat(a: AgentItem): Promise<void> {
+  if (state.agentId !== a.agent_id) state.opened.clear();
   state.agentId = a.agent_id;
+  state.inGroup = false;
   const conv = await call<{ conversation_id: string }>(
     {
       method: 'POST',
@@ -208,24 +431,33 @@ async function openChat(a: AgentItem): Promise<void> {
     },
     true,
   );
-  state.conversationId = conv.conversation_id;
+  await enterConversation(conv.conversation_id, `Chat with ${a.name ?? a.agent_id}`);
+}
+
+/** Opens a conversation (one-to-one or group): its members' keys, its history. */
+async function enterConversation(conversationId: string, title: string): Promise<void> {
+  state.conversationId = conversationId;
+  // For a group, the detail is the group's, its members' public keys merged in.
   const detail = await call<{ members: Member[] }>({
     method: 'GET',
-    path: routePath(SERVICE_ROUTES.getConversation, { id: conv.conversation_id }),
+    path: routePath(SERVICE_ROUTES.getConversation, { id: conversationId }),
     auth: true,
   });
   state.recipients = detail.members.flatMap((m) => {
     const key = m.public_key === null ? undefined : fromBase64(m.public_key);
     return key === undefined ? [] : [{ id: m.id, publicKey: key }];
   });
-  $('chat-title').textContent = `Chat with ${a.name ?? a.agent_id}`;
+  $('chat-title').textContent = title;
   $('messages').replaceChildren();
-  document.querySelectorAll<HTMLElement>('#agents button').forEach((el) => {
-    el.setAttribute('aria-current', String(el.dataset['agentId'] === a.agent_id));
+  document.querySelectorAll<HTMLElement>('#agents button, #groups button').forEach((el) => {
+    const current = state.inGroup
+      ? el.dataset['groupId'] === conversationId
+      : el.dataset['agentId'] === state.agentId;
+    el.setAttribute('aria-current', String(current));
   });
   const history = await call<{ wire_envelope: string }[]>({
     method: 'GET',
-    path: routePath(SERVICE_ROUTES.readMessages, { id: conv.conversation_id }),
+    path: routePath(SERVICE_ROUTES.readMessages, { id: conversationId }),
     auth: true,
   });
   for (const m of history) await show(m.wire_envelope);
@@ -237,15 +469,9 @@ async function openChat(a: AgentItem): Promise<void> {
 async function send(): Promise<void> {
   const input = $<HTMLInputElement>('text');
   const text = input.value.trim();
-  const { user, keys, conversationId } = state;
-  if (text === '' || user === undefined || keys === undefined || conversationId === undefined) return;
-  const wire = await sealText(text, {
-    userId: user.userId,
-    keys,
-    conversationId,
-    recipients: state.recipients,
-    nowMs: Date.now() + state.clockOffsetMs,
-  });
+  const { conversationId } = state;
+  if (text === '' || conversationId === undefined) return;
+  const wire = await sealText(text, sealContext());
   const sent = await call<{ message_id: string }>({
     method: 'POST',
     path: routePath(SERVICE_ROUTES.userSendMessage, { id: conversationId }),
@@ -273,6 +499,9 @@ function connectSocket(): void {
   ws.addEventListener('message', (e) => {
     const frame = JSON.parse(String(e.data)) as { type?: string; wire_envelope?: string };
     if (frame.type === 'auth.ok') say('live: user WebSocket connected');
+    else if (ConsoleStreams.isStreamFrame(frame)) streams.receive(frame);
+    else if (frame.type === 'reaction.update' && typeof frame.wire_envelope === 'string')
+      void run(() => reactionReceived(frame.wire_envelope!));
     else if (typeof frame.wire_envelope === 'string') void show(frame.wire_envelope).then(refreshService);
   });
   ws.addEventListener('close', (e) => {
@@ -283,40 +512,53 @@ function connectSocket(): void {
   });
 }
 
+const agentPath = (id: string): string => `/_control/agents/${encodeURIComponent(id)}`;
+
 async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
-  const path = `/_control/agents/${encodeURIComponent(id)}`;
-  const s = await call<Record<string, string | number>>({ method: 'GET', path: `${path}/service` });
-  const dl = $('status');
-  dl.replaceChildren();
-  for (const [k, v] of Object.entries(s)) {
-    const dt = document.createElement('dt');
-    dt.textContent = k;
-    const dd = document.createElement('dd');
-    dd.textContent = String(v);
-    dd.dataset['field'] = k;
-    dl.append(dt, dd);
-  }
+  const path = agentPath(id);
+  renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
-  const body = $('log').querySelector('tbody')!;
-  body.replaceChildren();
-  for (const e of logs) {
-    const tr = document.createElement('tr');
-    const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
-    for (const cell of [
-      e.event_type,
-      e.final_status,
-      String(e.attempt_count),
-      detail.filter((d) => d !== '').join(' '),
-      e.completed_at.slice(11, 19),
-    ]) {
-      const td = document.createElement('td');
-      td.textContent = cell;
-      tr.append(td);
-    }
-    body.append(tr);
+  const attempts = new Map<string, readonly AttemptEntry[]>();
+  for (const d of state.opened) {
+    const p = `${path}/deliveries/${encodeURIComponent(d)}/attempts`;
+    attempts.set(d, await call<AttemptEntry[]>({ method: 'GET', path: p }));
   }
+  renderLog($('log').querySelector('tbody')!, logs, attempts, {
+    replay: (d) => void run(() => replay(d)),
+    toggleAttempts: (d) => {
+      if (!state.opened.delete(d)) state.opened.add(d);
+      void run(refreshService);
+    },
+  });
+}
+
+/** Queues a delivery again with the same id: the bot should skip it as a duplicate. */
+async function replay(deliveryId: string): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const path = `${agentPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/replay`;
+  await call({ method: 'POST', path }, true);
+  say(`delivery ${deliveryId} replayed (same delivery id)`);
+  await refreshService();
+}
+
+async function dropSocket(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const r = await call<{ closed: number }>({ method: 'POST', path: `${agentPath(id)}/websocket/drop` }, true);
+  say(`dropped ${r.closed} agent WebSocket connection(s)`);
+  await refreshService();
+}
+
+async function setGovernance(): Promise<void> {
+  const id = state.agentId;
+  if (id === undefined) return;
+  const level = $<HTMLSelectElement>('governance-level').value;
+  await call({ method: 'PUT', path: `${agentPath(id)}/governance`, body: { level } }, true);
+  say(`governance level ${level}`);
+  await refreshService();
 }
 
 async function advance(): Promise<void> {
@@ -330,15 +572,12 @@ async function failDeliveries(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
   const count = Number($<HTMLInputElement>('fail-n').value);
-  await call(
-    {
-      method: 'POST',
-      path: `/_control/agents/${encodeURIComponent(id)}/webhook-faults`,
-      body: { status: 503, count },
-    },
-    true,
+  const chosen = $<HTMLSelectElement>('fail-status').value;
+  const status = chosen === 'timeout' ? chosen : Number(chosen);
+  await call({ method: 'POST', path: `${agentPath(id)}/webhook-faults`, body: { status, count } }, true);
+  say(
+    `the webhook ${status === 'timeout' ? 'times out' : `answers ${status}`} for the next ${count} deliveries`,
   );
-  say(`the webhook answers 503 for the next ${count} deliveries`);
   await refreshService();
 }
 
@@ -363,7 +602,12 @@ async function run(fn: () => Promise<void>): Promise<void> {
 
 function start(): void {
   $('new-user').addEventListener('click', () => void run(newUser));
+  $('sign-in-as').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void run(signInAs);
+  });
   $('refresh-agents').addEventListener('click', () => void run(listAgents));
+  $('new-group').addEventListener('click', () => void run(newGroup));
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
     void run(send);
@@ -371,6 +615,8 @@ function start(): void {
   $('advance').addEventListener('click', () => void run(advance));
   $('fail').addEventListener('click', () => void run(failDeliveries));
   $('recover').addEventListener('click', () => void run(recover));
+  $('drop-ws').addEventListener('click', () => void run(dropSocket));
+  $('set-governance').addEventListener('click', () => void run(setGovernance));
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

@@ -29,6 +29,7 @@ export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFiel
 // --- streamed replies (stream v1: docs/envelope.md, "Streamed replies") ---
 export {
   streamCipher,
+  streamOpenerAsync,
   StreamTranscript,
   signStreamEnd,
   verifyStreamEnd,
@@ -37,6 +38,8 @@ export {
   STREAM_OPEN_PAYLOAD_TYPE,
   STREAM_CRYPTO_VERSION,
   type StreamCipher,
+  type AsyncStreamOpener,
+  type StreamHashPrimitives,
 } from './stream/stream-crypto.js';
 
 // --- envelope v1 ---

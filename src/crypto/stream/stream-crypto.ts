@@ -21,7 +21,7 @@
  */
 import { concatBytes, utf8 } from '../../core/encoding.js';
 import { defaultSyncBackend } from '../backend/node-default.js';
-import type { IncrementalHash, RawKeyPair, SyncPrimitives } from '../backend/types.js';
+import type { AsyncPrimitives, IncrementalHash, RawKeyPair, SyncPrimitives } from '../backend/types.js';
 import { constantTimeEqual } from '../key-schedule.js';
 
 /** Bytes of a stream key. */
@@ -85,8 +85,15 @@ export interface StreamCipher {
   openAbort(lastSeq: number, sealed: Uint8Array): Uint8Array | undefined;
 }
 
+/**
+ * The hashing a transcript needs: SHA-256, incremental when it can be. Every
+ * backend's sync primitives fit; so does a browser page's `@noble/hashes`
+ * (WebCrypto has no synchronous hash).
+ */
+export type StreamHashPrimitives = Pick<SyncPrimitives, 'sha256' | 'sha256Incremental'>;
+
 /** S = SHA-256(stream id). */
-function streamDigest(s: SyncPrimitives, streamId: string): Uint8Array {
+function streamDigest(s: StreamHashPrimitives, streamId: string): Uint8Array {
   return s.sha256(utf8(streamId));
 }
 
@@ -116,6 +123,45 @@ export function streamCipher(
   };
 }
 
+/** The opening half of a {@link StreamCipher} on asynchronous primitives (a browser's WebCrypto). */
+export interface AsyncStreamOpener {
+  /** The stream id the keys are bound to. */
+  readonly streamId: string;
+  /** Opens delta `seq`, or `undefined` when the tag does not match. */
+  openDelta(seq: number, sealed: Uint8Array): Promise<Uint8Array | undefined>;
+  /** Opens the abort reason after `lastSeq` deltas, or `undefined`. */
+  openAbort(lastSeq: number, sealed: Uint8Array): Promise<Uint8Array | undefined>;
+}
+
+/**
+ * The receiving side of a stream on asynchronous primitives (the portable
+ * backend: WebCrypto has no synchronous AES-GCM). Same keys, nonces and AAD as
+ * {@link streamCipher}.
+ *
+ * @example
+ * ```ts
+ * const opener = await streamOpenerAsync(key, streamId, portableBackend.async);
+ * const text = await opener.openDelta(1, sealed);
+ * ```
+ */
+export async function streamOpenerAsync(
+  streamKey: Uint8Array,
+  streamId: string,
+  a: AsyncPrimitives,
+): Promise<AsyncStreamOpener> {
+  if (streamKey.length !== STREAM_KEY_BYTES) throw new RangeError('A stream key has 32 bytes.');
+  const sid = await a.sha256(utf8(streamId));
+  const dk = await a.hmacSha256(streamKey, concatBytes(DELTA_LABEL, sid, BLOCK_1));
+  const deltaAad = aadWith(concatBytes(DELTA_LABEL, sid));
+  const abortAad = aadWith(concatBytes(ABORT_LABEL, sid));
+  return {
+    streamId,
+    openDelta: (seq, sealed) => a.aesGcmDecrypt(dk, nonceOf(KIND_DELTA, seq), sealed, deltaAad(seq)),
+    openAbort: (lastSeq, sealed) =>
+      a.aesGcmDecrypt(dk, nonceOf(KIND_ABORT, lastSeq + 1), sealed, abortAad(lastSeq + 1)),
+  };
+}
+
 /**
  * The transcript hash over the delta ciphertexts, one pass:
  * T = SHA-256("ams/stream/v1/transcript" ‖ S ‖ u64(1) ‖ u32(|C_1|) ‖ C_1 ‖ … ‖ u64(n) ‖ u32(|C_n|) ‖ C_n).
@@ -123,13 +169,13 @@ export function streamCipher(
  * input is kept and hashed at the end).
  */
 export class StreamTranscript {
-  readonly #s: SyncPrimitives;
+  readonly #s: StreamHashPrimitives;
   readonly #incremental: IncrementalHash | undefined;
   readonly #kept: Uint8Array[] = [];
   #seq = 0;
   #hash: Uint8Array | undefined;
 
-  constructor(streamId: string, s: SyncPrimitives = defaultSyncBackend().sync) {
+  constructor(streamId: string, s: StreamHashPrimitives = defaultSyncBackend().sync) {
     this.#s = s;
     this.#incremental = s.sha256Incremental?.();
     this.#feed(concatBytes(TRANSCRIPT_LABEL, streamDigest(s, streamId)));
@@ -170,7 +216,7 @@ export function streamEndMessage(
   streamId: string,
   finalSeq: number,
   transcriptHash: Uint8Array,
-  s: SyncPrimitives = defaultSyncBackend().sync,
+  s: StreamHashPrimitives = defaultSyncBackend().sync,
 ): Uint8Array {
   return concatBytes(END_LABEL, streamDigest(s, streamId), u64(finalSeq), transcriptHash);
 }

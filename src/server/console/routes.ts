@@ -8,23 +8,27 @@
  * |---|---|---|
  * | GET | /_console/ | the page (HTML) |
  * | GET | /_console/console.css, /_console/console.js | the style sheet, the script |
- * | GET | /_control/agents/:id/service | `{ agent_id, connection_status, delivery_mode, pending_count }` |
+ * | GET | /_control/agents/:id/service | `{ agent_id, connection_status, delivery_mode, websocket_connections, pending_count, injected_failures_left, governance_level, token_active, token_grace_until }` |
  * | GET | /_control/agents/:id/delivery-logs | `?limit=`: the agent's delivery log, newest first |
  * | POST | /_control/agents/:id/recover | | `{ agent_id, pending_count, connection_status }` (as the agent's own `POST /agents/:id/connection/recover`) |
- * | POST | /_control/agents/:id/webhook-faults | `{ status, count }`: the next `count` webhook deliveries are answered `status` | `{ agent_id, status, remaining }` |
+ * | POST | /_control/agents/:id/webhook-faults | `{ status, count }`: the next `count` webhook deliveries are answered `status` (or time out: `'timeout'`) | `{ agent_id, status, remaining }` |
+ *
+ * And the routes of `fault-routes.ts` (replay, attempts, WebSocket drop).
  *
  * @module
  */
 import { z } from 'zod';
 import { utf8 } from '../../core/encoding.js';
+import { agentView } from '../agents/records.js';
 import { parseLogsLimit } from '../delivery/routes.js';
 import { fail } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import type { ServerResponse } from '../http/types.js';
 import type { ServerContext } from '../context.js';
-import type { WebhookFaultStatus } from '../delivery/faults.js';
+import { WEBHOOK_FAULT_STATUSES } from '../delivery/faults.js';
 import { consoleScript } from './assets.js';
+import { faultRoutes } from './fault-routes.js';
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_PATH } from './page.js';
 
 /** Same-origin only: no inline script or style, no framing, no third-party connection. */
@@ -84,15 +88,21 @@ function serviceRoutes(): Route[] {
     method: 'GET',
     path: '/_control/agents/:id/service',
     auth: 'none',
-    handler({ ctx, params }) {
+    async handler({ ctx, params }) {
       const id = params['id']!;
-      if (!ctx.agentIds.has(id)) throw fail('AGENT_NOT_FOUND', 'No such agent.');
+      const agent = ctx.agentIds.has(id) ? await ctx.store.agents.get(id) : undefined;
+      if (agent === undefined) throw fail('AGENT_NOT_FOUND', 'No such agent.');
+      const view = agentView(ctx, agent);
       return ok({
         agent_id: id,
-        connection_status: ctx.delivery.connectionStatus(id),
-        delivery_mode: ctx.delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook',
-        pending_count: ctx.delivery.pendingCount(id),
+        connection_status: view.connection_status,
+        delivery_mode: view.delivery_mode,
+        websocket_connections: ctx.agentSockets.connections(id).length,
+        pending_count: view.pending_count,
         injected_failures_left: faultsLeft(ctx, id),
+        governance_level: view.governance.level,
+        token_active: view.token_status.active,
+        token_grace_until: view.token_status.grace_until ?? 'none',
       });
     },
   });
@@ -111,7 +121,7 @@ function serviceRoutes(): Route[] {
     path: '/_control/agents/:id/webhook-faults',
     auth: 'none',
     body: z.strictObject({
-      status: z.union([408, 429, 500, 502, 503, 504].map((n) => z.literal(n as WebhookFaultStatus))),
+      status: z.union(WEBHOOK_FAULT_STATUSES.map((n) => z.literal(n))),
       count: z.int().min(0).max(MAX_FAULTS),
     }),
     handler({ ctx, params, body }) {
@@ -166,5 +176,5 @@ export function servesConsole(options: { readonly dev: boolean; readonly host: s
 
 /** The console's routes (the page and its read-only control routes). */
 export function consoleRoutes(): readonly Route[] {
-  return [...pageRoutes(), ...serviceRoutes()];
+  return [...pageRoutes(), ...serviceRoutes(), ...faultRoutes()];
 }

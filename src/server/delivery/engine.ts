@@ -9,6 +9,7 @@
 import type { Clock } from '../../core/clock.js';
 import type { DeliveryLogEntry } from '../../core/protocol/delivery-log.js';
 import { createWebhookSigner } from '../../webhook/sign.js';
+import { AttemptLog, type DeliveryAttempt } from './attempt-log.js';
 import { prepareRef } from './body.js';
 import { uuidV7 } from './ids.js';
 import { DeliveryLogBook } from './logs.js';
@@ -34,6 +35,25 @@ export interface ReferenceDeliveryEngine extends DeliveryEngine {
    * `timeoutMs` of real time (an agent that never acknowledges cannot hang a test).
    */
   settled(timeoutMs?: number): Promise<void>;
+  /**
+   * Queues a recent delivery again with the same delivery id (dev console:
+   * the receiver should skip it as a duplicate). False when the delivery is
+   * not among the last {@link MAX_REPLAYABLE}, is another agent's, or is
+   * still queued (not yet delivered or failed).
+   */
+  replay(agentId: string, deliveryId: string): boolean;
+  /** The webhook attempts of a recent delivery of the agent (dev console). */
+  attempts(agentId: string, deliveryId: string): readonly DeliveryAttempt[];
+}
+
+/** Deliveries kept for {@link ReferenceDeliveryEngine.replay}, across agents (oldest dropped first). */
+export const MAX_REPLAYABLE = 1_000;
+
+/** A recent delivery kept for replay; `queued` while it (or its replay) has not reached delivered or failed. */
+interface Replayable {
+  readonly agentId: string;
+  readonly event: OutboundEvent;
+  queued: boolean;
 }
 
 /** The implementation behind `createDeliveryEngine`. */
@@ -46,7 +66,10 @@ export class Engine implements ReferenceDeliveryEngine {
   readonly #hooks = new Map<string, Hook>();
   readonly #logs: DeliveryLogBook;
   readonly #objects: ObjectStore;
+  readonly #attempts = new AttemptLog();
   readonly #pump: AgentPump;
+  /** Recent deliveries by id, for replay (insertion order: oldest first). */
+  readonly #replayable = new Map<string, Replayable>();
   #closed = false;
 
   constructor(opts: ResolvedEngineOptions) {
@@ -54,30 +77,53 @@ export class Engine implements ReferenceDeliveryEngine {
     this.#clock = opts.clock;
     this.#target = opts.target;
     this.#sender = opts.sender;
-    this.#logs = new DeliveryLogBook(opts.clock);
+    this.#logs = new DeliveryLogBook(opts.clock, (input) => {
+      // `unreachable` stays queued; delivered and failed left the queue.
+      const kept = this.#replayable.get(input.deliveryId);
+      if (kept !== undefined && input.status !== 'unreachable') kept.queued = false;
+    });
     this.#objects = new ObjectStore(opts.clock);
     this.#pump = new AgentPump({
       opts,
       agents: this.#agents,
       hooks: this.#hooks,
       logs: this.#logs,
+      attempts: this.#attempts,
       objects: this.#objects,
       isClosed: () => this.#closed,
     });
   }
 
   enqueue(agentId: string, event: OutboundEvent): void {
+    this.#push(agentId, event, undefined);
+  }
+
+  replay(agentId: string, deliveryId: string): boolean {
+    const kept = this.#replayable.get(deliveryId);
+    // Only a delivery that left the queue: one id is never queued twice at once.
+    if (kept?.agentId !== agentId || kept.queued) return false;
+    this.#opts.log('delivery.replayed', { agent_id: agentId, delivery_id: deliveryId });
+    kept.queued = this.#push(agentId, kept.event, deliveryId);
+    return kept.queued;
+  }
+
+  /** Queues an event (under a new delivery id, or `replayOf`'s); false when it was dropped. */
+  #push(agentId: string, event: OutboundEvent, replayOf: string | undefined): boolean {
     const fields = { agent_id: agentId, event_type: event.type };
-    if (this.#closed) return this.#opts.log('delivery.dropped', { ...fields, reason: 'engine_closed' });
-    if (this.#target.mode(agentId) === undefined) {
-      return this.#opts.log('delivery.dropped', { ...fields, reason: 'unknown_agent' });
-    }
+    const drop = (reason: string): false => (
+      this.#opts.log('delivery.dropped', { ...fields, reason }),
+      false
+    );
+    if (this.#closed) return drop('engine_closed');
+    if (this.#target.mode(agentId) === undefined) return drop('unknown_agent');
     const prepared = prepareRef(event, agentId, this.#objects, this.#opts.maxInlineBytes);
-    if (!prepared.ok) return this.#opts.log('delivery.dropped', { ...fields, reason: prepared.reason });
+    if (!prepared.ok) return drop(prepared.reason);
     const now = this.#clock.now();
     const state = this.#state(agentId);
+    const deliveryId = replayOf ?? uuidV7(now);
+    if (replayOf === undefined) this.#remember(deliveryId, agentId, event);
     state.queue.push({
-      deliveryId: uuidV7(now),
+      deliveryId,
       event,
       ref: prepared.ref,
       bytes: undefined,
@@ -91,6 +137,15 @@ export class Engine implements ReferenceDeliveryEngine {
     });
     this.#pump.armExpiry(state);
     this.#pump.pump(state);
+    return true;
+  }
+
+  #remember(deliveryId: string, agentId: string, event: OutboundEvent): void {
+    this.#replayable.set(deliveryId, { agentId, event, queued: true });
+    if (this.#replayable.size > MAX_REPLAYABLE) {
+      const oldest = this.#replayable.keys().next().value;
+      if (oldest !== undefined) this.#replayable.delete(oldest);
+    }
   }
 
   onAgentConnected(agentId: string): void {
@@ -152,6 +207,10 @@ export class Engine implements ReferenceDeliveryEngine {
     return this.#logs.list(agentId, limit);
   }
 
+  attempts(agentId: string, deliveryId: string): readonly DeliveryAttempt[] {
+    return this.#attempts.list(agentId, deliveryId);
+  }
+
   pendingCount(agentId: string): number {
     const state = this.#agents.get(agentId);
     return state === undefined ? 0 : state.queue.size + state.unacked.size;
@@ -167,7 +226,9 @@ export class Engine implements ReferenceDeliveryEngine {
     this.#agents.delete(agentId);
     this.#hooks.delete(agentId);
     this.#logs.forget(agentId);
+    this.#attempts.forget(agentId);
     this.#objects.forgetAgent(agentId);
+    for (const [id, kept] of this.#replayable) if (kept.agentId === agentId) this.#replayable.delete(id);
   }
 
   async close(): Promise<void> {

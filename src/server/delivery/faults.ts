@@ -3,14 +3,29 @@
  * to an agent's webhook are answered by the server itself with a chosen
  * status instead of being sent, so the retry schedule, `unreachable` and
  * recovery can be watched without touching the receiver. Keyed by the
- * registered webhook URL.
+ * registered webhook URL. A `'timeout'` fault answers at once as a timed-out
+ * attempt (the engine does not wait the real deadline).
  *
  * @module
  */
 import type { WebhookSendRequest, WebhookSendResult, WebhookSender } from './webhook-sender.js';
 
-/** The statuses a fault can answer with: 429 and 5xx are temporary failures (retried), 408 a permanent one. */
-export type WebhookFaultStatus = 408 | 429 | 500 | 502 | 503 | 504;
+/**
+ * What a fault answers with: 429 and 5xx are temporary failures (retried), 408 a
+ * permanent one; `'timeout'` is no answer at all (a temporary failure, error class `timeout`).
+ */
+export type WebhookFaultStatus = 408 | 429 | 500 | 502 | 503 | 504 | 'timeout';
+
+/** Every {@link WebhookFaultStatus}. */
+export const WEBHOOK_FAULT_STATUSES: readonly WebhookFaultStatus[] = [
+  408,
+  429,
+  500,
+  502,
+  503,
+  504,
+  'timeout',
+];
 
 /** Failures waiting to be injected, per webhook URL. */
 export class WebhookFaults {
@@ -35,7 +50,11 @@ export class WebhookFaults {
         if (fault === undefined) return inner.send(req);
         fault.remaining -= 1;
         if (fault.remaining <= 0) this.#pending.delete(req.url);
-        return Promise.resolve({ kind: 'response', status: fault.status, retryAfter: undefined });
+        return Promise.resolve(
+          fault.status === 'timeout'
+            ? { kind: 'timeout' }
+            : { kind: 'response', status: fault.status, retryAfter: undefined },
+        );
       },
       close: () => inner.close(),
     };

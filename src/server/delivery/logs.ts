@@ -64,9 +64,12 @@ function toEntry({ input, completedAtMs }: StoredEntry): DeliveryLogEntry {
 export class DeliveryLogBook {
   readonly #clock: Clock;
   readonly #byAgent = new Map<string, StoredEntry[]>();
+  readonly #onRecord: ((input: LogInput) => void) | undefined;
 
-  constructor(clock: Clock) {
+  /** @param onRecord - told of every entry written (the engine's replay bookkeeping). */
+  constructor(clock: Clock, onRecord?: (input: LogInput) => void) {
     this.#clock = clock;
+    this.#onRecord = onRecord;
   }
 
   /** Writes (or replaces) the entry of a delivery. */
@@ -83,6 +86,7 @@ export class DeliveryLogBook {
       list.splice(0, list.length - MAX_LOG_ENTRIES_PER_AGENT);
     }
     this.#byAgent.set(input.agentId, list);
+    this.#onRecord?.(input);
   }
 
   /** Up to `limit` entries of the agent within 30 days, most recently completed first. */

@@ -7,6 +7,7 @@
  * @module
  */
 import { runAttempt, type AttemptResult } from './attempt.js';
+import type { AttemptLog } from './attempt-log.js';
 import { bodyBytes, bodyOf } from './body.js';
 import { armExpiry, takeExpired } from './expiry.js';
 import type { DeliveryLogBook } from './logs.js';
@@ -32,6 +33,7 @@ export interface PumpDeps {
   readonly agents: Map<string, AgentState>;
   readonly hooks: ReadonlyMap<string, Hook>;
   readonly logs: DeliveryLogBook;
+  readonly attempts: AttemptLog;
   readonly objects: ObjectStore;
   readonly isClosed: () => boolean;
 }
@@ -42,6 +44,7 @@ export class AgentPump {
   readonly #agents: Map<string, AgentState>;
   readonly #hooks: ReadonlyMap<string, Hook>;
   readonly #logs: DeliveryLogBook;
+  readonly #attempts: AttemptLog;
   readonly #objects: ObjectStore;
   readonly #isClosed: () => boolean;
   #active = 0;
@@ -54,6 +57,7 @@ export class AgentPump {
     this.#agents = deps.agents;
     this.#hooks = deps.hooks;
     this.#logs = deps.logs;
+    this.#attempts = deps.attempts;
     this.#objects = deps.objects;
     this.#isClosed = deps.isClosed;
     this.acks = new WsAckWindow({
@@ -117,6 +121,7 @@ export class AgentPump {
 
   #startAttempt(state: AgentState, head: PendingDelivery, hook: Hook): void {
     state.inFlight = true;
+    const startedAtMs = this.#opts.clock.now();
     head.bytes ??= bodyBytes(bodyOf(head.event, head.ref));
     const run = runAttempt({
       url: hook.registration.url,
@@ -133,7 +138,7 @@ export class AgentPump {
     void run.then((result) => {
       this.#active--;
       try {
-        this.#onResult(state, head, result);
+        this.#onResult(state, head, result, startedAtMs);
       } finally {
         // onResult may have started the next attempt already; idle means none at all.
         if (this.#active === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
@@ -141,10 +146,18 @@ export class AgentPump {
     });
   }
 
-  #onResult(state: AgentState, head: PendingDelivery, result: AttemptResult): void {
+  #onResult(state: AgentState, head: PendingDelivery, result: AttemptResult, startedAtMs: number): void {
     state.inFlight = false;
     if (result.kind === 'cancelled' || this.#agents.get(state.agentId) !== state) return;
     head.attempts++;
+    const next =
+      result.kind === 'throttled'
+        ? result.retryAfterMs
+        : result.kind === 'temporary'
+          ? nextRetryDelayMs(head.failures + 1)
+          : undefined;
+    const now = this.#opts.clock.now();
+    this.#attempts.add(state.agentId, head.deliveryId, startedAtMs, now, result, next);
     const fields = { agent_id: state.agentId, delivery_id: head.deliveryId, attempt: head.attempts };
     if (result.kind === 'delivered') this.#finish(state, 'delivered');
     else if (result.kind === 'permanent') this.#finish(state, 'failed', result.errorClass);

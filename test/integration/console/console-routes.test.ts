@@ -70,6 +70,9 @@ describe('console control routes', () => {
       ['GET', `/_control/agents/${id}/delivery-logs`, undefined],
       ['POST', `/_control/agents/${id}/webhook-faults`, { status: 503, count: 1 }],
       ['POST', `/_control/agents/${id}/recover`, undefined],
+      ['POST', `/_control/agents/${id}/deliveries/${id}/replay`, undefined],
+      ['GET', `/_control/agents/${id}/deliveries/${id}/attempts`, undefined],
+      ['POST', `/_control/agents/${id}/websocket/drop`, undefined],
     ] as const) {
       const res = await call(server, method, path, json === undefined ? {} : { json });
       expect(res.status, path).toBe(404);
@@ -112,7 +115,7 @@ describe('console control routes', () => {
         status: fc.constant(503),
         count: fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 101 })),
       }),
-      fc.record({ status: fc.string(), count: fc.anything() }),
+      fc.record({ status: fc.string().filter((s) => s !== 'timeout'), count: fc.anything() }),
       fc.dictionary(fc.string(), fc.jsonValue()),
     );
     await fc.assert(
@@ -127,5 +130,55 @@ describe('console control routes', () => {
     expect(set.data).toMatchObject({ status: 500, remaining: 3 });
     const cleared = await call(server, 'POST', path, { json: { status: 500, count: 0 } });
     expect(cleared.data).toMatchObject({ remaining: 0 });
+  });
+
+  it("replaying a delivery that is unknown, another agent's, or random → NOT_FOUND delivery_not_replayable (property)", async () => {
+    const agent = await createTestAgent(server, await createTestUser(server));
+    const other = await createTestAgent(server, await createTestUser(server));
+    const base = `/_control/agents/${agent.agentId}/deliveries`;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 80 }), async (raw) => {
+        const res = await call(server, 'POST', `${base}/${encodeURIComponent(raw)}/replay`);
+        expect(res.status).toBe(404);
+        expect(res.error?.code).toBe('NOT_FOUND');
+        expect(res.error?.params['reason']).toBe('delivery_not_replayable');
+        const attempts = await call(server, 'GET', `${base}/${encodeURIComponent(raw)}/attempts`);
+        expect(attempts.data).toEqual([]);
+      }),
+      { numRuns: 40 },
+    );
+    // A real delivery of one agent is not replayable as another's.
+    // 408 is a permanent failure: the delivery leaves the queue at once (final status `failed`).
+    await server.control.setWebhook(other.agentId, { url: 'http://127.0.0.1:9/hook' });
+    await call(server, 'POST', `/_control/agents/${other.agentId}/webhook-faults`, {
+      json: { status: 408, count: 1 },
+    });
+    await server.control.sendSystemEvent(other.agentId, 'agent.test', {});
+    await server.control.deliveryIdle();
+    const [entry] = (await call(server, 'GET', `/_control/agents/${other.agentId}/delivery-logs`))
+      .data as unknown as {
+      delivery_id: string;
+    }[];
+    expect(entry).toBeDefined();
+    const res = await call(server, 'POST', `${base}/${entry!.delivery_id}/replay`);
+    expect(res.error?.params['reason']).toBe('delivery_not_replayable');
+  });
+
+  it("a 'timeout' fault is accepted; dropping an agent's WebSocket with none open closes 0", async () => {
+    const agent = await createTestAgent(server, await createTestUser(server));
+    await server.control.setWebhook(agent.agentId, { url: 'http://127.0.0.1:9/hook' });
+    const set = await call(server, 'POST', `/_control/agents/${agent.agentId}/webhook-faults`, {
+      json: { status: 'timeout', count: 2 },
+    });
+    expect(set.data).toMatchObject({ status: 'timeout', remaining: 2 });
+    const drop = await call(server, 'POST', `/_control/agents/${agent.agentId}/websocket/drop`);
+    expect(drop.data).toEqual({ agent_id: agent.agentId, closed: 0 });
+    const view = await call(server, 'GET', `/_control/agents/${agent.agentId}/service`);
+    expect(view.data).toMatchObject({
+      websocket_connections: 0,
+      governance_level: 'none',
+      token_active: true,
+      token_grace_until: 'none',
+    });
   });
 });

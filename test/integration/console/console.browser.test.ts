@@ -9,65 +9,39 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, createAgentApi, ensureAgentKeys } from '../../../src/agent/index.js';
-import { MemoryKeyStore } from '../../../src/crypto/index.js';
 import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
-import { startWebhookHost, worldClock } from '../../../src/testing/test-world-parts.js';
 import {
   CHROMIUM_PATH,
   ensureConsoleBuilt,
   SKIP_BROWSER,
   SKIP_REASON,
 } from '../../helpers/console-browser.js';
+import {
+  expectNoSecrets,
+  recordSession,
+  startConsoleBot,
+  type SessionRecord,
+} from '../../helpers/console-session.js';
 
 if (SKIP_BROWSER) console.warn(`dev console browser tests ${SKIP_REASON}`);
 
-interface Seen {
-  urls: string[];
-  requestText: string[];
-  responseText: string[];
-  consoleLines: string[];
-}
-
 /** An echo bot for the page's user, in WebSocket or webhook mode, in this process. */
-async function startEcho(
-  server: ReferenceServer,
-  ownerId: string,
-  mode: 'websocket' | 'webhook' = 'websocket',
-) {
-  const name = mode === 'websocket' ? 'Echo bot' : 'Webhook echo';
-  const { agentId, token } = await server.control.createAgent({ ownerId, name });
-  const keyStore = new MemoryKeyStore();
-  const clock = worldClock(server);
-  await ensureAgentKeys({
-    api: createAgentApi({ baseUrl: server.url, agentId, token }),
-    store: keyStore,
-    clock,
+function startEcho(server: ReferenceServer, ownerId: string, mode: 'websocket' | 'webhook' = 'websocket') {
+  return startConsoleBot(server, ownerId, {
+    name: mode === 'websocket' ? 'Echo bot' : 'Webhook echo',
+    mode,
+    setup: (agent) =>
+      agent.on('message.new', async (msg) => {
+        await msg.reply(`echo: ${msg.text ?? ''}`);
+      }),
   });
-  const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
-  agent.on('message.new', async (msg) => {
-    await msg.reply(`echo: ${msg.text ?? ''}`);
-  });
-  const hook = mode === 'webhook' ? await startWebhookHost() : undefined;
-  if (hook !== undefined) {
-    const { secret } = await server.control.setWebhook(agentId, { url: hook.url });
-    agent.webhook({ secret });
-    hook.use(agent.webhookHandler());
-  } else {
-    await agent.connect();
-  }
-  const close = async () => {
-    await agent.close({ timeoutMs: 2_000 });
-    await hook?.close();
-  };
-  return { agent, agentId, token, close };
 }
 
 describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
   let server: ReferenceServer;
   let browser: Browser;
   let page: Page;
-  const seen: Seen = { urls: [], requestText: [], responseText: [], consoleLines: [] };
+  let seen: SessionRecord;
 
   beforeAll(async () => {
     await ensureConsoleBuilt();
@@ -84,24 +58,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.setDefaultTimeout(8_000);
-    page.on('request', (r) => {
-      seen.urls.push(r.url());
-      seen.requestText.push(JSON.stringify(r.headers()), r.postData() ?? '');
-    });
-    page.on(
-      'response',
-      (r) =>
-        void r.text().then(
-          (t) => seen.responseText.push(t),
-          () => undefined,
-        ),
-    );
-    page.on('websocket', (ws) => {
-      seen.urls.push(ws.url());
-      ws.on('framesent', (f) => seen.requestText.push(String(f.payload)));
-      ws.on('framereceived', (f) => seen.responseText.push(String(f.payload)));
-    });
-    page.on('console', (m) => seen.consoleLines.push(m.text()));
+    seen = recordSession(page);
   }, 30_000);
 
   afterAll(async () => {
@@ -168,25 +125,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       );
       expect(await page.locator('#curl').textContent()).toContain('/_control/clock/advance');
 
-      const stored = await page.evaluate(() => localStorage.getItem('ams-console-user'));
-      const keys = JSON.parse(stored!) as { encryptionPrivate: string; signingPrivate: string };
-      const html = await page.content();
-      const everywhere = [
-        ...seen.urls,
-        ...seen.requestText,
-        ...seen.responseText,
-        ...seen.consoleLines,
-        html,
-      ].join('\n');
-      expect(everywhere).not.toContain(echo.token);
-      for (const key of [keys.encryptionPrivate, keys.signingPrivate]) expect(everywhere).not.toContain(key);
-      const accessTokens = seen.responseText.flatMap((t) =>
-        [...t.matchAll(/"access_token":"([^"]+)"/g)].map((m) => m[1]!),
-      );
-      expect(accessTokens.length).toBeGreaterThan(0);
-      for (const t of accessTokens) {
-        expect([...seen.urls, ...seen.consoleLines, html].join('\n')).not.toContain(t);
-      }
+      await expectNoSecrets(page, seen, [echo.token]);
     } catch (err) {
       const footer = await page.locator('footer').textContent();
       throw new Error(

@@ -11,9 +11,12 @@ import { describe, expect, it } from 'vitest';
 import {
   signStreamEnd,
   streamCipher,
+  streamOpenerAsync,
   StreamTranscript,
   verifyStreamEnd,
 } from '../../../src/crypto/stream/stream-crypto.js';
+import { portableBackend } from '../../../src/crypto/backend/portable.js';
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { defaultSyncBackend } from '../../../src/crypto/backend/node-default.js';
 
 interface Vectors {
@@ -157,5 +160,31 @@ describe('what the construction catches', () => {
     const t = new StreamTranscript(v.stream_id);
     expect(() => t.add(2, sealed2)).toThrow(RangeError);
     expect(() => streamCipher(new Uint8Array(16), v.stream_id)).toThrow(RangeError);
+  });
+});
+
+describe('stream opener on asynchronous primitives (the browser console)', () => {
+  it('opens the published vectors with WebCrypto and refuses a wrong seq or abort position', async () => {
+    const opener = await streamOpenerAsync(bytes(v.stream_key), v.stream_id, portableBackend.async);
+    for (const d of v.deltas) {
+      const plain = await opener.openDelta(d.seq, bytes(d.sealed));
+      expect(Buffer.from(plain!).toString('utf8')).toBe(d.plaintext);
+      expect(await opener.openDelta(d.seq + 1, bytes(d.sealed))).toBeUndefined();
+    }
+    const reason = await opener.openAbort(v.deltas.length, bytes(v.abort.sealed));
+    expect(Buffer.from(reason!).toString('utf8')).toBe(v.abort.reason);
+    expect(await opener.openAbort(v.deltas.length + 1, bytes(v.abort.sealed))).toBeUndefined();
+    await expect(streamOpenerAsync(new Uint8Array(16), v.stream_id, portableBackend.async)).rejects.toThrow(
+      RangeError,
+    );
+  });
+
+  it('a transcript on @noble/hashes (no node:crypto) gives the published hash', () => {
+    const t = new StreamTranscript(v.stream_id, {
+      sha256: (d) => nobleSha256(d),
+      sha256Incremental: () => nobleSha256.create(),
+    });
+    for (const d of v.deltas) t.add(d.seq, bytes(d.sealed));
+    expect(hex(t.hash)).toBe(v.transcript_hash);
   });
 });

@@ -1,0 +1,121 @@
+/**
+ * The service side of the selected agent, drawn from the control API: its
+ * status fields, and the delivery log with, per delivery, Replay and the
+ * webhook attempts (time, status code, latency, next attempt on the retry
+ * schedule) when opened.
+ *
+ * @module
+ */
+
+/** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
+export interface LogEntry {
+  readonly delivery_id: string;
+  readonly event_type: string;
+  readonly final_status: string;
+  readonly attempt_count: number;
+  readonly latency_ms?: number;
+  readonly error_class?: string;
+  readonly completed_at: string;
+}
+
+/** One webhook attempt (`GET /_control/agents/:id/deliveries/:delivery_id/attempts`). */
+export interface AttemptEntry {
+  readonly attempt: number;
+  readonly started_at: string;
+  readonly status_code: number | null;
+  readonly outcome: string;
+  readonly error_class: string | null;
+  readonly latency_ms: number;
+  readonly next_attempt_at: string | null;
+}
+
+/** What the log's buttons do. */
+export interface LogActions {
+  replay(deliveryId: string): void;
+  toggleAttempts(deliveryId: string): void;
+}
+
+const time = (iso: string): string => iso.slice(11, 19);
+
+function cell(tr: HTMLTableRowElement, text: string): HTMLTableCellElement {
+  const td = document.createElement('td');
+  td.textContent = text;
+  tr.append(td);
+  return td;
+}
+
+function button(text: string, className: string, onClick: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = className;
+  b.textContent = text;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** Fills the status list (`<dl>`), one `dd[data-field]` per field. */
+export function renderStatus(
+  dl: HTMLElement,
+  view: Readonly<Record<string, string | number | boolean>>,
+): void {
+  dl.replaceChildren();
+  for (const [k, v] of Object.entries(view)) {
+    const dt = document.createElement('dt');
+    dt.textContent = k;
+    const dd = document.createElement('dd');
+    dd.textContent = String(v);
+    dd.dataset['field'] = k;
+    dl.append(dt, dd);
+  }
+}
+
+/** One line per attempt. */
+export function attemptLine(a: AttemptEntry): string {
+  const answer = a.status_code === null ? (a.error_class ?? 'no answer') : `HTTP ${a.status_code}`;
+  const next = a.next_attempt_at === null ? '' : `, next ${time(a.next_attempt_at)}`;
+  return `#${a.attempt} ${time(a.started_at)} ${answer} ${a.outcome} ${a.latency_ms} ms${next}`;
+}
+
+/** Fills the log's body; `attempts` holds the opened deliveries' attempts. */
+export function renderLog(
+  body: HTMLElement,
+  logs: readonly LogEntry[],
+  attempts: ReadonlyMap<string, readonly AttemptEntry[]>,
+  actions: LogActions,
+): void {
+  body.replaceChildren();
+  for (const e of logs) {
+    const tr = document.createElement('tr');
+    tr.dataset['deliveryId'] = e.delivery_id;
+    const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
+    for (const text of [
+      e.event_type,
+      e.final_status,
+      String(e.attempt_count),
+      detail.filter((d) => d !== '').join(' '),
+      time(e.completed_at),
+    ])
+      cell(tr, text);
+    cell(tr, '').append(
+      button('attempts', 'show-attempts', () => actions.toggleAttempts(e.delivery_id)),
+      button('replay', 'replay', () => actions.replay(e.delivery_id)),
+    );
+    body.append(tr);
+    const opened = attempts.get(e.delivery_id);
+    if (opened === undefined) continue;
+    const sub = document.createElement('tr');
+    sub.className = 'attempts';
+    sub.dataset['attemptsOf'] = e.delivery_id;
+    const td = cell(sub, '');
+    td.colSpan = 6;
+    const list = document.createElement('ol');
+    for (const a of opened) {
+      const li = document.createElement('li');
+      li.textContent = attemptLine(a);
+      list.append(li);
+    }
+    if (opened.length === 0) td.textContent = 'no webhook attempt (delivered over the WebSocket)';
+    else td.append(list);
+    body.append(sub);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Helpers of the dev console's browser tests: a bot for the page's user (in
+ * this process, WebSocket or webhook mode), and a recorder of everything a
+ * page session shows or sends (URLs, headers, bodies, WebSocket frames,
+ * console lines) to check that no secret leaks.
+ */
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { Agent, createAgentApi, ensureAgentKeys } from '../../src/agent/index.js';
+import { MemoryKeyStore } from '../../src/crypto/index.js';
+import type { ReferenceServer } from '../../src/server/index.js';
+import { startWebhookHost, worldClock } from '../../src/testing/test-world-parts.js';
+
+/** A bot of the page's user. */
+export interface ConsoleBot {
+  readonly agent: Agent;
+  readonly agentId: string;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+/** Starts a bot for `ownerId`; `setup` registers its handlers before it connects. */
+export async function startConsoleBot(
+  server: ReferenceServer,
+  ownerId: string,
+  o: {
+    name: string;
+    mode?: 'websocket' | 'webhook';
+    setup: (agent: Agent) => void;
+    /** An agent made elsewhere (e.g. by `ams dev bootstrap`); else one is created for `ownerId`. */
+    existing?: { agentId: string; token: string };
+  },
+): Promise<ConsoleBot> {
+  const mode = o.mode ?? 'websocket';
+  const { agentId, token } = o.existing ?? (await server.control.createAgent({ ownerId, name: o.name }));
+  const keyStore = new MemoryKeyStore();
+  const clock = worldClock(server);
+  await ensureAgentKeys({
+    api: createAgentApi({ baseUrl: server.url, agentId, token }),
+    store: keyStore,
+    clock,
+  });
+  const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
+  o.setup(agent);
+  const hook = mode === 'webhook' ? await startWebhookHost() : undefined;
+  if (hook !== undefined) {
+    const { secret } = await server.control.setWebhook(agentId, { url: hook.url });
+    agent.webhook({ secret });
+    hook.use(agent.webhookHandler());
+  } else {
+    await agent.connect();
+  }
+  return {
+    agent,
+    agentId,
+    token,
+    async close() {
+      await agent.close({ timeoutMs: 2_000 });
+      await hook?.close();
+    },
+  };
+}
+
+/** Everything a page session sent, received or logged. */
+export interface SessionRecord {
+  readonly urls: string[];
+  readonly requestText: string[];
+  readonly responseText: string[];
+  readonly consoleLines: string[];
+}
+
+/** Records the page's traffic and console from now on. */
+export function recordSession(page: Page): SessionRecord {
+  const seen: SessionRecord = { urls: [], requestText: [], responseText: [], consoleLines: [] };
+  page.on('request', (r) => {
+    seen.urls.push(r.url());
+    seen.requestText.push(JSON.stringify(r.headers()), r.postData() ?? '');
+  });
+  page.on(
+    'response',
+    (r) =>
+      void r.text().then(
+        (t) => seen.responseText.push(t),
+        () => undefined,
+      ),
+  );
+  page.on('websocket', (ws) => {
+    seen.urls.push(ws.url());
+    ws.on('framesent', (f) => seen.requestText.push(String(f.payload)));
+    ws.on('framereceived', (f) => seen.responseText.push(String(f.payload)));
+  });
+  page.on('console', (m) => seen.consoleLines.push(m.text()));
+  return seen;
+}
+
+/**
+ * No agent token or private key anywhere in the session, and no access token
+ * in a URL, a console line or the page's HTML (it travels in headers and the
+ * WebSocket's first frame only).
+ */
+export async function expectNoSecrets(
+  page: Page,
+  seen: SessionRecord,
+  agentTokens: readonly string[],
+): Promise<void> {
+  const stored = await page.evaluate(() => localStorage.getItem('ams-console-user'));
+  const keys = JSON.parse(stored!) as { encryptionPrivate: string; signingPrivate: string };
+  const html = await page.content();
+  const everywhere = [
+    ...seen.urls,
+    ...seen.requestText,
+    ...seen.responseText,
+    ...seen.consoleLines,
+    html,
+  ].join('\n');
+  for (const t of agentTokens) expect(everywhere).not.toContain(t);
+  for (const key of [keys.encryptionPrivate, keys.signingPrivate]) expect(everywhere).not.toContain(key);
+  const accessTokens = seen.responseText.flatMap((t) =>
+    [...t.matchAll(/"access_token":"([^"]+)"/g)].map((m) => m[1]!),
+  );
+  expect(accessTokens.length).toBeGreaterThan(0);
+  const visible = [...seen.urls, ...seen.consoleLines, html].join('\n');
+  for (const t of accessTokens) expect(visible).not.toContain(t);
+}

@@ -1,0 +1,180 @@
+/**
+ * The dev console's "break things" side from a person's point of view in
+ * Debian's Chromium: replay a delivery and the bot skips it as a duplicate;
+ * drop the agent's WebSocket and the bot comes back; make the webhook time
+ * out and read each attempt (time, answer, latency, next attempt); set a
+ * governance level; each action with its curl line, and no secret leaks.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../../../src/agent/index.js';
+import type { DuplicateInfo } from '../../../src/agent/events.js';
+import { runCli } from '../../../src/cli/run.js';
+import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
+import { captureIo } from '../../unit/cli/helpers.js';
+import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER } from '../../helpers/console-browser.js';
+import {
+  expectNoSecrets,
+  recordSession,
+  startConsoleBot,
+  type ConsoleBot,
+  type SessionRecord,
+} from '../../helpers/console-session.js';
+
+const echo = (duplicates: DuplicateInfo[]) => (agent: Agent) => {
+  agent.on('message.new', async (msg) => {
+    await msg.reply(`echo: ${msg.text ?? ''}`);
+  });
+  agent.on('duplicate', (d) => duplicates.push(d));
+};
+
+describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => {
+  let server: ReferenceServer;
+  let browser: Browser;
+  let page: Page;
+  let seen: SessionRecord;
+  let userId: string;
+  const bots: ConsoleBot[] = [];
+
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    server = await startReferenceServer({
+      dev: true,
+      virtualTime: true,
+      passwordHashing: { logN: 10 },
+      agentTokenBcryptCost: 4,
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ['--no-sandbox'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.setDefaultTimeout(8_000);
+    seen = recordSession(page);
+    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
+    await page.click('#new-user');
+    await page.waitForSelector('#user[data-user-id]');
+    userId = (await page.getAttribute('#user', 'data-user-id'))!;
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const b of bots) await b.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function openBot(bot: ConsoleBot): Promise<void> {
+    bots.push(bot);
+    await page.click('#refresh-agents');
+    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
+    await page.waitForSelector('#text:not([disabled])');
+  }
+
+  async function say(text: string): Promise<void> {
+    await page.fill('#text', text);
+    await page.press('#text', 'Enter');
+  }
+
+  const field = (name: string) => page.locator(`#status [data-field="${name}"]`);
+
+  it('a replayed delivery reaches the bot again with the same delivery id and is skipped as a duplicate', async () => {
+    const duplicates: DuplicateInfo[] = [];
+    const bot = await startConsoleBot(server, userId, { name: 'Echo', setup: echo(duplicates) });
+    await openBot(bot);
+    await say('once only');
+    await page.waitForSelector('#messages li.theirs:text-is("echo: once only")');
+    const row = page.locator('#log tbody tr[data-delivery-id]', { hasText: 'message.newdelivered' }).first();
+    await row.waitFor();
+    const deliveryId = (await row.getAttribute('data-delivery-id'))!;
+    await row.locator('button.replay').click();
+    await expect
+      .poll(() => duplicates.map((d) => [d.deliveryId, d.by]))
+      .toEqual([[deliveryId, 'delivery_id']]);
+    expect(await page.locator('#curl').textContent()).toContain(`/deliveries/${deliveryId}/replay`);
+    // The replay is in the log under the same delivery id; the chat got no second echo.
+    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
+    await expect.poll(() => page.locator(`#log tbody tr[data-delivery-id="${deliveryId}"]`).count()).toBe(2);
+    // (Re-opening the chat reloads its history: wait for it.)
+    await page.waitForSelector('#messages li.mine:text-is("once only")');
+    await page.waitForSelector('#messages li.theirs');
+    expect(await page.locator('#messages li').allTextContents()).toEqual(['once only', 'echo: once only']);
+  });
+
+  it("dropping the agent's WebSocket: the bot reconnects and answers again", async () => {
+    const bot = bots[0]!;
+    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
+    await page.waitForSelector('#status [data-field="websocket_connections"]:text-is("1")');
+    await page.click('#drop-ws');
+    await page.waitForFunction(() =>
+      document.querySelector('#connection')?.textContent?.startsWith('dropped 1'),
+    );
+    expect(await page.locator('#curl').textContent()).toContain('/websocket/drop');
+    // The bot's reconnect backoff runs on the server's (virtual) clock: step it until the bot is back.
+    await expect
+      .poll(
+        async () => {
+          await page.click('#advance');
+          return field('websocket_connections').textContent();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe('1');
+    await say('back?');
+    await page.waitForSelector('#messages li.theirs:text-is("echo: back?")');
+  });
+
+  it('a webhook timing out once: the attempts show the timeout, the immediate retry and its 200', async () => {
+    const bot = await startConsoleBot(server, userId, { name: 'Hook', mode: 'webhook', setup: echo([]) });
+    await openBot(bot);
+    await page.selectOption('#fail-status', 'timeout');
+    await page.fill('#fail-n', '1');
+    await page.click('#fail');
+    await page.waitForSelector('#status [data-field="injected_failures_left"]:text-is("1")');
+    expect(await page.locator('#curl').textContent()).toContain('"status":"timeout","count":1');
+    await say('slow?');
+    await page.waitForSelector('#messages li.theirs:text-is("echo: slow?")');
+    const row = page.locator('#log tbody tr[data-delivery-id]', { hasText: 'message.newdelivered2' }).first();
+    await row.waitFor();
+    await row.locator('button.show-attempts').click();
+    const attempts = page.locator('#log tr.attempts li');
+    await expect.poll(() => attempts.count()).toBe(2);
+    const [first, second] = await attempts.allTextContents();
+    expect(first).toMatch(/^#1 \d\d:\d\d:\d\d timeout temporary \d+ ms, next \d\d:\d\d:\d\d$/);
+    expect(second).toMatch(/^#2 \d\d:\d\d:\d\d HTTP 200 delivered \d+ ms$/);
+  });
+
+  it('sets a governance level and shows it', async () => {
+    await page.selectOption('#governance-level', 'L1');
+    await page.click('#set-governance');
+    await page.waitForSelector('#status [data-field="governance_level"]:text-is("L1")');
+    expect(await page.locator('#curl').textContent()).toContain(`-X PUT`);
+    expect(await page.locator('#curl').textContent()).toContain('{"level":"L1"}');
+  });
+
+  it('signs in as the owner `ams dev bootstrap` created: its agent is listed and answers', async () => {
+    const io = captureIo({ env: { AMS_BASE_URL: server.url } });
+    expect(await runCli(['dev', 'bootstrap', '--json'], io)).toBe(0);
+    const env = JSON.parse(io.out) as Record<string, string>;
+    await page.fill('#owner-email', env['AMS_OWNER_EMAIL']!);
+    await page.click('#sign-in-as button');
+    await page.waitForSelector(`#agents button[data-agent-id="${env['AMS_AGENT_ID']}"]`);
+    expect(await page.getAttribute('#user', 'data-user-id')).not.toBe(userId);
+    const bot = await startConsoleBot(server, '', {
+      name: 'bootstrap',
+      setup: echo([]),
+      existing: { agentId: env['AMS_AGENT_ID']!, token: env['AMS_AGENT_TOKEN']! },
+    });
+    await openBot(bot);
+    await say('hello, my own bot');
+    await page.waitForSelector('#messages li.theirs:text-is("echo: hello, my own bot")');
+  });
+
+  it('no token or key material in the whole session', async () => {
+    await expectNoSecrets(
+      page,
+      seen,
+      bots.map((b) => b.token),
+    );
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * A group conversation in the dev console, from a person's point of view in
+ * Debian's Chromium: the person makes a group with two of their bots, writes
+ * once (sealed in the page for every member), and sees each bot's answer
+ * labelled with its name; the group is listed and reopens with its history.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../../../src/agent/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
+import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER } from '../../helpers/console-browser.js';
+import {
+  expectNoSecrets,
+  recordSession,
+  startConsoleBot,
+  type ConsoleBot,
+  type SessionRecord,
+} from '../../helpers/console-session.js';
+
+/** Answers the human only (never the other bot: no echo loop in the group). */
+const answerHuman = (userId: string, name: string) => (agent: Agent) => {
+  agent.on('message.new', async (msg) => {
+    if (msg.senderId === userId) await msg.reply(`${name} heard: ${msg.text ?? ''}`);
+  });
+};
+
+describe.skipIf(SKIP_BROWSER)('dev console in Chromium: a group', () => {
+  let server: ReferenceServer;
+  let browser: Browser;
+  let page: Page;
+  let seen: SessionRecord;
+  const bots: ConsoleBot[] = [];
+
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    server = await startReferenceServer({
+      dev: true,
+      virtualTime: true,
+      passwordHashing: { logN: 10 },
+      agentTokenBcryptCost: 4,
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ['--no-sandbox'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.setDefaultTimeout(8_000);
+    seen = recordSession(page);
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const b of bots) await b.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('two bots in a group each answer a message written once in the page', async () => {
+    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
+    await page.click('#new-user');
+    await page.waitForSelector('#user[data-user-id]');
+    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    for (const name of ['Ada', 'Bob'])
+      bots.push(await startConsoleBot(server, userId, { name, setup: answerHuman(userId, name) }));
+    await page.click('#refresh-agents');
+    await page.waitForSelector('#new-group:not([disabled])');
+    await page.click('#new-group');
+    await page.waitForSelector('#groups button[aria-current="true"]');
+    expect(await page.locator('#chat-title').textContent()).toMatch(/^Group Dev group /);
+    expect(await page.locator('#curl').textContent()).toContain('/groups');
+    await page.waitForSelector('#text:not([disabled])');
+    await page.fill('#text', 'hello, crew');
+    await page.press('#text', 'Enter');
+    const ada = page.locator('#messages li.theirs[data-sender="Ada"]');
+    const bob = page.locator('#messages li.theirs[data-sender="Bob"]');
+    await ada.waitFor();
+    await bob.waitFor();
+    expect(await ada.textContent()).toBe('Ada heard: hello, crew');
+    expect(await bob.textContent()).toBe('Bob heard: hello, crew');
+
+    // Reopened from the list: the history, opened in the page, with the same labels.
+    await page.click(`#agents button[data-agent-id="${bots[0]!.agentId}"]`);
+    await page.waitForSelector('#chat-title:text("Chat with Ada")');
+    await page.click('#groups button');
+    await page.waitForSelector('#messages li[data-sender="Bob"]');
+    await expect.poll(() => page.locator('#messages li').count()).toBe(3);
+    expect(await page.locator('#messages li.mine').textContent()).toBe('hello, crew');
+  });
+
+  it('no token or key material in the whole session', async () => {
+    await expectNoSecrets(
+      page,
+      seen,
+      bots.map((b) => b.token),
+    );
+  });
+});

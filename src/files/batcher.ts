@@ -14,17 +14,17 @@ export const UPLOAD_BATCH_BYTES = 1_048_576;
 export class CiphertextBatcher {
   readonly #size: number;
   readonly #spare: number;
-  #buffer: Uint8Array;
+  #buffer: Uint8Array | undefined;
   #filled = 0;
 
   /**
    * @param spare - room kept after the last batch for {@link CiphertextBatcher.restWith} (e.g. a digest).
+   * @param expected - total bytes expected, when known: a smaller body gets a smaller buffer.
    * @param size - bytes per batch.
    */
-  constructor(spare = 0, size: number = UPLOAD_BATCH_BYTES) {
-    this.#size = size;
+  constructor(spare = 0, expected?: number, size: number = UPLOAD_BATCH_BYTES) {
+    this.#size = expected === undefined ? size : Math.max(1, Math.min(size, expected));
     this.#spare = spare;
-    this.#buffer = this.#fresh();
   }
 
   /** Copies `pieces` in; returns the batches that filled up (usually none or one). */
@@ -33,13 +33,18 @@ export class CiphertextBatcher {
     for (const piece of pieces) {
       let offset = 0;
       while (offset < piece.length) {
+        // Allocated when bytes arrive: no spare buffer after the last full batch.
+        this.#buffer ??= this.#fresh();
         const n = Math.min(this.#size - this.#filled, piece.length - offset);
-        this.#buffer.set(offset === 0 && n === piece.length ? piece : piece.subarray(offset, offset + n), this.#filled);
+        this.#buffer.set(
+          offset === 0 && n === piece.length ? piece : piece.subarray(offset, offset + n),
+          this.#filled,
+        );
         this.#filled += n;
         offset += n;
         if (this.#filled === this.#size) {
           full.push(this.#buffer.subarray(0, this.#size));
-          this.#buffer = this.#fresh();
+          this.#buffer = undefined;
           this.#filled = 0;
         }
       }
@@ -49,15 +54,16 @@ export class CiphertextBatcher {
 
   /** The bytes gathered since the last full batch (a view; valid until {@link CiphertextBatcher.restWith}). */
   rest(): Uint8Array {
-    return this.#buffer.subarray(0, this.#filled);
+    return this.#buffer?.subarray(0, this.#filled) ?? new Uint8Array(0);
   }
 
   /** The bytes gathered since the last full batch followed by `extra` (at most the spare room), without a second buffer. */
   restWith(extra: Uint8Array): Uint8Array {
     if (extra.length > this.#spare) throw new RangeError('extra bytes exceed the spare room');
-    this.#buffer.set(extra, this.#filled);
-    const out = this.#buffer.subarray(0, this.#filled + extra.length);
-    this.#buffer = new Uint8Array(0);
+    const buffer = this.#buffer ?? new Uint8Array(extra.length);
+    buffer.set(extra, this.#filled);
+    const out = buffer.subarray(0, this.#filled + extra.length);
+    this.#buffer = undefined;
     this.#filled = 0;
     return out;
   }

@@ -160,7 +160,8 @@ export async function downloadFile(
             const due = writer.add(verifier.push(piece));
             if (due !== undefined) await due;
           }
-          writer.add(verifier.end());
+          const due = writer.add(verifier.end());
+          if (due !== undefined) await due;
         });
         await rename(part, path);
       } catch (err) {

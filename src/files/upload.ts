@@ -86,9 +86,11 @@ export async function uploadFile(
   let sent = 0;
   let plaintextSize = 0;
   let ourSha256 = '';
+  const expectedCiphertext =
+    opened.size === undefined ? undefined : ciphertextSize(opened.size, params.chunkSize);
   async function* body(): AsyncGenerator<Uint8Array> {
     const encryptor = new FileEncryptor(params, { maxBytes: FILE_MAX_BYTES });
-    const batches = new CiphertextBatcher(UPLOAD_DIGEST_BYTES);
+    const batches = new CiphertextBatcher(UPLOAD_DIGEST_BYTES, expectedCiphertext);
     for await (const piece of bytesOnly(opened.pieces)) {
       for (const full of batches.add(encryptor.push(piece))) {
         hash.update(full);
@@ -115,9 +117,7 @@ export async function uploadFile(
     path: routePath(FILE_ROUTES.uploadFile, { id: conversationId }),
     body: body(),
     contentType: 'application/octet-stream',
-    ...(opened.size === undefined
-      ? {}
-      : { contentLength: ciphertextSize(opened.size, params.chunkSize) + 32 }),
+    ...(opened.size === undefined ? {} : { contentLength: (expectedCiphertext ?? 0) + UPLOAD_DIGEST_BYTES }),
     limiter: 'files',
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });

@@ -1,10 +1,12 @@
 /**
- * Writing a download's plaintext to a file with few system calls: pieces
- * are gathered into batches of about 1 MiB, each written with one `writev`
- * while the next batch fills (at most two batches held, so memory stays
- * bounded whatever the file's size). The producer adds the pieces of each
- * network read synchronously and waits only when a batch is due while the
- * previous write is still in flight.
+ * Writing a download's plaintext to a file with few system calls and little
+ * garbage: pieces are copied into one of two reused 1 MiB buffers; a full
+ * buffer is written with one `write` while the other fills. The decrypted
+ * pieces are thus dropped as soon as they are copied (they die young instead
+ * of being kept until their batch is on disk), and memory stays at two
+ * buffers whatever the file's size. The producer adds the pieces of each
+ * network read synchronously and waits only when a buffer is due while the
+ * other is still being written.
  *
  * @module
  */
@@ -13,11 +15,12 @@ import { open, type FileHandle } from 'node:fs/promises';
 /** Bytes gathered before a batch is written. */
 export const WRITE_BATCH_BYTES = 1_048_576;
 
-/** Gathers pieces and writes them behind the producer. */
+/** Gathers pieces into two alternating buffers and writes them behind the producer. */
 export class BatchWriter {
   readonly #handle: FileHandle;
-  #batch: Uint8Array[] = [];
-  #size = 0;
+  #filling = new Uint8Array(WRITE_BATCH_BYTES);
+  #spare = new Uint8Array(WRITE_BATCH_BYTES);
+  #filled = 0;
   #inFlight: Promise<unknown> | undefined;
 
   /** @internal */
@@ -26,18 +29,20 @@ export class BatchWriter {
   }
 
   /**
-   * Adds pieces (kept, not copied: do not reuse their buffers). Returns a
-   * promise only when the caller must wait (a full batch while the previous
-   * one is still being written); otherwise undefined.
+   * Copies `pieces` in (the caller may reuse them once this returns or its
+   * promise settles). Returns a promise only when the caller must wait (a
+   * buffer filled up, so it is handed to the disk once the other one is
+   * written); otherwise undefined.
    */
   add(pieces: readonly Uint8Array[]): Promise<void> | undefined {
+    let size = 0;
+    for (const piece of pieces) size += piece.length;
+    if (this.#filled + size >= WRITE_BATCH_BYTES) return this.#addFilling(pieces);
     for (const piece of pieces) {
-      if (piece.length === 0) continue;
-      this.#batch.push(piece);
-      this.#size += piece.length;
+      this.#filling.set(piece, this.#filled);
+      this.#filled += piece.length;
     }
-    if (this.#size < WRITE_BATCH_BYTES) return undefined;
-    return this.#flush();
+    return undefined;
   }
 
   /** Writes what is gathered and waits for every write. */
@@ -53,14 +58,38 @@ export class BatchWriter {
     await this.#inFlight?.catch(() => undefined);
   }
 
+  async #addFilling(pieces: readonly Uint8Array[]): Promise<void> {
+    for (const piece of pieces) {
+      let offset = 0;
+      while (offset < piece.length) {
+        const n = Math.min(WRITE_BATCH_BYTES - this.#filled, piece.length - offset);
+        this.#filling.set(piece.subarray(offset, offset + n), this.#filled);
+        this.#filled += n;
+        offset += n;
+        if (this.#filled === WRITE_BATCH_BYTES) await this.#flush();
+      }
+    }
+  }
+
+  /** Waits for the write in flight (freeing the spare buffer), starts writing the full one, swaps. */
   async #flush(): Promise<void> {
     if (this.#inFlight !== undefined) await this.#inFlight;
-    const batch = this.#batch;
-    this.#batch = [];
-    this.#size = 0;
-    this.#inFlight = batch.length === 0 ? undefined : this.#handle.writev(batch);
+    this.#inFlight = undefined;
+    if (this.#filled === 0) return;
+    const write = this.#writeAll(this.#filling.subarray(0, this.#filled));
     // Marked handled now; the failure is rethrown where it is awaited.
-    this.#inFlight?.catch(() => undefined);
+    write.catch(() => undefined);
+    this.#inFlight = write;
+    [this.#filling, this.#spare] = [this.#spare, this.#filling];
+    this.#filled = 0;
+  }
+
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    let at = 0;
+    while (at < bytes.length) {
+      const { bytesWritten } = await this.#handle.write(bytes, at, bytes.length - at, null);
+      at += bytesWritten;
+    }
   }
 }
 

@@ -40,7 +40,8 @@ export class FileDecryptor {
    * @throws {@link index!FileIntegrityError | FileIntegrityError} `header` when the key is not 32 bytes.
    */
   constructor(key: Uint8Array, options: DecryptFileStreamOptions = {}) {
-    if (key.length !== FILE_KEY_BYTES) throw new FileIntegrityError('header', 'The file key must be 32 bytes.');
+    if (key.length !== FILE_KEY_BYTES)
+      throw new FileIntegrityError('header', 'The file key must be 32 bytes.');
     this.#key = key;
     this.#options = options;
   }

@@ -16,6 +16,7 @@ import { parseFilePayload, type FilePayload } from '../core/protocol/file-payloa
 import { FileDecryptor } from '../crypto/file-stream/decrypt.js';
 import type { RestClient } from '../transport/rest/client.js';
 import { objectKeyPath } from '../transport/rest/paths.js';
+import { forEachPiece } from './body-pieces.js';
 import { writeBatchesToFile } from './write-file.js';
 
 /** Options of a download. */
@@ -156,10 +157,7 @@ export async function downloadFile(
         used = true;
         const verifier = new VerifyingDecryptor(file, key);
         await writeBatchesToFile(part, async (writer) => {
-          for await (const piece of res.body) {
-            const due = writer.add(verifier.push(piece));
-            if (due !== undefined) await due;
-          }
+          await forEachPiece(res.body, (piece) => writer.add(verifier.push(piece)));
           const due = writer.add(verifier.end());
           if (due !== undefined) await due;
         });

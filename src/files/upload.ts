@@ -1,8 +1,6 @@
 /**
- * Uploading one file: encrypt the source chunk by chunk, gather the
- * ciphertext into 1 MiB writes (one socket write, one hash update and one
- * stream step per MiB instead of two per 64 KiB chunk), hash it as it goes
- * out, end the body with that hash, stream it to
+ * Uploading one file: encrypt the source chunk by chunk, hash the
+ * ciphertext as it goes out, end the body with that hash, stream it to
  * `POST /conversations/:id/files` behind the client-side upload limiter, and
  * build the `file` payload from what the service stored.
  *
@@ -20,7 +18,6 @@ import { toBase64 } from '../core/encoding.js';
 import { createFileEncryptionParams, FileEncryptor } from '../crypto/file-stream/encrypt.js';
 import { ciphertextSize, DEFAULT_CHUNK_SIZE } from '../crypto/file-stream/format.js';
 import type { RestClient } from '../transport/rest/client.js';
-import { CiphertextBatcher } from './batcher.js';
 import { bytesOnly, openSource, type FileSource } from './sources.js';
 
 /** Length of the SHA-256 that ends an upload body. */
@@ -90,27 +87,22 @@ export async function uploadFile(
     opened.size === undefined ? undefined : ciphertextSize(opened.size, params.chunkSize);
   async function* body(): AsyncGenerator<Uint8Array> {
     const encryptor = new FileEncryptor(params, { maxBytes: FILE_MAX_BYTES });
-    const batches = new CiphertextBatcher(UPLOAD_DIGEST_BYTES, expectedCiphertext);
     for await (const piece of bytesOnly(opened.pieces)) {
-      for (const full of batches.add(encryptor.push(piece))) {
-        hash.update(full);
-        sent += full.length;
-        yield full;
+      for (const sealed of encryptor.push(piece)) {
+        hash.update(sealed);
+        sent += sealed.length;
+        yield sealed;
       }
     }
-    for (const full of batches.add(encryptor.end())) {
-      hash.update(full);
-      sent += full.length;
-      yield full;
+    for (const sealed of encryptor.end()) {
+      hash.update(sealed);
+      sent += sealed.length;
+      yield sealed;
     }
     plaintextSize = encryptor.plaintextSize;
-    // The body ends with the ciphertext's SHA-256, in the same write as the last ciphertext bytes.
-    const last = batches.rest();
-    hash.update(last);
-    sent += last.length;
     const digest = hash.digest();
     ourSha256 = digest.toString('hex');
-    yield batches.restWith(digest);
+    yield digest;
   }
   const res = await rest.stream({
     method: 'POST',

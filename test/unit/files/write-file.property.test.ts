@@ -1,9 +1,8 @@
 /**
- * Property tests of the copy-and-batch helpers of file transfers: the
- * upload's ciphertext batcher and the download's plaintext file writer give
- * back exactly the bytes they were given, in order, for any split of the
- * input into pieces (including empty pieces and pieces larger than a
- * batch), and the batcher's full batches all have the batch size.
+ * Property tests of the download's plaintext file writer: it writes exactly
+ * the bytes it was given, in order, for any split of the input into pieces
+ * (including empty pieces and pieces larger than a batch), and closes the
+ * file when the producer fails.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -11,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CiphertextBatcher } from '../../../src/files/batcher.js';
 import { writeBatchesToFile, WRITE_BATCH_BYTES } from '../../../src/files/write-file.js';
 
 function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
@@ -24,41 +22,6 @@ function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   }
   return out;
 }
-
-describe('CiphertextBatcher', () => {
-  it('returns full batches of the batch size, then the rest with the extra bytes, equal to the input', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 5000 }),
-        fc.array(fc.nat(), { maxLength: 12 }),
-        fc.integer({ min: 1, max: 700 }),
-        fc.boolean(),
-        (length, cuts, size, known) => {
-          const input = randomBytes(length);
-          const extra = randomBytes(32);
-          const batcher = new CiphertextBatcher(32, known ? length : undefined, size);
-          const out: Uint8Array[] = [];
-          for (const piece of split(input, cuts)) {
-            for (const full of batcher.add([piece, new Uint8Array(0)])) {
-              expect(full.length).toBe(known ? Math.max(1, Math.min(size, length)) : size);
-              out.push(Uint8Array.from(full));
-            }
-          }
-          expect(batcher.rest().length).toBeLessThan(known ? Math.max(1, Math.min(size, length)) : size);
-          out.push(batcher.restWith(extra));
-          expect(Buffer.concat(out).equals(Buffer.concat([input, extra]))).toBe(true);
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
-
-  it('refuses extra bytes beyond its spare room', () => {
-    const batcher = new CiphertextBatcher(4);
-    batcher.add([randomBytes(10)]);
-    expect(() => batcher.restWith(randomBytes(5))).toThrow(RangeError);
-  });
-});
 
 describe('writeBatchesToFile', () => {
   it('writes exactly the pieces given, across batch boundaries', async () => {

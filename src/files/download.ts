@@ -90,13 +90,15 @@ class VerifyingDecryptor {
   }
 }
 
-async function* plaintextOf(body: AsyncIterable<Uint8Array>, file: FilePayload, key: Uint8Array) {
+/** The verified plaintext of `body`, one yield per plaintext piece. */
+async function* plaintextOf(
+  body: AsyncIterable<Uint8Array>,
+  file: FilePayload,
+  key: Uint8Array,
+): AsyncGenerator<Uint8Array> {
   const verifier = new VerifyingDecryptor(file, key);
   for await (const piece of body) {
-    const plain = verifier.push(piece);
-    // One yield per network piece (its chunks' plaintext joined only when it completed several).
-    if (plain.length === 1) yield plain[0]!;
-    else if (plain.length > 1) yield* plain;
+    for (const plain of verifier.push(piece)) yield plain;
   }
   yield* verifier.end();
 }
@@ -151,10 +153,10 @@ export async function downloadFile(
       return out;
     },
     async toFile(path) {
+      if (used) throw new ValidationError({ message: 'A download can be read once.' });
+      used = true;
       const part = `${path}.part`;
       try {
-        if (used) throw new ValidationError({ message: 'A download can be read once.' });
-        used = true;
         const verifier = new VerifyingDecryptor(file, key);
         await writeBatchesToFile(part, async (writer) => {
           await forEachPiece(res.body, (piece) => writer.add(verifier.push(piece)));

@@ -5,7 +5,10 @@
  * plus SHA-256 of the ciphertext, from memory, no I/O), and the SDK process's
  * peak RSS growth while it moves 100 MB (measured first, before the
  * baselines allocate large buffers) (read from a file on disk, written
- * back to one). Run: npx tsx bench/run.ts files
+ * back to one). Beside each wall-clock figure, CPU time per MB of the SDK
+ * process and of the server process (process.cpuUsage, steadier than MB/s on
+ * a shared machine) against the raw pipeline's CPU time per MB, and the
+ * fixed cost of one request (a 1-byte file). Run: npx tsx bench/run.ts files
  */
 import { spawn } from 'node:child_process';
 import * as c from 'node:crypto';
@@ -26,14 +29,29 @@ const MB = 1_048_576;
 const CHUNK = 65_536;
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 
-/** Raw pipeline MB/s: seal (or open) `total` bytes in 64 KiB chunks and hash the ciphertext. */
-function rawPipeline(total: number, direction: 'encrypt' | 'decrypt'): number {
+/** CPU time of this process so far, µs (user + system). */
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** A rate and the CPU time it took. */
+interface Timed {
+  /** MB/s, wall clock. */
+  readonly mbps: number;
+  /** CPU µs per MB of this process. */
+  readonly cpuPerMb: number;
+}
+
+/** Raw pipeline: seal (or open) `total` bytes in 64 KiB chunks and hash the ciphertext. */
+function rawPipeline(total: number, direction: 'encrypt' | 'decrypt'): Timed {
   const key = c.randomBytes(32);
   const block = c.randomBytes(CHUNK);
   const nonce = c.randomBytes(12);
   const e = c.createCipheriv('aes-256-gcm', key, nonce);
   const sealed = Buffer.concat([e.update(block), e.final(), e.getAuthTag()]);
   const start = performance.now();
+  const cpu0 = cpuNow();
   const hash = c.createHash('sha256');
   for (let done = 0; done < total; done += CHUNK) {
     if (direction === 'encrypt') {
@@ -49,11 +67,14 @@ function rawPipeline(total: number, direction: 'encrypt' | 'decrypt'): number {
     }
   }
   hash.digest();
-  return total / MB / ((performance.now() - start) / 1000);
+  return {
+    mbps: total / MB / ((performance.now() - start) / 1000),
+    cpuPerMb: (cpuNow() - cpu0) / (total / MB),
+  };
 }
 
 /** The SDK's own AMSF pipeline without I/O: encrypt + SHA-256 (or SHA-256 + decrypt) of `total` bytes from memory. */
-async function sdkPipeline(total: number, direction: 'encrypt' | 'decrypt'): Promise<number> {
+async function sdkPipeline(total: number, direction: 'encrypt' | 'decrypt'): Promise<Timed> {
   const block = c.randomBytes(MB);
   const params = createFileEncryptionParams();
   function* source(): Generator<Uint8Array> {
@@ -63,6 +84,7 @@ async function sdkPipeline(total: number, direction: 'encrypt' | 'decrypt'): Pro
   if (direction === 'decrypt')
     for await (const piece of encryptFileStream(source(), params)) sealed.push(piece);
   const start = performance.now();
+  const cpu0 = cpuNow();
   const hash = c.createHash('sha256');
   if (direction === 'encrypt') {
     for await (const piece of encryptFileStream(source(), params)) hash.update(piece);
@@ -76,7 +98,10 @@ async function sdkPipeline(total: number, direction: 'encrypt' | 'decrypt'): Pro
     for await (const piece of decryptFileStream(tapped(), params.key)) void piece;
   }
   hash.digest();
-  return total / MB / ((performance.now() - start) / 1000);
+  return {
+    mbps: total / MB / ((performance.now() - start) / 1000),
+    cpuPerMb: (cpuNow() - cpu0) / (total / MB),
+  };
 }
 
 function median(xs: number[]): number {
@@ -114,6 +139,8 @@ async function startServer(): Promise<{
   agentId: string;
   token: string;
   ready: () => Promise<string>;
+  /** The server process's CPU time so far, µs. */
+  cpu: () => Promise<number>;
   stop: () => void;
 }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/files-server.ts'], {
@@ -131,9 +158,42 @@ async function startServer(): Promise<{
       child.stdin!.write('go\n');
       return (JSON.parse(String((await lines.next()).value)) as { conversationId: string }).conversationId;
     },
+    async cpu() {
+      child.stdin!.write('cpu\n');
+      const u = JSON.parse(String((await lines.next()).value)) as { user: number; system: number };
+      return u.user + u.system;
+    },
     stop: () => child.stdin!.end(),
   };
 }
+
+/** One timed transfer: wall MB/s and CPU µs per MB of the SDK and of the server. */
+interface Transfer {
+  readonly mbps: number;
+  readonly sdkCpuPerMb: number;
+  readonly serverCpuPerMb: number;
+}
+
+async function timed<T>(
+  bytes: number,
+  serverCpu: () => Promise<number>,
+  fn: () => Promise<T>,
+): Promise<{ result: T; transfer: Transfer }> {
+  const server0 = await serverCpu();
+  const cpu0 = cpuNow();
+  const t0 = performance.now();
+  const result = await fn();
+  const wall = performance.now() - t0;
+  const sdkCpu = cpuNow() - cpu0;
+  const serverCpuUsed = (await serverCpu()) - server0;
+  const mb = bytes / MB;
+  return {
+    result,
+    transfer: { mbps: mb / (wall / 1000), sdkCpuPerMb: sdkCpu / mb, serverCpuPerMb: serverCpuUsed / mb },
+  };
+}
+
+const medianOf = <T>(xs: readonly T[], f: (x: T) => number): number => median(xs.map(f));
 
 export default async function run(): Promise<void> {
   const server = await startServer();
@@ -145,21 +205,21 @@ export default async function run(): Promise<void> {
     keyStore: new MemoryKeyStore(),
     shutdownSignals: false,
   });
+  const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 250)); // under 5 uploads/s (not timed)
   try {
     await agent.connect();
     const conversationId = await server.ready();
     // Baselines measured between the transfers below, so that they see the same machine load.
-    const rawEnc: number[] = [];
-    const rawDec: number[] = [];
-    const sdkEnc: number[] = [];
-    const sdkDec: number[] = [];
+    const rawEnc: Timed[] = [];
+    const rawDec: Timed[] = [];
+    const sdkEnc: Timed[] = [];
+    const sdkDec: Timed[] = [];
     const baselines = async (): Promise<void> => {
       rawEnc.push(rawPipeline(100 * MB, 'encrypt'));
       sdkEnc.push(await sdkPipeline(100 * MB, 'encrypt'));
       rawDec.push(rawPipeline(100 * MB, 'decrypt'));
       sdkDec.push(await sdkPipeline(100 * MB, 'decrypt'));
     };
-    const rows: string[][] = [];
     const rss: string[][] = [];
     // RSS first, in a process that has not yet touched large buffers (the baselines below do).
     {
@@ -171,7 +231,7 @@ export default async function run(): Promise<void> {
       const { growth: downGrowth } = await withPeakRss(async () => {
         await (await agent.files.download(file)).toFile(join(dir, 'rss-out'));
       });
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await pause();
       const { result: again, growth: upWarm } = await withPeakRss(() =>
         agent.files.uploadOnly(conversationId, path, { name: 'rss.bin' }),
       );
@@ -192,52 +252,111 @@ export default async function run(): Promise<void> {
       ]);
       await rm(path);
     }
+    const rows: string[][] = [];
+    const cpuRows: string[][] = [];
     for (const size of [1 * MB, 100 * MB]) {
       const path = join(dir, `in-${size}`);
       await writeRandomFile(path, size);
-      const up: number[] = [];
-      const down: number[] = [];
+      const up: Transfer[] = [];
+      const down: Transfer[] = [];
       const runs = size === MB ? 10 : ROUNDS;
       for (let r = 0; r < runs; r++) {
         if (size > MB || r % 5 === 0) await baselines();
-        await new Promise((resolve) => setTimeout(resolve, 250)); // stay under 5 uploads/s (not timed)
-        const t0 = performance.now();
-        const file = await agent.files.uploadOnly(conversationId, path, { name: 'bench.bin' });
-        up.push(size / MB / ((performance.now() - t0) / 1000));
-        const t1 = performance.now();
-        await (await agent.files.download(file)).toFile(join(dir, 'out.bin'));
-        down.push(size / MB / ((performance.now() - t1) / 1000));
+        await pause();
+        const { result: file, transfer: u } = await timed(size, server.cpu, () =>
+          agent.files.uploadOnly(conversationId, path, { name: 'bench.bin' }),
+        );
+        up.push(u);
+        const { transfer: d } = await timed(size, server.cpu, async () => {
+          await (await agent.files.download(file)).toFile(join(dir, 'out.bin'));
+        });
+        down.push(d);
       }
       const label = size === MB ? '1 MB' : '100 MB';
-      rows.push([
-        `encrypt + upload, ${label}`,
-        fmt(median(up), 0),
-        fmt(median(rawEnc), 0),
-        fmt(median(up) / median(rawEnc), 2),
-      ]);
-      rows.push([
-        `download + decrypt, ${label}`,
-        fmt(median(down), 0),
-        fmt(median(rawDec), 0),
-        fmt(median(down) / median(rawDec), 2),
-      ]);
+      for (const [name, xs, raw] of [
+        [`encrypt + upload, ${label}`, up, rawEnc],
+        [`download + decrypt, ${label}`, down, rawDec],
+      ] as const) {
+        const mbps = medianOf(xs, (x) => x.mbps);
+        const rawMbps = medianOf(raw, (x) => x.mbps);
+        rows.push([name, fmt(mbps, 0), fmt(rawMbps, 0), fmt(mbps / rawMbps, 2)]);
+        const sdk = medianOf(xs, (x) => x.sdkCpuPerMb);
+        const srv = medianOf(xs, (x) => x.serverCpuPerMb);
+        const rawCpu = medianOf(raw, (x) => x.cpuPerMb);
+        cpuRows.push([
+          name,
+          fmt(sdk, 0),
+          fmt(srv, 0),
+          fmt(rawCpu, 0),
+          fmt(rawCpu / sdk, 2),
+          fmt(rawCpu / (sdk + srv), 2),
+        ]);
+      }
     }
-    rows.push([
-      'SDK AMSF encrypt + SHA-256, no I/O, 100 MB',
-      fmt(median(sdkEnc), 0),
-      fmt(median(rawEnc), 0),
-      fmt(median(sdkEnc) / median(rawEnc), 2),
-    ]);
-    rows.push([
-      'SDK SHA-256 + AMSF decrypt, no I/O, 100 MB',
-      fmt(median(sdkDec), 0),
-      fmt(median(rawDec), 0),
-      fmt(median(sdkDec) / median(rawDec), 2),
-    ]);
+    for (const [name, xs, raw] of [
+      ['SDK AMSF encrypt + SHA-256, no I/O, 100 MB', sdkEnc, rawEnc],
+      ['SDK SHA-256 + AMSF decrypt, no I/O, 100 MB', sdkDec, rawDec],
+    ] as const) {
+      const mbps = medianOf(xs, (x) => x.mbps);
+      const rawMbps = medianOf(raw, (x) => x.mbps);
+      rows.push([name, fmt(mbps, 0), fmt(rawMbps, 0), fmt(mbps / rawMbps, 2)]);
+      const sdk = medianOf(xs, (x) => x.cpuPerMb);
+      const rawCpu = medianOf(raw, (x) => x.cpuPerMb);
+      cpuRows.push([name, fmt(sdk, 0), '–', fmt(rawCpu, 0), fmt(rawCpu / sdk, 2), '–']);
+    }
+    // The fixed cost of one request: a 1-byte file up and down (what the 1 MB figures pay on top of the bytes).
+    const fixed: string[][] = [];
+    {
+      const path = join(dir, 'one-byte');
+      await writeRandomFile(path, 1);
+      const up: { wall: number; sdk: number; srv: number }[] = [];
+      const down: { wall: number; sdk: number; srv: number }[] = [];
+      for (let r = 0; r < 10; r++) {
+        await pause();
+        const { result: file, transfer: u } = await timed(MB, server.cpu, () =>
+          agent.files.uploadOnly(conversationId, path, { name: 'one.bin' }),
+        );
+        up.push({ wall: 1000 / u.mbps, sdk: u.sdkCpuPerMb / 1000, srv: u.serverCpuPerMb / 1000 });
+        const { transfer: d } = await timed(MB, server.cpu, async () => {
+          await (await agent.files.download(file)).toFile(join(dir, 'one-out'));
+        });
+        down.push({ wall: 1000 / d.mbps, sdk: d.sdkCpuPerMb / 1000, srv: d.serverCpuPerMb / 1000 });
+      }
+      for (const [name, xs] of [
+        ['encrypt + upload, 1 byte', up],
+        ['download + decrypt, 1 byte', down],
+      ] as const) {
+        fixed.push([
+          name,
+          fmt(
+            medianOf(xs, (x) => x.wall),
+            1,
+          ),
+          fmt(
+            medianOf(xs, (x) => x.sdk),
+            1,
+          ),
+          fmt(
+            medianOf(xs, (x) => x.srv),
+            1,
+          ),
+        ]);
+      }
+    }
     printTable(
       'File transfer through the reference server (MB/s, median; baseline: raw AES-256-GCM 64 KiB chunks + SHA-256, one core, same run; target ≥ 0.8×)',
       ['operation', 'SDK MB/s', 'raw MB/s', '× raw'],
       rows,
+    );
+    printTable(
+      'CPU time per MB (µs, median; process.cpuUsage of the SDK process and of the server process; × raw = raw CPU µs/MB ÷ transfer CPU µs/MB)',
+      ['operation', 'SDK µs/MB', 'server µs/MB', 'raw µs/MB', '× raw (SDK CPU)', '× raw (SDK + server CPU)'],
+      cpuRows,
+    );
+    printTable(
+      'Fixed cost of one request: a 1-byte file (ms, median of 10)',
+      ['operation', 'wall ms', 'SDK CPU ms', 'server CPU ms'],
+      fixed,
     );
     printTable(
       'Peak RSS growth of the SDK process (MB; target < 32)',

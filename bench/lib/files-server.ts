@@ -3,7 +3,9 @@
  * its hashing and disk writes do not share the SDK's core or show in the
  * SDK's RSS. Prints `{ url, agentId, token }` as one JSON line, waits for a
  * line on stdin (the agent has registered its keys), then has its user add
- * the agent and prints `{ conversationId }`. Exits when stdin closes.
+ * the agent and prints `{ conversationId }`. Each later line `cpu` prints
+ * `{ user, system }`, this process's CPU time so far in µs (so the bench can
+ * count the server's CPU per MB too). Exits when stdin closes.
  */
 import { createInterface } from 'node:readline';
 import { startReferenceServer } from '../../src/testing/index.js';
@@ -19,7 +21,11 @@ const agent = await server.control.createAgent({ ownerId: user.session!.userId, 
 console.log(JSON.stringify({ url: server.url, agentId: agent.agentId, token: agent.token }));
 const lines = createInterface({ input: process.stdin });
 let added = false;
-lines.on('line', () => {
+lines.on('line', (line) => {
+  if (line === 'cpu') {
+    console.log(JSON.stringify(process.cpuUsage()));
+    return;
+  }
   if (added) return;
   added = true;
   void user

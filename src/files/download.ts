@@ -13,10 +13,11 @@ import { fromBase64 } from '../core/encoding.js';
 import { FileIntegrityError } from '../core/errors/file-integrity-error.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import { parseFilePayload, type FilePayload } from '../core/protocol/file-payload.js';
-import { decryptFileStream } from '../crypto/file-stream/decrypt.js';
+import { FileDecryptor } from '../crypto/file-stream/decrypt.js';
 import type { RestClient } from '../transport/rest/client.js';
 import { objectKeyPath } from '../transport/rest/paths.js';
-import { writePiecesToFile } from './write-file.js';
+import { forEachPiece } from './body-pieces.js';
+import { writeBatchesToFile } from './write-file.js';
 
 /** Options of a download. */
 export interface FileDownloadOptions {
@@ -51,26 +52,55 @@ export interface FileDownload {
   toFile(path: string): Promise<void>;
 }
 
-async function* verifiedCiphertext(
-  body: AsyncIterable<Uint8Array>,
-  file: FilePayload,
-): AsyncGenerator<Uint8Array> {
-  const hash = createHash('sha256');
-  let total = 0;
-  for await (const piece of body) {
-    total += piece.length;
-    if (total > file.ciphertext_size) {
+/**
+ * Checks the ciphertext as it arrives (size within the declared one, SHA-256
+ * at the end) and decrypts it: one synchronous step per network piece, no
+ * generator between the socket and the plaintext.
+ */
+class VerifyingDecryptor {
+  readonly #file: FilePayload;
+  readonly #hash = createHash('sha256');
+  readonly #decryptor: FileDecryptor;
+  #total = 0;
+
+  constructor(file: FilePayload, key: Uint8Array) {
+    this.#file = file;
+    this.#decryptor = new FileDecryptor(key, { chunkSize: file.chunk_size, size: file.size });
+  }
+
+  /** Plaintext of the chunks completed by `piece` (never the last). */
+  push(piece: Uint8Array): Uint8Array[] {
+    this.#total += piece.length;
+    if (this.#total > this.#file.ciphertext_size) {
       throw new FileIntegrityError('size', 'The object is larger than the declared ciphertext size.');
     }
-    hash.update(piece);
-    yield piece;
+    this.#hash.update(piece);
+    return this.#decryptor.push(piece);
   }
-  if (total !== file.ciphertext_size) {
-    throw new FileIntegrityError('truncated', 'The object is shorter than the declared ciphertext size.');
+
+  /** The last chunk's plaintext, released only once the size and the SHA-256 matched. */
+  end(): Uint8Array[] {
+    if (this.#total !== this.#file.ciphertext_size) {
+      throw new FileIntegrityError('truncated', 'The object is shorter than the declared ciphertext size.');
+    }
+    if (this.#hash.digest('hex') !== this.#file.ciphertext_sha256) {
+      throw new FileIntegrityError('sha256', "The object's SHA-256 differs from the declared one.");
+    }
+    return this.#decryptor.end();
   }
-  if (hash.digest('hex') !== file.ciphertext_sha256) {
-    throw new FileIntegrityError('sha256', "The object's SHA-256 differs from the declared one.");
+}
+
+/** The verified plaintext of `body`, one yield per plaintext piece. */
+async function* plaintextOf(
+  body: AsyncIterable<Uint8Array>,
+  file: FilePayload,
+  key: Uint8Array,
+): AsyncGenerator<Uint8Array> {
+  const verifier = new VerifyingDecryptor(file, key);
+  for await (const piece of body) {
+    for (const plain of verifier.push(piece)) yield plain;
   }
+  yield* verifier.end();
 }
 
 /**
@@ -104,10 +134,7 @@ export async function downloadFile(
   const stream = (): AsyncIterable<Uint8Array> => {
     if (used) throw new ValidationError({ message: 'A download can be read once.' });
     used = true;
-    return decryptFileStream(verifiedCiphertext(res.body, file), key, {
-      chunkSize: file.chunk_size,
-      size: file.size,
-    });
+    return plaintextOf(res.body, file, key);
   };
   return {
     file,
@@ -126,9 +153,16 @@ export async function downloadFile(
       return out;
     },
     async toFile(path) {
+      if (used) throw new ValidationError({ message: 'A download can be read once.' });
+      used = true;
       const part = `${path}.part`;
       try {
-        await writePiecesToFile(stream(), part);
+        const verifier = new VerifyingDecryptor(file, key);
+        await writeBatchesToFile(part, async (writer) => {
+          await forEachPiece(res.body, (piece) => writer.add(verifier.push(piece)));
+          const due = writer.add(verifier.end());
+          if (due !== undefined) await due;
+        });
         await rename(part, path);
       } catch (err) {
         await rm(part, { force: true });

@@ -21,10 +21,12 @@ export const SOURCE_READ_BYTES = 1_048_576;
  * every piece before it asks for the next, so a 100 MB upload allocates one
  * 1 MiB buffer instead of a fresh one per read (less garbage, lower peak RSS).
  */
-async function* readFileReusing(path: string | URL): AsyncGenerator<Uint8Array> {
+async function* readFileReusing(path: string | URL, size: number): AsyncGenerator<Uint8Array> {
   const handle = await open(path, 'r');
   try {
-    const buffer = new Uint8Array(SOURCE_READ_BYTES);
+    // No larger than the file (plus one byte to see its end in one read): a 1 KB file costs no 1 MiB buffer.
+    // Not zero-filled: only the bytes a read filled are ever handed out.
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(SOURCE_READ_BYTES, size + 1)));
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) return;
@@ -84,7 +86,7 @@ export async function openSource(source: FileSource): Promise<OpenedSource> {
     }
     const path = typeof source === 'string' ? source : source.pathname;
     return {
-      pieces: readFileReusing(source),
+      pieces: readFileReusing(source, info.size),
       size: info.size,
       name: basename(path),
     };

@@ -15,10 +15,13 @@ import { FILE_FORMAT, type FilePayload } from '../core/protocol/file-payload.js'
 import { parseWith } from '../core/protocol/parse.js';
 import { FILE_ROUTES, routePath } from '../core/protocol/service-names.js';
 import { toBase64 } from '../core/encoding.js';
-import { createFileEncryptionParams, encryptFileStream } from '../crypto/file-stream/encrypt.js';
+import { createFileEncryptionParams, FileEncryptor } from '../crypto/file-stream/encrypt.js';
 import { ciphertextSize, DEFAULT_CHUNK_SIZE } from '../crypto/file-stream/format.js';
 import type { RestClient } from '../transport/rest/client.js';
 import { bytesOnly, openSource, type FileSource } from './sources.js';
+
+/** Length of the SHA-256 that ends an upload body. */
+const UPLOAD_DIGEST_BYTES = 32;
 
 /** Options of an upload. */
 export interface FileUploadOptions {
@@ -80,16 +83,23 @@ export async function uploadFile(
   let sent = 0;
   let plaintextSize = 0;
   let ourSha256 = '';
+  const expectedCiphertext =
+    opened.size === undefined ? undefined : ciphertextSize(opened.size, params.chunkSize);
   async function* body(): AsyncGenerator<Uint8Array> {
-    const cipher = encryptFileStream(bytesOnly(opened.pieces), params, {
-      maxBytes: FILE_MAX_BYTES,
-      onPlaintextSize: (n) => (plaintextSize = n),
-    });
-    for await (const piece of cipher) {
-      hash.update(piece);
-      sent += piece.length;
-      yield piece;
+    const encryptor = new FileEncryptor(params, { maxBytes: FILE_MAX_BYTES });
+    for await (const piece of bytesOnly(opened.pieces)) {
+      for (const sealed of encryptor.push(piece)) {
+        hash.update(sealed);
+        sent += sealed.length;
+        yield sealed;
+      }
     }
+    for (const sealed of encryptor.end()) {
+      hash.update(sealed);
+      sent += sealed.length;
+      yield sealed;
+    }
+    plaintextSize = encryptor.plaintextSize;
     const digest = hash.digest();
     ourSha256 = digest.toString('hex');
     yield digest;
@@ -99,9 +109,7 @@ export async function uploadFile(
     path: routePath(FILE_ROUTES.uploadFile, { id: conversationId }),
     body: body(),
     contentType: 'application/octet-stream',
-    ...(opened.size === undefined
-      ? {}
-      : { contentLength: ciphertextSize(opened.size, params.chunkSize) + 32 }),
+    ...(opened.size === undefined ? {} : { contentLength: (expectedCiphertext ?? 0) + UPLOAD_DIGEST_BYTES }),
     limiter: 'files',
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });

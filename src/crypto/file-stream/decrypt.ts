@@ -24,6 +24,76 @@ export interface DecryptFileStreamOptions {
 }
 
 /**
+ * Synchronous AMSF decryptor: `push` ciphertext pieces of any size, then
+ * `end`; each returns the verified plaintext now available (a chunk's
+ * plaintext in as many pieces as its ciphertext arrived in). No promise per
+ * piece: the download loop calls it directly. The pushed pieces are kept
+ * (as views) until their chunk is complete, so do not reuse their buffers.
+ */
+export class FileDecryptor {
+  readonly #key: Uint8Array;
+  readonly #options: DecryptFileStreamOptions;
+  readonly #reader = new ChunkReader();
+  #total = 0;
+
+  /**
+   * @throws {@link index!FileIntegrityError | FileIntegrityError} `header` when the key is not 32 bytes.
+   */
+  constructor(key: Uint8Array, options: DecryptFileStreamOptions = {}) {
+    if (key.length !== FILE_KEY_BYTES)
+      throw new FileIntegrityError('header', 'The file key must be 32 bytes.');
+    this.#key = key;
+    this.#options = options;
+  }
+
+  /**
+   * Adds ciphertext; returns the plaintext of the chunks now complete and verified (never the last).
+   *
+   * @throws {@link index!FileIntegrityError | FileIntegrityError} on any failed check (header, chunk, size).
+   */
+  push(piece: Uint8Array): Uint8Array[] {
+    const chunks = this.#reader.push(piece);
+    if (chunks.length === 0) return [];
+    if (chunks.length === 1) return this.#open(chunks[0]!);
+    const out: Uint8Array[] = [];
+    for (const chunk of chunks) for (const plain of this.#open(chunk)) out.push(plain);
+    return out;
+  }
+
+  /**
+   * Ends the ciphertext; returns the last chunk's plaintext once it and the total size verified.
+   *
+   * @throws {@link index!FileIntegrityError | FileIntegrityError} on any failed check (header, chunk, truncated, trailing, size).
+   */
+  end(): Uint8Array[] {
+    const last = this.#open(this.#reader.end());
+    if (this.#options.size !== undefined && this.#total !== this.#options.size) {
+      throw new FileIntegrityError('size', 'The file size differs from its declared size.');
+    }
+    return last;
+  }
+
+  #open(chunk: SealedChunk): Uint8Array[] {
+    const header = this.#reader.header!;
+    const { chunkSize, size } = this.#options;
+    if (chunkSize !== undefined && header.chunkSize !== chunkSize) {
+      throw new FileIntegrityError('header', 'The chunk size differs from the declared one.');
+    }
+    const plain = openChunkPieces(
+      this.#key,
+      chunkNonce(header.noncePrefix, chunk.index, chunk.last),
+      header.bytes,
+      chunk.pieces,
+    );
+    for (const piece of plain) this.#total += piece.length;
+    if (size !== undefined && this.#total > size) {
+      throw new FileIntegrityError('size', 'The file is larger than its declared size.');
+    }
+    return plain;
+  }
+}
+
+/**
  * Decrypts `source` under `key`.
  *
  * @throws {@link index!FileIntegrityError | FileIntegrityError} on any failed check (header, chunk, truncated, trailing, size).
@@ -37,32 +107,7 @@ export async function* decryptFileStream(
   key: Uint8Array,
   options: DecryptFileStreamOptions = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  if (key.length !== FILE_KEY_BYTES) throw new FileIntegrityError('header', 'The file key must be 32 bytes.');
-  const reader = new ChunkReader();
-  let total = 0;
-  const open = (chunk: SealedChunk): Uint8Array[] => {
-    const header = reader.header!;
-    if (options.chunkSize !== undefined && header.chunkSize !== options.chunkSize) {
-      throw new FileIntegrityError('header', 'The chunk size differs from the declared one.');
-    }
-    const plain = openChunkPieces(
-      key,
-      chunkNonce(header.noncePrefix, chunk.index, chunk.last),
-      header.bytes,
-      chunk.pieces,
-    );
-    for (const piece of plain) total += piece.length;
-    if (options.size !== undefined && total > options.size) {
-      throw new FileIntegrityError('size', 'The file is larger than its declared size.');
-    }
-    return plain;
-  };
-  for await (const piece of source) {
-    for (const chunk of reader.push(piece)) yield* open(chunk);
-  }
-  const last = open(reader.end());
-  if (options.size !== undefined && total !== options.size) {
-    throw new FileIntegrityError('size', 'The file size differs from its declared size.');
-  }
-  yield* last;
+  const decryptor = new FileDecryptor(key, options);
+  for await (const piece of source) yield* decryptor.push(piece);
+  yield* decryptor.end();
 }

@@ -208,8 +208,15 @@ async function rig(w: World, b: Blaster): Promise<Rig> {
  * from the blaster, all at once or paced at 1,000/s. Returns messages/s and
  * the send → handler latencies (sorted).
  */
-async function runAgent(w: World, b: Blaster, r: Rig, batch: string[], paced: boolean) {
-  const agent = agentFor(w, r.acc, { webSocketUrl: b.url, keyStore: r.keyStore });
+async function runAgent(
+  w: World,
+  b: Blaster,
+  r: Rig,
+  batch: string[],
+  paced: boolean,
+  extra: Partial<AgentOptions> = {},
+) {
+  const agent = agentFor(w, r.acc, { webSocketUrl: b.url, keyStore: r.keyStore, ...extra });
   const socket = b.socket();
   await agent.connect();
   const server = await socket;
@@ -422,7 +429,7 @@ export default async function (): Promise<void> {
   const w = await world();
   const b = await blaster();
   const r = await rig(w, b);
-  const rounds = 5;
+  const rounds = Number(process.env['BENCH_AGENT_ROUNDS'] ?? 5);
   const got = {
     one: [] as number[],
     sixteen: [] as number[],
@@ -431,6 +438,8 @@ export default async function (): Promise<void> {
     cpuOn: [] as number[],
     async64: [] as number[],
     sync: [] as number[],
+    sixteenNoPool: [] as number[],
+    sixteenPool2: [] as number[],
   };
   let sample: string[] = [];
   // Round 0 warms the JIT and the caches up and is not recorded (its figures run ~25 % low).
@@ -442,6 +451,13 @@ export default async function (): Promise<void> {
     const one = (await runAgent(w, b, r, sample, false)).rate;
     const off = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
     const sixteen = off.rate;
+    // Issue #16: the same 16-conversation run opening every envelope on this thread (as before the
+    // pool: the baseline), and with two forced workers; the row above is the default ('auto').
+    const noPool = (
+      await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, { openWorkers: false })
+    ).rate;
+    const pool2 = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, { openWorkers: 2 }))
+      .rate;
     b.grantAcks = true;
     const ackedBefore = b.acked;
     const on = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
@@ -456,6 +472,8 @@ export default async function (): Promise<void> {
     got.sync.push(dec.sync);
     got.one.push(one);
     got.sixteen.push(sixteen);
+    got.sixteenNoPool.push(noPool);
+    got.sixteenPool2.push(pool2);
   }
   const bare = await bareWs(sample, false);
   const sync = median(got.sync);
@@ -491,6 +509,23 @@ export default async function (): Promise<void> {
       ['bare ws client, JSON.parse per frame', fmt(bare.rate), '—', '—'],
     ],
   );
+  const noPool = median(got.sixteenNoPool);
+  const vsNoPool = (x: number): string => `${fmt(x / noPool, 2)}×`;
+  printTable(
+    `Opening on worker threads (issue #16): Agent, 16 conversations, acks off, same runs as above`,
+    ['openWorkers', 'messages/s', 'vs openWorkers: false', 'Baseline in the same run'],
+    [
+      [
+        'false (every envelope on this thread, as before)',
+        fmt(noPool),
+        '1.00×',
+        `sync open alone: ${fmt(sync)}/s`,
+      ],
+      ["'auto' (the default)", fmt(median(got.sixteen)), vsNoPool(median(got.sixteen)), '—'],
+      ['2 (forced)', fmt(median(got.sixteenPool2)), vsNoPool(median(got.sixteenPool2)), '—'],
+    ],
+  );
+  console.log(`\nTarget (issue #16): 'auto' ≥ 1.5× openWorkers: false in the same run.\n`);
   console.log(
     `\nTarget (issue #6): ≥ 3,000/s on a machine where the decrypt pipeline alone does ~4,500/s on one core, ` +
       `i.e. ≥ ${fmt(3000 / 4500, 2)}× of decrypt alone. This machine's sync open alone: ${fmt(sync)}/s ` +
@@ -499,20 +534,37 @@ export default async function (): Promise<void> {
 
   const count = Math.min(N, 5000);
   const lat = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true)).lat;
+  const latNoPool = (
+    await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true, { openWorkers: false })
+  ).lat;
   const bareLat = (await bareWs(sample.slice(0, count), true)).lat;
   printTable(
     `Handler latency at 1,000 messages/s (${fmt(count)} messages, 16 conversations)`,
     ['What', 'p50 ms', 'p99 ms', 'max ms', 'Baseline: bare ws + JSON.parse p50 / p99 ms'],
     [
       [
-        'send → handler',
+        "send → handler, openWorkers 'auto' (default)",
         fmt(percentile(lat, 50), 2),
         fmt(percentile(lat, 99), 2),
         fmt(lat.at(-1) ?? 0, 2),
         `${fmt(percentile(bareLat, 50), 2)} / ${fmt(percentile(bareLat, 99), 2)}`,
       ],
+      [
+        'send → handler, openWorkers: false',
+        fmt(percentile(latNoPool, 50), 2),
+        fmt(percentile(latNoPool, 99), 2),
+        fmt(latNoPool.at(-1) ?? 0, 2),
+        '—',
+      ],
     ],
   );
+  console.log(`\nTarget (issue #16): p99 ≤ 20 ms at 1,000 msg/s with the pool.\n`);
+  if (process.env['BENCH_ONLY'] === 'receive') {
+    // Only the receive tables (throughput, worker threads, latency): `BENCH_ONLY=receive`.
+    await b.close();
+    await w.server.close();
+    return;
+  }
 
   const viaCount = Math.min(N, 1500);
   const served = await viaServer(w, true, viaCount);

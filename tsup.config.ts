@@ -13,7 +13,7 @@ export default defineConfig([
       'crypto/index': 'src/crypto/index.ts',
       'testing/index': 'src/testing/index.ts',
       // The open pool's worker thread (src/crypto/open-pool): spawned by path, next to the chunks.
-      'open-worker': 'src/crypto/open-pool/open-worker.ts',
+      'open-worker': 'src/crypto/open-pool/open-worker.node.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

@@ -209,7 +209,7 @@ async function inFlightTable(s: Scenario): Promise<void> {
   // Worker pools started (and warmed) before they are measured: 'auto' as the Agent runs it, and
   // one worker per core (the calling thread then only hands envelopes over).
   const auto = new OpenWorkerPool({ workers: 'auto' });
-  const perCore = new OpenWorkerPool({ workers: os.availableParallelism(), jobsPerWorker: 1_000_000 });
+  const perCore = new OpenWorkerPool({ workers: os.availableParallelism() });
   for (const p of [auto, perCore]) {
     const until = Date.now() + 3000;
     while (p.stats().openedInWorkers < 2000 && Date.now() < until) {

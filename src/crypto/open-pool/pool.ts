@@ -25,7 +25,6 @@
  *
  * @module
  */
-import type { Worker } from 'node:worker_threads';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { openAsync } from '../open.js';
 import { checkOpenOptions, type OpenAsyncOptions, type OpenedEnvelope } from '../open-options.js';
@@ -38,7 +37,7 @@ import {
   type PoolMessage,
   type WorkerMessage,
 } from './protocol.js';
-import { findWorkerScript, workerThreads, type WorkerScript } from './worker-script.js';
+import { findWorkerScript, workerThreads, type WorkerLike, type WorkerScript } from './worker-script.node.js';
 
 /**
  * How the Agent opens envelopes: `'auto'` (worker threads only while many
@@ -51,7 +50,7 @@ export type OpenWorkersSetting = 'auto' | number | false;
 export const AUTO_IN_FLIGHT_THRESHOLD = 8;
 /** Workers with nothing to do for this long are stopped, ms. */
 export const OPEN_POOL_IDLE_MS = 30_000;
-/** Most jobs waiting at one worker; beyond, the calling thread opens envelopes itself. */
+/** In `'auto'`, most jobs waiting at one worker; beyond, the calling thread opens envelopes itself. */
 export const JOBS_PER_WORKER = 32;
 /** Most workers `'auto'` starts, whatever the core count. */
 export const AUTO_MAX_WORKERS = 4;
@@ -68,7 +67,7 @@ export interface OpenPoolOptions {
   readonly idleMs?: number;
   /** In `'auto'`: opens in flight from which the pool is used. @defaultValue {@link AUTO_IN_FLIGHT_THRESHOLD} */
   readonly autoThreshold?: number;
-  /** Jobs one worker may hold before the calling thread opens too. @defaultValue {@link JOBS_PER_WORKER} */
+  /** In `'auto'`: jobs one worker may hold before the calling thread opens too. @defaultValue {@link JOBS_PER_WORKER} */
   readonly jobsPerWorker?: number;
   /** Called with each worker started (to observe it; tests stop one to see nothing is lost). */
   readonly onWorker?: (worker: OpenWorkerHandle) => void;
@@ -102,7 +101,7 @@ interface Pending {
 }
 
 interface Thread {
-  readonly worker: Worker;
+  readonly worker: WorkerLike;
   ready: boolean;
   /** It threw (an uncaught error, or its script did not load). */
   failed: boolean;
@@ -231,7 +230,8 @@ export class OpenWorkerPool {
       if (!forced && !t.ready) continue; // 'auto' does not wait for a worker to start
       if (best === undefined || t.pending.size < best.pending.size) best = t;
     }
-    if (best === undefined || best.pending.size >= this.#perWorker) return undefined;
+    // 'auto' lets the calling thread open too once every worker is full; a forced count does not.
+    if (best === undefined || (!forced && best.pending.size >= this.#perWorker)) return undefined;
     return best;
   }
 
@@ -312,7 +312,7 @@ export class OpenWorkerPool {
       return;
     }
     while (this.#threads.length < this.#size) {
-      let worker: Worker;
+      let worker: WorkerLike;
       try {
         const script = this.#script;
         worker =
@@ -337,14 +337,22 @@ export class OpenWorkerPool {
         flushing: false,
       };
       worker.on('message', (msg: WorkerMessage) => this.#onMessage(thread, msg));
-      worker.on('error', () => void (thread.failed = true)); // 'exit' follows and re-opens what it held
+      worker.on('error', (err: unknown) => {
+        // 'exit' follows and re-opens what it held. The error is the worker's own code failing
+        // (its script, the runtime): its name and message carry no key or envelope content.
+        thread.failed = true;
+        this.#logger.debug('an envelope worker thread failed', {
+          error: (err as Error)?.name,
+          message: (err as Error)?.message,
+        });
+      });
       worker.on('exit', () => this.#onExit(thread));
       this.#threads.push(thread);
       this.#onWorkerHook(worker);
     }
   }
 
-  #onWorkerHook(worker: Worker): void {
+  #onWorkerHook(worker: WorkerLike): void {
     try {
       this.#onWorker?.(worker);
     } catch {

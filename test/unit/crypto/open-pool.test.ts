@@ -22,9 +22,9 @@ import { catchCryptoAsync, parties, sealOptionsFor } from './helpers.js';
 const p = parties(2);
 const SENDER = 'agent-sender';
 const me = p.recipients[0]!;
+const base = { recipientId: 'recipient-0', keys: me };
 const options: OpenAsyncOptions = {
-  recipientId: 'recipient-0',
-  keys: me,
+  ...base,
   senderKey: (id) => (id === SENDER ? p.sender.signing.publicKey : undefined),
 };
 const sealText = (text: string): Uint8Array => sealBytes({ type: 'text', text }, sealOptionsFor(p));
@@ -49,7 +49,7 @@ describe('OpenWorkerPool on worker threads', () => {
       workers.open(wire, options),
       workers.open(good, options),
     ]);
-    const inThread = open(wire, { ...options, senderKey: p.sender.signing.publicKey });
+    const inThread = open(wire, { ...base, senderKey: p.sender.signing.publicKey });
     expect(fromWorker).toEqual(inThread);
     expect(fromBytes).toEqual(inThread);
     expect(workers.stats()).toMatchObject({ workers: 1, openedInWorkers: 2, openedInThread: 0, reopened: 0 });
@@ -97,7 +97,7 @@ describe('OpenWorkerPool on worker threads', () => {
 
   it('loses no envelope when a worker is terminated mid-flight: they are opened again here', async () => {
     const started: OpenWorkerHandle[] = [];
-    const workers = pool({ workers: 1, jobsPerWorker: 1000, onWorker: (w) => void started.push(w) });
+    const workers = pool({ workers: 1, onWorker: (w) => void started.push(w) });
     const texts = Array.from({ length: 120 }, (_, i) => `message ${i}`);
     const wires = texts.map((t) => toBase64(sealText(t)));
     const results = Promise.all(wires.map((w) => workers.open(w, options)));
@@ -189,7 +189,7 @@ describe('peekSenderId', () => {
         const id = peekSenderId(damaged);
         if (id !== undefined && id !== SENDER) {
           // A damaged header names another sender: the signature check then refuses it.
-          expect(() => open(damaged, { ...options, senderKey: () => undefined })).toThrow(CryptoError);
+          expect(() => open(damaged, { ...base, senderKey: () => undefined })).toThrow(CryptoError);
         }
       }),
     );

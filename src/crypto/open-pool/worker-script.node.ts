@@ -15,6 +15,12 @@
 import type * as WorkerThreads from 'node:worker_threads';
 
 type WorkerThreadsModule = typeof WorkerThreads;
+
+/** What the pool uses of a `node:worker_threads` Worker. */
+export type WorkerLike = Pick<
+  WorkerThreads.Worker,
+  'postMessage' | 'on' | 'ref' | 'unref' | 'terminate' | 'threadId'
+>;
 interface ProcessLike {
   getBuiltinModule?: (id: string) => unknown;
 }
@@ -66,7 +72,7 @@ function sourceScript(self: string): WorkerScript | undefined {
   if (mod === undefined || url === undefined) return undefined;
   try {
     const api = mod.createRequire(self).resolve('tsx/cjs/api');
-    const file = url.fileURLToPath(new URL('./open-worker.ts', self));
+    const file = url.fileURLToPath(new URL('./open-worker.node.ts', self));
     return { code: `require(${JSON.stringify(api)}).register();\nrequire(${JSON.stringify(file)});` };
   } catch {
     return undefined;

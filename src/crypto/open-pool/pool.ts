@@ -138,6 +138,20 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * Whether a worker keeps the process alive: only while it holds jobs (so a
+ * script awaiting an open does not exit under it); never when idle. Some
+ * runtimes' worker_threads lack ref/unref: then nothing is changed.
+ */
+function hold(worker: WorkerLike, busy: boolean): void {
+  try {
+    if (busy) worker.ref();
+    else worker.unref();
+  } catch {
+    // not supported here
+  }
+}
+
 /** Envelope bytes in a buffer of their own (one copy), to be transferred: the caller's array stays usable. */
 function transferable(bytes: Uint8Array): Uint8Array {
   return bytes.slice();
@@ -195,7 +209,7 @@ export class OpenWorkerPool {
   /**
    * Opens an envelope: on a worker when the pool is in use, else here.
    *
-   * @throws {@link CryptoError} and {@link ValidationError} exactly as `openAsync`.
+   * @throws {@link index!CryptoError | CryptoError} and {@link index!ValidationError | ValidationError} exactly as `openAsync`.
    */
   async open(input: string | Uint8Array, options: OpenAsyncOptions): Promise<OpenedEnvelope> {
     this.#inFlight += 1;
@@ -281,7 +295,7 @@ export class OpenWorkerPool {
     }
     thread.buffer.push(job);
     if (!thread.refd) {
-      thread.worker.ref();
+      hold(thread.worker, true);
       thread.refd = true;
     }
     if (!thread.flushing) {
@@ -324,7 +338,7 @@ export class OpenWorkerPool {
         this.#logger.debug('worker threads could not start: envelopes are opened on the calling thread');
         return;
       }
-      worker.unref();
+      hold(worker, false);
       const thread: Thread = {
         worker,
         ready: false,
@@ -367,7 +381,7 @@ export class OpenWorkerPool {
     }
     for (const r of msg.results) this.#settle(thread, r);
     if (thread.pending.size === 0 && thread.refd) {
-      thread.worker.unref();
+      hold(thread.worker, false);
       thread.refd = false;
     }
     if (this.#threads.every((t) => t.pending.size === 0)) this.#armIdle();

@@ -244,12 +244,12 @@ async function inFlightTable(s: Scenario): Promise<void> {
       ['openAsync, one at a time', fmt(serialAsync!), ratio(serialAsync!, base!)],
       [`openAsync, ${IN_FLIGHT} in flight`, fmt(par), ratio(par, base!)],
       [
-        `OpenWorkerPool 'auto' (${autoWorkerCount()} worker + this thread), ${IN_FLIGHT} in flight`,
+        `OpenWorkerPool 'auto' (${autoWorkerCount()} workers), ${IN_FLIGHT} in flight`,
         fmt(pool64),
         ratio(pool64, base!),
       ],
       [
-        `OpenWorkerPool, ${os.availableParallelism()} workers (this thread only hands over), ${IN_FLIGHT} in flight`,
+        `OpenWorkerPool, ${os.availableParallelism()} workers forced, ${IN_FLIGHT} in flight`,
         fmt(perCore64),
         ratio(perCore64, base!),
       ],

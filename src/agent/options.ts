@@ -148,7 +148,7 @@ export interface AgentOptions {
    * Where envelopes are opened (docs/performance.md, "Opening on worker threads"):
    * - `'auto'`: on the calling thread for a trickle; once 8 envelopes
    *   (`AUTO_IN_FLIGHT_THRESHOLD`) are being opened at once, also
-   *   on worker threads (one fewer than the cores, 1 to 4), started when first
+   *   on worker threads (one per core, at most 4, none on a single core), started when first
    *   needed, stopped after 30 s without work, never keeping the process alive;
    * - a number: that many worker threads, used for every envelope;
    * - `false`: always on the calling thread.

@@ -51,7 +51,7 @@ export const AUTO_IN_FLIGHT_THRESHOLD = 8;
 /** Workers with nothing to do for this long are stopped, ms. */
 export const OPEN_POOL_IDLE_MS = 30_000;
 /** In `'auto'`, most jobs waiting at one worker; beyond, the calling thread opens envelopes itself. */
-export const JOBS_PER_WORKER = 32;
+export const JOBS_PER_WORKER = 64;
 /** Most workers `'auto'` starts, whatever the core count. */
 export const AUTO_MAX_WORKERS = 4;
 /** After this many workers died unexpectedly, the pool stops starting new ones. */
@@ -114,13 +114,16 @@ interface Thread {
   flushing: boolean;
 }
 
-/** The worker count `'auto'` uses: one fewer than the cores (the calling thread opens too), 1 to 4. */
+/**
+ * The worker count `'auto'` uses: one per core, at most {@link AUTO_MAX_WORKERS};
+ * 0 on a single core (a worker would only add the hand-over to the same core).
+ */
 export function autoWorkerCount(): number {
   const os = (
     globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
   ).process?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number } | undefined;
   const cores = os?.availableParallelism?.() ?? 1;
-  return Math.max(1, Math.min(AUTO_MAX_WORKERS, cores - 1));
+  return cores <= 1 ? 0 : Math.min(AUTO_MAX_WORKERS, cores);
 }
 
 function sameKeys(a: readonly KeyPair[], b: readonly KeyPair[]): boolean {
@@ -214,9 +217,8 @@ export class OpenWorkerPool {
   async open(input: string | Uint8Array, options: OpenAsyncOptions): Promise<OpenedEnvelope> {
     this.#inFlight += 1;
     try {
-      const thread = this.#pick(options);
-      if (thread === undefined) return await this.#inThread(input, options);
-      return await this.#openOnWorker(thread, input, options);
+      if (!this.#wanted(options)) return await this.#inThread(input, options);
+      return await this.#pooled(input, options);
     } finally {
       this.#inFlight -= 1;
     }
@@ -233,23 +235,31 @@ export class OpenWorkerPool {
     return openAsync(input, options);
   }
 
-  /** The worker to take this open, or undefined to open here. */
-  #pick(options: OpenAsyncOptions): Thread | undefined {
-    if (this.#setting === false || this.#disabled || options.backend !== undefined) return undefined;
-    const forced = this.#setting !== 'auto';
-    if (!forced && this.#inFlight < this.#threshold) return undefined;
+  /** Whether this open goes through the pool (starting its workers when needed). */
+  #wanted(options: OpenAsyncOptions): boolean {
+    if (this.#setting === false || this.#disabled || options.backend !== undefined) return false;
+    if (this.#setting === 'auto' && (this.#inFlight < this.#threshold || this.#size === 0)) return false;
     this.#ensureThreads();
+    return this.#threads.length > 0;
+  }
+
+  /**
+   * The worker to take a job now, or undefined to open here: the one holding
+   * the fewest jobs. `'auto'` neither waits for a worker to start nor gives
+   * one more than its share: the calling thread opens too.
+   */
+  #pick(): Thread | undefined {
+    const forced = this.#setting !== 'auto';
     let best: Thread | undefined;
     for (const t of this.#threads) {
-      if (!forced && !t.ready) continue; // 'auto' does not wait for a worker to start
+      if (!forced && !t.ready) continue;
       if (best === undefined || t.pending.size < best.pending.size) best = t;
     }
-    // 'auto' lets the calling thread open too once every worker is full; a forced count does not.
     if (best === undefined || (!forced && best.pending.size >= this.#perWorker)) return undefined;
     return best;
   }
 
-  async #openOnWorker(thread: Thread, input: string | Uint8Array, options: OpenAsyncOptions) {
+  async #pooled(input: string | Uint8Array, options: OpenAsyncOptions): Promise<OpenedEnvelope> {
     const { keys, maxBytes, acceptLegacy } = checkOpenOptions(options);
     const senderId = peekSenderId(input);
     let senderKey: Uint8Array | undefined;
@@ -263,7 +273,14 @@ export class OpenWorkerPool {
         return this.#inThread(input, options);
       }
     }
-    if (!this.#threads.includes(thread)) return this.#inThread(input, options); // it died meanwhile
+    // Chosen only now (after the lookup), so the jobs started together spread over the workers.
+    const thread = this.#pick();
+    if (thread === undefined) {
+      // Every worker is starting or full: this thread opens it, with the key already looked up.
+      // openAsync, not open: the calling thread must go on handing envelopes to the workers.
+      this.#counts.openedInThread += 1;
+      return openAsync(input, { ...options, senderKey: (id) => (id === senderId ? senderKey : undefined) });
+    }
     if (!sameKeys(keys, this.#keys)) {
       this.#keys = keys;
       this.#keysVersion += 1;

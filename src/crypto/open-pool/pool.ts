@@ -244,9 +244,9 @@ export class OpenWorkerPool {
   }
 
   /**
-   * The worker to take a job now, or undefined to open here: the one holding
-   * the fewest jobs. `'auto'` neither waits for a worker to start nor gives
-   * one more than its share: the calling thread opens too.
+   * The worker to take a job now (the one holding the fewest), or undefined
+   * to open here: `'auto'` does not wait for a worker to start, nor give one
+   * more than {@link JOBS_PER_WORKER}; a forced count always picks a worker.
    */
   #pick(): Thread | undefined {
     const forced = this.#setting !== 'auto';

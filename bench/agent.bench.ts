@@ -440,6 +440,8 @@ export default async function (): Promise<void> {
     sync: [] as number[],
     sixteenNoPool: [] as number[],
     sixteenPool2: [] as number[],
+    cpuNoPool: [] as number[],
+    cpuPool2: [] as number[],
   };
   let sample: string[] = [];
   // Round 0 warms the JIT and the caches up and is not recorded (its figures run ~25 % low).
@@ -453,11 +455,14 @@ export default async function (): Promise<void> {
     const sixteen = off.rate;
     // Issue #16: the same 16-conversation run opening every envelope on this thread (as before the
     // pool: the baseline), and with two forced workers; the row above is the default ('auto').
-    const noPool = (
-      await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, { openWorkers: false })
-    ).rate;
-    const pool2 = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, { openWorkers: 2 }))
-      .rate;
+    const noPoolRun = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, {
+      openWorkers: false,
+    });
+    const pool2Run = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, {
+      openWorkers: 2,
+    });
+    const noPool = noPoolRun.rate;
+    const pool2 = pool2Run.rate;
     b.grantAcks = true;
     const ackedBefore = b.acked;
     const on = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
@@ -474,6 +479,8 @@ export default async function (): Promise<void> {
     got.sixteen.push(sixteen);
     got.sixteenNoPool.push(noPool);
     got.sixteenPool2.push(pool2);
+    got.cpuNoPool.push(noPoolRun.cpuUsPerMessage);
+    got.cpuPool2.push(pool2Run.cpuUsPerMessage);
   }
   const bare = await bareWs(sample, false);
   const sync = median(got.sync);
@@ -513,7 +520,13 @@ export default async function (): Promise<void> {
   const vsNoPool = (x: number): string => `${fmt(x / noPool, 2)}×`;
   printTable(
     `Opening on worker threads (issue #16): Agent, 16 conversations, acks off, same runs as above`,
-    ['openWorkers', 'messages/s', 'vs openWorkers: false', 'Baseline in the same run'],
+    [
+      'openWorkers',
+      'messages/s',
+      'vs openWorkers: false',
+      'CPU µs/message (all threads)',
+      'Baseline in the same run',
+    ],
     [
       [
         'false (every envelope on this thread, as before)',

@@ -532,10 +532,23 @@ export default async function (): Promise<void> {
         'false (every envelope on this thread, as before)',
         fmt(noPool),
         '1.00×',
+        fmt(median(got.cpuNoPool)),
         `sync open alone: ${fmt(sync)}/s`,
       ],
-      ["'auto' (the default)", fmt(median(got.sixteen)), vsNoPool(median(got.sixteen)), '—'],
-      ['2 (forced)', fmt(median(got.sixteenPool2)), vsNoPool(median(got.sixteenPool2)), '—'],
+      [
+        "'auto' (the default)",
+        fmt(median(got.sixteen)),
+        vsNoPool(median(got.sixteen)),
+        fmt(median(got.cpuOff)),
+        '—',
+      ],
+      [
+        '2 (forced)',
+        fmt(median(got.sixteenPool2)),
+        vsNoPool(median(got.sixteenPool2)),
+        fmt(median(got.cpuPool2)),
+        '—',
+      ],
     ],
   );
   console.log(`\nTarget (issue #16): 'auto' ≥ 1.5× openWorkers: false in the same run.\n`);

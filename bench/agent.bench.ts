@@ -21,6 +21,7 @@
  *    connection is reset; time from the reset to `connected`, and from
  *    `connected` to the last redelivered message handled.
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -88,8 +89,9 @@ function agentFor(
   w: World,
   acc: { agentId: string; token: string },
   extra: Partial<AgentOptions> = {},
+  cls: typeof Agent = Agent,
 ): Agent {
-  return new Agent({
+  return new cls({
     baseUrl: w.server.url,
     agentId: acc.agentId,
     token: acc.token,
@@ -215,8 +217,9 @@ async function runAgent(
   batch: string[],
   paced: boolean,
   extra: Partial<AgentOptions> = {},
+  cls: typeof Agent = Agent,
 ) {
-  const agent = agentFor(w, r.acc, { webSocketUrl: b.url, keyStore: r.keyStore, ...extra });
+  const agent = agentFor(w, r.acc, { webSocketUrl: b.url, keyStore: r.keyStore, ...extra }, cls);
   const socket = b.socket();
   await agent.connect();
   const server = await socket;
@@ -426,6 +429,10 @@ async function bareReconnect(w: World, times: number): Promise<number[]> {
 }
 
 export default async function (): Promise<void> {
+  // The openWorkers rows run the built Agent when there is one: from src/, each worker loads the
+  // sources through tsx (about a second of CPU per worker, per Agent), which a user never pays.
+  const dist = new URL('../dist/index.js', import.meta.url);
+  const Pooled = existsSync(dist) ? ((await import(dist.href)) as { Agent: typeof Agent }).Agent : Agent;
   const w = await world();
   const b = await blaster();
   const r = await rig(w, b);
@@ -441,6 +448,8 @@ export default async function (): Promise<void> {
     sixteenNoPool: [] as number[],
     sixteenPool2: [] as number[],
     cpuNoPool: [] as number[],
+    sixteenAuto: [] as number[],
+    cpuAuto: [] as number[],
     cpuPool2: [] as number[],
   };
   let sample: string[] = [];
@@ -455,12 +464,10 @@ export default async function (): Promise<void> {
     const sixteen = off.rate;
     // Issue #16: the same 16-conversation run opening every envelope on this thread (as before the
     // pool: the baseline), and with two forced workers; the row above is the default ('auto').
-    const noPoolRun = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, {
-      openWorkers: false,
-    });
-    const pool2Run = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false, {
-      openWorkers: 2,
-    });
+    const batch16 = (): string[] => frames(w, r.acc.agentId, r.key, N, 16);
+    const noPoolRun = await runAgent(w, b, r, batch16(), false, { openWorkers: false }, Pooled);
+    const autoRun = await runAgent(w, b, r, batch16(), false, { openWorkers: 'auto' }, Pooled);
+    const pool2Run = await runAgent(w, b, r, batch16(), false, { openWorkers: 2 }, Pooled);
     const noPool = noPoolRun.rate;
     const pool2 = pool2Run.rate;
     b.grantAcks = true;
@@ -480,6 +487,8 @@ export default async function (): Promise<void> {
     got.sixteenNoPool.push(noPool);
     got.sixteenPool2.push(pool2);
     got.cpuNoPool.push(noPoolRun.cpuUsPerMessage);
+    got.sixteenAuto.push(autoRun.rate);
+    got.cpuAuto.push(autoRun.cpuUsPerMessage);
     got.cpuPool2.push(pool2Run.cpuUsPerMessage);
   }
   const bare = await bareWs(sample, false);
@@ -519,7 +528,7 @@ export default async function (): Promise<void> {
   const noPool = median(got.sixteenNoPool);
   const vsNoPool = (x: number): string => `${fmt(x / noPool, 2)}×`;
   printTable(
-    `Opening on worker threads (issue #16): Agent, 16 conversations, acks off, same runs as above`,
+    `Opening on worker threads (issue #16): Agent ${Pooled === Agent ? 'from src/ (workers load through tsx: slow to start)' : 'from the build (dist/)'}, 16 conversations, acks off, interleaved with the runs above`,
     [
       'openWorkers',
       'messages/s',
@@ -537,9 +546,9 @@ export default async function (): Promise<void> {
       ],
       [
         "'auto' (the default)",
-        fmt(median(got.sixteen)),
-        vsNoPool(median(got.sixteen)),
-        fmt(median(got.cpuOff)),
+        fmt(median(got.sixteenAuto)),
+        vsNoPool(median(got.sixteenAuto)),
+        fmt(median(got.cpuAuto)),
         '—',
       ],
       [
@@ -559,9 +568,9 @@ export default async function (): Promise<void> {
   );
 
   const count = Math.min(N, 5000);
-  const lat = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true)).lat;
+  const lat = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true, {}, Pooled)).lat;
   const latNoPool = (
-    await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true, { openWorkers: false })
+    await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true, { openWorkers: false }, Pooled)
   ).lat;
   const bareLat = (await bareWs(sample.slice(0, count), true)).lat;
   printTable(

@@ -545,7 +545,7 @@ export default async function (): Promise<void> {
         `sync open alone: ${fmt(sync)}/s`,
       ],
       [
-        "'auto' (the default)",
+        "'auto'",
         fmt(median(got.sixteenAuto)),
         vsNoPool(median(got.sixteenAuto)),
         fmt(median(got.cpuAuto)),
@@ -578,7 +578,7 @@ export default async function (): Promise<void> {
     ['What', 'p50 ms', 'p99 ms', 'max ms', 'Baseline: bare ws + JSON.parse p50 / p99 ms'],
     [
       [
-        "send → handler, openWorkers 'auto' (default)",
+        "send → handler, openWorkers 'auto'",
         fmt(percentile(lat, 50), 2),
         fmt(percentile(lat, 99), 2),
         fmt(lat.at(-1) ?? 0, 2),

@@ -158,7 +158,10 @@ export interface AgentOptions {
    * the calling thread. Where there are no worker threads (Workers, browsers,
    * the SDK bundled without its `open-worker` file), envelopes are opened on
    * the calling thread. Handlers see each conversation's events in order either way.
-   * @defaultValue `'auto'`
+   *
+   * Off by default for now: measured on 2 cores, the hand-over costs more CPU
+   * per message than it saves (docs/performance.md, "Measured").
+   * @defaultValue `false`
    */
   openWorkers?: OpenWorkersSetting;
   /**

@@ -90,9 +90,9 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     onTaskError: (error) => o.logger.error('an agent task failed', { error: (error as Error)?.name }),
   });
   const openPool =
-    src.openWorkers === false
+    src.openWorkers === undefined || src.openWorkers === false
       ? undefined
-      : new OpenWorkerPool({ workers: src.openWorkers ?? 'auto', logger: o.logger });
+      : new OpenWorkerPool({ workers: src.openWorkers, logger: o.logger });
   const pipeline = new EventPipeline({
     deps: {
       openPool,

@@ -92,9 +92,9 @@ describe('Agent with openWorkers', () => {
     await agent.close();
   });
 
-  it("opens a trickle on the calling thread under 'auto' (the default): no worker starts", async () => {
+  it("opens a trickle on the calling thread under 'auto': no worker starts", async () => {
     const account = await createAccount(server);
-    const agent = newAgent(server, account);
+    const agent = newAgent(server, account, { openWorkers: 'auto' });
     const texts: string[] = [];
     agent.on('message.new', (m) => void texts.push(m.text ?? ''));
     await agent.connect();

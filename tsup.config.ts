@@ -12,6 +12,8 @@ export default defineConfig([
       index: 'src/index.ts',
       'crypto/index': 'src/crypto/index.ts',
       'testing/index': 'src/testing/index.ts',
+      // The open pool's worker thread (src/crypto/open-pool): spawned by path, next to the chunks.
+      'open-worker': 'src/crypto/open-pool/open-worker.node.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

@@ -21,6 +21,7 @@
  *    connection is reset; time from the reset to `connected`, and from
  *    `connected` to the last redelivered message handled.
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -88,8 +89,9 @@ function agentFor(
   w: World,
   acc: { agentId: string; token: string },
   extra: Partial<AgentOptions> = {},
+  cls: typeof Agent = Agent,
 ): Agent {
-  return new Agent({
+  return new cls({
     baseUrl: w.server.url,
     agentId: acc.agentId,
     token: acc.token,
@@ -208,8 +210,16 @@ async function rig(w: World, b: Blaster): Promise<Rig> {
  * from the blaster, all at once or paced at 1,000/s. Returns messages/s and
  * the send → handler latencies (sorted).
  */
-async function runAgent(w: World, b: Blaster, r: Rig, batch: string[], paced: boolean) {
-  const agent = agentFor(w, r.acc, { webSocketUrl: b.url, keyStore: r.keyStore });
+async function runAgent(
+  w: World,
+  b: Blaster,
+  r: Rig,
+  batch: string[],
+  paced: boolean,
+  extra: Partial<AgentOptions> = {},
+  cls: typeof Agent = Agent,
+) {
+  const agent = agentFor(w, r.acc, { webSocketUrl: b.url, keyStore: r.keyStore, ...extra }, cls);
   const socket = b.socket();
   await agent.connect();
   const server = await socket;
@@ -419,10 +429,14 @@ async function bareReconnect(w: World, times: number): Promise<number[]> {
 }
 
 export default async function (): Promise<void> {
+  // The openWorkers rows run the built Agent when there is one: from src/, each worker loads the
+  // sources through tsx (about a second of CPU per worker, per Agent), which a user never pays.
+  const dist = new URL('../dist/index.js', import.meta.url);
+  const Pooled = existsSync(dist) ? ((await import(dist.href)) as { Agent: typeof Agent }).Agent : Agent;
   const w = await world();
   const b = await blaster();
   const r = await rig(w, b);
-  const rounds = 5;
+  const rounds = Number(process.env['BENCH_AGENT_ROUNDS'] ?? 5);
   const got = {
     one: [] as number[],
     sixteen: [] as number[],
@@ -431,6 +445,12 @@ export default async function (): Promise<void> {
     cpuOn: [] as number[],
     async64: [] as number[],
     sync: [] as number[],
+    sixteenNoPool: [] as number[],
+    sixteenPool2: [] as number[],
+    cpuNoPool: [] as number[],
+    sixteenAuto: [] as number[],
+    cpuAuto: [] as number[],
+    cpuPool2: [] as number[],
   };
   let sample: string[] = [];
   // Round 0 warms the JIT and the caches up and is not recorded (its figures run ~25 % low).
@@ -442,6 +462,14 @@ export default async function (): Promise<void> {
     const one = (await runAgent(w, b, r, sample, false)).rate;
     const off = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
     const sixteen = off.rate;
+    // Issue #16: the same 16-conversation run opening every envelope on this thread (as before the
+    // pool: the baseline), and with two forced workers; the row above is the default ('auto').
+    const batch16 = (): string[] => frames(w, r.acc.agentId, r.key, N, 16);
+    const noPoolRun = await runAgent(w, b, r, batch16(), false, { openWorkers: false }, Pooled);
+    const autoRun = await runAgent(w, b, r, batch16(), false, { openWorkers: 'auto' }, Pooled);
+    const pool2Run = await runAgent(w, b, r, batch16(), false, { openWorkers: 2 }, Pooled);
+    const noPool = noPoolRun.rate;
+    const pool2 = pool2Run.rate;
     b.grantAcks = true;
     const ackedBefore = b.acked;
     const on = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
@@ -456,6 +484,12 @@ export default async function (): Promise<void> {
     got.sync.push(dec.sync);
     got.one.push(one);
     got.sixteen.push(sixteen);
+    got.sixteenNoPool.push(noPool);
+    got.sixteenPool2.push(pool2);
+    got.cpuNoPool.push(noPoolRun.cpuUsPerMessage);
+    got.sixteenAuto.push(autoRun.rate);
+    got.cpuAuto.push(autoRun.cpuUsPerMessage);
+    got.cpuPool2.push(pool2Run.cpuUsPerMessage);
   }
   const bare = await bareWs(sample, false);
   const sync = median(got.sync);
@@ -491,6 +525,42 @@ export default async function (): Promise<void> {
       ['bare ws client, JSON.parse per frame', fmt(bare.rate), '—', '—'],
     ],
   );
+  const noPool = median(got.sixteenNoPool);
+  const vsNoPool = (x: number): string => `${fmt(x / noPool, 2)}×`;
+  printTable(
+    `Opening on worker threads (issue #16): Agent ${Pooled === Agent ? 'from src/ (workers load through tsx: slow to start)' : 'from the build (dist/)'}, 16 conversations, acks off, interleaved with the runs above`,
+    [
+      'openWorkers',
+      'messages/s',
+      'vs openWorkers: false',
+      'CPU µs/message (all threads)',
+      'Baseline in the same run',
+    ],
+    [
+      [
+        'false (every envelope on this thread, as before)',
+        fmt(noPool),
+        '1.00×',
+        fmt(median(got.cpuNoPool)),
+        `sync open alone: ${fmt(sync)}/s`,
+      ],
+      [
+        "'auto'",
+        fmt(median(got.sixteenAuto)),
+        vsNoPool(median(got.sixteenAuto)),
+        fmt(median(got.cpuAuto)),
+        '—',
+      ],
+      [
+        '2 (forced)',
+        fmt(median(got.sixteenPool2)),
+        vsNoPool(median(got.sixteenPool2)),
+        fmt(median(got.cpuPool2)),
+        '—',
+      ],
+    ],
+  );
+  console.log(`\nTarget (issue #16): 'auto' ≥ 1.5× openWorkers: false in the same run.\n`);
   console.log(
     `\nTarget (issue #6): ≥ 3,000/s on a machine where the decrypt pipeline alone does ~4,500/s on one core, ` +
       `i.e. ≥ ${fmt(3000 / 4500, 2)}× of decrypt alone. This machine's sync open alone: ${fmt(sync)}/s ` +
@@ -498,21 +568,38 @@ export default async function (): Promise<void> {
   );
 
   const count = Math.min(N, 5000);
-  const lat = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true)).lat;
+  const lat = (await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true, {}, Pooled)).lat;
+  const latNoPool = (
+    await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, count, 16), true, { openWorkers: false }, Pooled)
+  ).lat;
   const bareLat = (await bareWs(sample.slice(0, count), true)).lat;
   printTable(
     `Handler latency at 1,000 messages/s (${fmt(count)} messages, 16 conversations)`,
     ['What', 'p50 ms', 'p99 ms', 'max ms', 'Baseline: bare ws + JSON.parse p50 / p99 ms'],
     [
       [
-        'send → handler',
+        "send → handler, openWorkers 'auto'",
         fmt(percentile(lat, 50), 2),
         fmt(percentile(lat, 99), 2),
         fmt(lat.at(-1) ?? 0, 2),
         `${fmt(percentile(bareLat, 50), 2)} / ${fmt(percentile(bareLat, 99), 2)}`,
       ],
+      [
+        'send → handler, openWorkers: false',
+        fmt(percentile(latNoPool, 50), 2),
+        fmt(percentile(latNoPool, 99), 2),
+        fmt(latNoPool.at(-1) ?? 0, 2),
+        '—',
+      ],
     ],
   );
+  console.log(`\nTarget (issue #16): p99 ≤ 20 ms at 1,000 msg/s with the pool.\n`);
+  if (process.env['BENCH_ONLY'] === 'receive') {
+    // Only the receive tables (throughput, worker threads, latency): `BENCH_ONLY=receive`.
+    await b.close();
+    await w.server.close();
+    return;
+  }
 
   const viaCount = Math.min(N, 1500);
   const served = await viaServer(w, true, viaCount);

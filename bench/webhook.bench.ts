@@ -119,6 +119,10 @@ async function verifyCases(size: number): Promise<Case[]> {
       run: () => ours.verify({ body: bytes, headers }),
     },
     {
+      name: VERIFY_SYNC,
+      run: () => ours.verifySync({ body: bytes, headers }),
+    },
+    {
       name: 'stripe webhooks.constructEvent',
       run: () => Stripe.webhooks.constructEvent(bytes, stripeHeader, SECRET),
     },
@@ -137,6 +141,7 @@ const STRIPE = 'stripe webhooks.constructEvent';
 const STANDARD = 'standardwebhooks verify';
 const VERIFY = 'ours: verify (all checks + JSON parse + validate)';
 const OCTOKIT = '@octokit/webhooks-methods verify';
+const VERIFY_SYNC = 'ours: verifySync (same as verify, synchronous like Stripe)';
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -196,6 +201,10 @@ async function benchVerify(): Promise<void> {
       [
         'verify (with parse) ÷ stripe constructEvent (≥ 1.2×)',
         ...SIZES.map((_, i) => pairedRatio(i, VERIFY, STRIPE)),
+      ],
+      [
+        'verifySync (with parse) ÷ stripe constructEvent (≥ 1.2×)',
+        ...SIZES.map((_, i) => pairedRatio(i, VERIFY_SYNC, STRIPE)),
       ],
       [
         'verifySignatureSync ÷ node:crypto (≥ 0.9× at 1 KB)',

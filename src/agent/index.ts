@@ -38,6 +38,11 @@ export {
   type CommandMatch,
 } from './context.js';
 export type { AgentStats } from './pipeline/types.js';
+export {
+  AUTO_IN_FLIGHT_THRESHOLD,
+  type OpenPoolStats,
+  type OpenWorkersSetting,
+} from '../crypto/open-pool/pool.js';
 
 // Typed events
 export {

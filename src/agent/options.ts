@@ -14,6 +14,7 @@ import { isAgentToken } from '../core/protocol/agent-token.js';
 import { IdentifierSchema } from '../core/protocol/primitives.js';
 import { agentWebSocketUrl } from '../core/protocol/ws-close.js';
 import type { CryptoBackend } from '../crypto/backend/types.js';
+import type { OpenWorkersSetting } from '../crypto/open-pool/pool.js';
 import { FileKeyStore } from '../crypto/key-store/file-key-store.js';
 import type { KeyStore } from '../crypto/key-store/key-store.js';
 import { parseBaseUrl, type RetryOptions } from '../transport/rest/options.js';
@@ -144,6 +145,26 @@ export interface AgentOptions {
   /** Crypto backend for opening and sealing. @defaultValue node:crypto */
   backend?: CryptoBackend;
   /**
+   * Where envelopes are opened (docs/performance.md, "Opening on worker threads"):
+   * - `'auto'`: on the calling thread for a trickle; once 8 envelopes
+   *   (`AUTO_IN_FLIGHT_THRESHOLD`) are being opened at once, also
+   *   on worker threads (one per core, at most 4, none on a single core), started when first
+   *   needed, stopped after 30 s without work, never keeping the process alive;
+   * - a number: that many worker threads, used for every envelope;
+   * - `false`: always on the calling thread.
+   *
+   * Workers hold the agent's key pairs (sent once, and again after a
+   * rotation) and open with node:crypto, so a custom `backend` keeps opening on
+   * the calling thread. Where there are no worker threads (Workers, browsers,
+   * the SDK bundled without its `open-worker` file), envelopes are opened on
+   * the calling thread. Handlers see each conversation's events in order either way.
+   *
+   * Off by default for now: measured on 2 cores, the hand-over costs more CPU
+   * per message than it saves (docs/performance.md, "Measured").
+   * @defaultValue `false`
+   */
+  openWorkers?: OpenWorkersSetting;
+  /**
    * Open legacy v1.0 envelopes (no key commitment, no signed event type).
    *
    * @deprecated Legacy reading is for the transition only: the default turns
@@ -265,6 +286,19 @@ function shutdownOf(o: AgentOptions, closeTimeoutMs: number): Required<ShutdownS
   };
 }
 
+/** Most worker threads `openWorkers` may ask for. */
+export const MAX_OPEN_WORKERS = 16;
+
+function checkOpenWorkers(value: unknown): void {
+  if (value === undefined || value === 'auto' || value === false) return;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_OPEN_WORKERS)
+    return;
+  throw bad(
+    'openWorkers',
+    `must be "auto", false or a whole number of worker threads from 1 to ${MAX_OPEN_WORKERS}`,
+  );
+}
+
 /**
  * The key directory of one agent under a key root (`$AMS_KEY_DIR`):
  * `<root>/<agentId>`. The Agent's default key store and `ams keygen` both use
@@ -295,6 +329,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     throw bad('autoRecover', 'must be a boolean');
   if (o.acceptLegacyV10 !== undefined && typeof o.acceptLegacyV10 !== 'boolean')
     throw bad('acceptLegacyV10', 'must be a boolean');
+  checkOpenWorkers(o.openWorkers);
   if (o.keyChangePolicy !== undefined && o.keyChangePolicy !== 'warn' && o.keyChangePolicy !== 'block')
     throw bad('keyChangePolicy', 'must be "warn" or "block"');
   return {

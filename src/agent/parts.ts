@@ -25,6 +25,7 @@ import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
 import { EventPipeline } from './pipeline/pipeline.js';
+import { OpenWorkerPool } from '../crypto/open-pool/pool.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
 import { senderKeys } from './sender-keys.js';
 
@@ -88,8 +89,13 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     concurrency: o.concurrency,
     onTaskError: (error) => o.logger.error('an agent task failed', { error: (error as Error)?.name }),
   });
+  const openPool =
+    src.openWorkers === undefined || src.openWorkers === false
+      ? undefined
+      : new OpenWorkerPool({ workers: src.openWorkers, logger: o.logger });
   const pipeline = new EventPipeline({
     deps: {
+      openPool,
       agentId: o.agentId,
       clock: o.clock,
       logger: o.logger,

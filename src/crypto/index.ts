@@ -46,6 +46,18 @@ export {
 export { seal, sealAsync, sealBytes, sealBytesAsync, sealPayloadBytes } from './seal.js';
 export { open, openAsync, openPayloadBytes, OPEN_VERIFY_FIRST_BYTES } from './open.js';
 export {
+  OpenWorkerPool,
+  AUTO_IN_FLIGHT_THRESHOLD,
+  AUTO_MAX_WORKERS,
+  JOBS_PER_WORKER,
+  OPEN_POOL_IDLE_MS,
+  autoWorkerCount,
+  type OpenPoolOptions,
+  type OpenPoolStats,
+  type OpenWorkerHandle,
+  type OpenWorkersSetting,
+} from './open-pool/pool.js';
+export {
   DEFAULT_FRESHNESS_WINDOW,
   freshnessFailure,
   MAX_CLOCK_SKEW_MS,

@@ -19,7 +19,7 @@ import { TransportError } from '../../core/errors/transport-error.js';
 import { LIMITS } from '../../core/limits.js';
 import { ENVELOPE_REF_MAX_BYTES } from '../../crypto/envelope-wire.js';
 import { openAsync } from '../../crypto/open.js';
-import type { OpenedEnvelope } from '../../crypto/open-options.js';
+import type { OpenAsyncOptions, OpenedEnvelope } from '../../crypto/open-options.js';
 import { openWithRetiredKeys } from '../../messaging/retired-signing.js';
 import type { FetchedObject, PipelineDeps } from './types.js';
 
@@ -80,7 +80,7 @@ async function openOnce(
   const ring = await deps.keys.ring();
   const seen: { senderId?: string; lookupError?: unknown } = {};
   try {
-    const opened = await openAsync(input, {
+    const options: OpenAsyncOptions = {
       recipientId: deps.agentId,
       keys: ring.candidates(deps.clock.now()),
       senderKey: async (senderId) => {
@@ -95,7 +95,11 @@ async function openOnce(
       ...(referenced ? { maxEnvelopeBytes: ENVELOPE_REF_MAX_BYTES } : {}),
       ...(deps.backend === undefined ? {} : { backend: deps.backend }),
       ...(deps.acceptLegacyV10 === undefined ? {} : { acceptLegacyV10: deps.acceptLegacyV10 }),
-    });
+    };
+    // On worker threads when the pool is in use (a burst), else here: the same results either way.
+    const opened = await (deps.openPool === undefined
+      ? openAsync(input, options)
+      : deps.openPool.open(input, options));
     return { opened };
   } catch (error) {
     return { error, ...seen };

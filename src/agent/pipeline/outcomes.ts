@@ -17,7 +17,7 @@ import type { OwnedClaim } from '../dedup.js';
 import type { FlowStats } from './flow-control.js';
 import type { AgentStats } from './types.js';
 
-type PipelineStats = Omit<AgentStats, keyof FlowStats>;
+type PipelineStats = Omit<AgentStats, keyof FlowStats | 'openWorkers'>;
 type Counter = Exclude<keyof PipelineStats, 'decryptFailuresByReason' | 'running' | 'queued'>;
 
 /** What the outcome steps need to know about the event at hand. */

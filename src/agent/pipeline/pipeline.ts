@@ -20,6 +20,7 @@
  * @module
  */
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
+import type { OpenPoolStats } from '../../crypto/open-pool/pool.js';
 import type { EventDedup, OwnedClaim } from '../dedup.js';
 import type { TypedEmitter } from '../emitter.js';
 import type {
@@ -78,6 +79,9 @@ export function isSettled(outcome: IngestOutcome): boolean {
  */
 type Skip = { readonly skip: Exclude<IngestOutcome, 'handled' | 'dropped'> | 'contended' };
 
+/** The pool figures of a pipeline that opens every envelope on the calling thread. */
+const NO_POOL_STATS: OpenPoolStats = { workers: 0, openedInWorkers: 0, openedInThread: 0, reopened: 0 };
+
 /** How often an event whose claim another process holds asks the store again, ms. */
 export const CONTENDED_RETRY_MS = 1000;
 
@@ -129,7 +133,11 @@ export class EventPipeline {
 
   /** Counters and live figures, with the WebSocket flow-control figures given. */
   stats(flow: FlowStats = IDLE_FLOW_STATS): AgentStats {
-    return { ...this.outcomes.stats(this.#scheduler.running, this.#scheduler.queued), ...flow };
+    return {
+      ...this.outcomes.stats(this.#scheduler.running, this.#scheduler.queued),
+      ...flow,
+      openWorkers: this.#deps.openPool?.stats() ?? NO_POOL_STATS,
+    };
   }
 
   /**
@@ -217,6 +225,7 @@ export class EventPipeline {
       }),
     ]);
     if (timer !== undefined) clock.clearTimeout(timer);
+    await this.#deps.openPool?.close();
     if (!timedOut) return { drained: true, abandoned: 0 };
     return { drained: false, abandoned: this.#scheduler.clear() };
   }

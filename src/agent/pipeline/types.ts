@@ -16,6 +16,7 @@ import type { DeliveryMetadata } from '../../core/protocol/webhook-delivery.js';
 import type { ObjectRef } from '../../core/protocol/object-ref.js';
 import type { KeyRing } from '../../crypto/key-store/key-ring.js';
 import type { CryptoBackend } from '../../crypto/backend/types.js';
+import type { OpenPoolStats, OpenWorkerPool } from '../../crypto/open-pool/pool.js';
 import type { SendResult } from '../events.js';
 import type { FlowStats } from './flow-control.js';
 
@@ -75,6 +76,8 @@ export interface PipelineDeps {
   readonly backend?: CryptoBackend | undefined;
   /** Open legacy v1.0 envelopes (see `OpenOptions.acceptLegacyV10`). @defaultValue `true` */
   readonly acceptLegacyV10?: boolean | undefined;
+  /** Worker threads that open envelopes during a burst (`openWorkers`); absent: always here. */
+  readonly openPool?: OpenWorkerPool | undefined;
 }
 
 /**
@@ -112,4 +115,6 @@ export interface AgentStats extends FlowStats {
   readonly running: number;
   /** Events waiting for their conversation's turn. */
   readonly queued: number;
+  /** Where envelopes were opened: worker threads alive now and counts (option `openWorkers`). */
+  readonly openWorkers: OpenPoolStats;
 }

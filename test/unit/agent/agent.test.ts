@@ -54,7 +54,24 @@ describe('Agent facade (no network)', () => {
       pauses: 0,
       inFlight: 0,
       inFlightBytes: 0,
+      openWorkers: { workers: 0, openedInWorkers: 0, openedInThread: 0, reopened: 0 },
     });
+  });
+
+  it('accepts openWorkers "auto", false or 1 to 16 threads, and refuses anything else', () => {
+    const base = {
+      baseUrl: 'http://127.0.0.1:9',
+      agentId: 'agent-1',
+      token: TOKEN,
+      keyStore: new MemoryKeyStore(),
+      logger: false as const,
+    };
+    for (const openWorkers of ['auto', false, 1, 16] as const) {
+      expect(new Agent({ ...base, openWorkers }).stats().openWorkers.workers).toBe(0);
+    }
+    for (const bad of [0, 17, 1.5, -1, true, 'all', null]) {
+      expect(configError(() => new Agent({ ...base, openWorkers: bad as never }))).toContain('openWorkers');
+    }
   });
 
   it('warns once per WebSocket-only event type when a listener is added in webhook mode', () => {

@@ -3,6 +3,9 @@ import { CONSOLE_ENTRY, zodEnglishOnly } from './scripts/console-bundle.js';
 
 /**
  * One build for every public entry: ESM + CJS with declarations for both.
+ * `npm run build` empties dist/ first; no config cleans (`clean: true` on one
+ * config removed, when its declaration step finished last, the `.d.ts` files
+ * the webhook config had written meanwhile: tsup builds the configs in parallel).
  * @noble/* are ESM-only, so they are bundled into the portable crypto backend
  * instead of being required at run time from the CJS build.
  */
@@ -18,7 +21,7 @@ export default defineConfig([
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
-    clean: true,
+    clean: false,
     splitting: true,
     treeshake: true,
     target: 'node20',

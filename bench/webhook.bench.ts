@@ -11,7 +11,7 @@
  * 3. Dedup memory per id at 1 M ids, operation cost at 1 K vs 1 M ids, and the
  *    longest single operation while 1 M ids expire (incremental sweep).
  * 4. Import time and size of `./webhook` and each `./webhook/*` subpath (from
- *    dist/ after `npx tsup`, else an esbuild bundle of src/).
+ *    dist/ after `npm run build`, else an esbuild bundle of src/).
  *
  * `BENCH_WEBHOOK_PARTS=verify,receiver,dedup,import` runs only some parts.
  */
@@ -402,7 +402,7 @@ async function bundle(minify: boolean): Promise<Built> {
   writeFileSync(join(outdir, 'package.json'), '{"type":"module"}');
   return {
     dir: outdir,
-    label: minify ? 'esbuild, minified' : 'esbuild bundle of src (dist missing or stale: run npx tsup)',
+    label: minify ? 'esbuild, minified' : 'esbuild bundle of src (dist missing or stale: run npm run build)',
     cleanup: () => rmSync(outdir, { recursive: true }),
   };
 }

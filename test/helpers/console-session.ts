@@ -4,11 +4,12 @@
  * page session shows or sends (URLs, headers, bodies, WebSocket frames,
  * console lines) to check that no secret leaks.
  */
-import type { Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { Agent, createAgentApi, ensureAgentKeys } from '../../src/agent/index.js';
 import { MemoryKeyStore } from '../../src/crypto/index.js';
-import type { ReferenceServer } from '../../src/server/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../src/server/index.js';
+import { CHROMIUM_PATH, ensureConsoleBuilt } from './console-browser.js';
 import { startWebhookHost, worldClock } from '../../src/testing/test-world-parts.js';
 
 /** A bot of the page's user. */
@@ -121,4 +122,31 @@ export async function expectNoSecrets(
   expect(accessTokens.length).toBeGreaterThan(0);
   const visible = [...seen.urls, ...seen.consoleLines, html].join('\n');
   for (const t of accessTokens) expect(visible).not.toContain(t);
+}
+
+/** A dev server in virtual time, headless Chromium on Debian's binary, and a page recording its session. */
+export interface ConsoleSession {
+  readonly server: ReferenceServer;
+  readonly browser: Browser;
+  readonly page: Page;
+  readonly seen: SessionRecord;
+}
+
+/** Starts what every console browser test needs (the page is not opened yet). */
+export async function startConsoleSession(): Promise<ConsoleSession> {
+  await ensureConsoleBuilt();
+  const server = await startReferenceServer({
+    dev: true,
+    virtualTime: true,
+    passwordHashing: { logN: 10 },
+    agentTokenBcryptCost: 4,
+  });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  page.setDefaultTimeout(8_000);
+  return { server, browser, page, seen: recordSession(page) };
 }

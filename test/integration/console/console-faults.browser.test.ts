@@ -5,20 +5,20 @@
  * out and read each attempt (time, answer, latency, next attempt); set a
  * governance level; each action with its curl line, and no secret leaks.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/agent/index.js';
 import type { DuplicateInfo } from '../../../src/agent/events.js';
 import { runCli } from '../../../src/cli/run.js';
-import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
+import type { ReferenceServer } from '../../../src/server/index.js';
 import { captureIo } from '../../unit/cli/helpers.js';
-import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER } from '../../helpers/console-browser.js';
+import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   expectNoSecrets,
-  recordSession,
   startConsoleBot,
   type ConsoleBot,
   type SessionRecord,
+  startConsoleSession,
 } from '../../helpers/console-session.js';
 
 const echo = (duplicates: DuplicateInfo[]) => (agent: Agent) => {
@@ -37,21 +37,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
   const bots: ConsoleBot[] = [];
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    server = await startReferenceServer({
-      dev: true,
-      virtualTime: true,
-      passwordHashing: { logN: 10 },
-      agentTokenBcryptCost: 4,
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    page.setDefaultTimeout(8_000);
-    seen = recordSession(page);
+    ({ server, browser, page, seen } = await startConsoleSession());
     await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
     await page.click('#new-user');
     await page.waitForSelector('#user[data-user-id]');

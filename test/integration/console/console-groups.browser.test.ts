@@ -4,17 +4,17 @@
  * once (sealed in the page for every member), and sees each bot's answer
  * labelled with its name; the group is listed and reopens with its history.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/agent/index.js';
-import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
-import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER } from '../../helpers/console-browser.js';
+import type { ReferenceServer } from '../../../src/server/index.js';
+import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   expectNoSecrets,
-  recordSession,
   startConsoleBot,
   type ConsoleBot,
   type SessionRecord,
+  startConsoleSession,
 } from '../../helpers/console-session.js';
 
 /** Answers the human only (never the other bot: no echo loop in the group). */
@@ -32,21 +32,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: a group', () => {
   const bots: ConsoleBot[] = [];
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    server = await startReferenceServer({
-      dev: true,
-      virtualTime: true,
-      passwordHashing: { logN: 10 },
-      agentTokenBcryptCost: 4,
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    page.setDefaultTimeout(8_000);
-    seen = recordSession(page);
+    ({ server, browser, page, seen } = await startConsoleSession());
   }, 30_000);
 
   afterAll(async () => {

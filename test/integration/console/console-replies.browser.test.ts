@@ -7,19 +7,19 @@
  * page; and no secret in the session.
  */
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/agent/index.js';
 import type { ArtifactOutcome } from '../../../src/agent/artifacts.js';
 import type { ArtifactContent } from '../../../src/core/protocol/artifacts.js';
-import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
-import { CHROMIUM_PATH, ensureConsoleBuilt, SKIP_BROWSER } from '../../helpers/console-browser.js';
+import type { ReferenceServer } from '../../../src/server/index.js';
+import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   expectNoSecrets,
-  recordSession,
   startConsoleBot,
   type ConsoleBot,
   type SessionRecord,
+  startConsoleSession,
 } from '../../helpers/console-session.js';
 
 function describeOutcome(o: ArtifactOutcome): string {
@@ -92,21 +92,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
   const opened = new Promise<void>((resolve) => (release = resolve));
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    server = await startReferenceServer({
-      dev: true,
-      virtualTime: true,
-      passwordHashing: { logN: 10 },
-      agentTokenBcryptCost: 4,
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    page.setDefaultTimeout(8_000);
-    seen = recordSession(page);
+    ({ server, browser, page, seen } = await startConsoleSession());
     await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
     await page.click('#new-user');
     await page.waitForSelector('#user[data-user-id]');

@@ -7,20 +7,15 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
-import {
-  CHROMIUM_PATH,
-  ensureConsoleBuilt,
-  SKIP_BROWSER,
-  SKIP_REASON,
-} from '../../helpers/console-browser.js';
+import { SKIP_BROWSER, SKIP_REASON } from '../../helpers/console-browser.js';
 import {
   expectNoSecrets,
-  recordSession,
   startConsoleBot,
   type SessionRecord,
+  startConsoleSession,
 } from '../../helpers/console-session.js';
 
 if (SKIP_BROWSER) console.warn(`dev console browser tests ${SKIP_REASON}`);
@@ -44,21 +39,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
   let seen: SessionRecord;
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    server = await startReferenceServer({
-      dev: true,
-      virtualTime: true,
-      passwordHashing: { logN: 10 },
-      agentTokenBcryptCost: 4,
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    page.setDefaultTimeout(8_000);
-    seen = recordSession(page);
+    ({ server, browser, page, seen } = await startConsoleSession());
   }, 30_000);
 
   afterAll(async () => {

@@ -15,14 +15,13 @@ import { parseUserStreamFrame, type UserStreamFrame } from '../core/protocol/str
 import { portableBackend } from '../crypto/backend/portable.js';
 import { constantTimeEqual } from '../crypto/key-schedule.js';
 import {
-  STREAM_KEY_BYTES,
-  STREAM_OPEN_PAYLOAD_TYPE,
   streamEndMessage,
   streamOpenerAsync,
   StreamTranscript,
   type AsyncStreamOpener,
   type StreamHashPrimitives,
 } from '../crypto/stream/stream-crypto.js';
+import { streamKeyOf } from '../crypto/stream/stream-start.js';
 
 /** How a stream shows in the page. */
 export interface StreamView {
@@ -114,15 +113,8 @@ export class ConsoleStreams {
         const opened = await this.#d.open(frame.wire_envelope).catch(() => {
           throw new Broken('invalid_start: the key envelope did not open');
         });
-        const p = opened.payload;
-        const key = typeof p['key'] === 'string' ? fromBase64(p['key']) : undefined;
-        if (
-          p['type'] !== STREAM_OPEN_PAYLOAD_TYPE ||
-          p['stream_id'] !== id ||
-          opened.messageId !== id ||
-          opened.conversationId !== frame.conversation_id ||
-          key?.length !== STREAM_KEY_BYTES
-        )
+        const key = streamKeyOf(opened, id);
+        if (key === undefined || opened.conversationId !== frame.conversation_id)
           throw new Broken('invalid_start: not a stream.open of this stream');
         live.opener = await streamOpenerAsync(key, id, portableBackend.async);
         const signingKey = await this.#d.signingKey(opened.senderId);

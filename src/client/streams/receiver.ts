@@ -30,13 +30,12 @@ import type { Logger } from '../../core/logger.js';
 import { STREAM_FRAMES } from '../../core/protocol/service-names.js';
 import { parseUserStreamFrame, type UserStreamFrame } from '../../core/protocol/stream-frames.js';
 import {
-  STREAM_KEY_BYTES,
-  STREAM_OPEN_PAYLOAD_TYPE,
   streamCipher,
   StreamTranscript,
   verifyStreamEnd,
   type StreamCipher,
 } from '../../crypto/stream/stream-crypto.js';
+import { streamKeyOf } from '../../crypto/stream/stream-start.js';
 import { streamErrorOf } from '../../messaging/stream-transport.js';
 
 /** Why a received stream failed. */
@@ -195,15 +194,8 @@ export class StreamReceiver {
     this.#live.set(id, live);
     try {
       const opened = await this.#d.openStart(frame.wire_envelope, frame.conversation_id);
-      const p = opened.payload;
-      const key = typeof p['key'] === 'string' ? fromBase64(p['key']) : undefined;
-      if (
-        p['type'] !== STREAM_OPEN_PAYLOAD_TYPE ||
-        p['stream_id'] !== id ||
-        opened.messageId !== id ||
-        key?.length !== STREAM_KEY_BYTES
-      )
-        throw broken('The stream key envelope is not a stream.open of this stream.');
+      const key = streamKeyOf(opened, id);
+      if (key === undefined) throw broken('The stream key envelope is not a stream.open of this stream.');
       live.conversationId = frame.conversation_id;
       live.senderId = opened.senderId;
       live.cipher = streamCipher(key, id);

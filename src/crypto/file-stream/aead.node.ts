@@ -71,6 +71,23 @@ export function sealChunk(
   return out;
 }
 
+/** An AES-256-GCM decipher of one chunk, its AAD and expected tag set. */
+function chunkDecipher(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, tag: Uint8Array) {
+  const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, nonce);
+  decipher.setAAD(aad);
+  decipher.setAuthTag(tag);
+  return decipher;
+}
+
+/** The error of a chunk whose tag does not verify. */
+function chunkFailure(cause: unknown): FileIntegrityError {
+  return new FileIntegrityError(
+    'chunk',
+    'A chunk of the encrypted file does not authenticate (modified, reordered, truncated or from another file).',
+    cause,
+  );
+}
+
 /**
  * Opens one chunk.
  *
@@ -84,18 +101,12 @@ export function openChunk(
 ): Uint8Array {
   const split = sealed.length - CHUNK_TAG_BYTES;
   try {
-    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, nonce);
-    decipher.setAAD(aad);
-    decipher.setAuthTag(sealed.subarray(split));
+    const decipher = chunkDecipher(key, nonce, aad, sealed.subarray(split));
     const body = decipher.update(sealed.subarray(0, split));
     const tail = decipher.final();
     return tail.length === 0 ? body : joined(body, tail);
   } catch (cause) {
-    throw new FileIntegrityError(
-      'chunk',
-      'A chunk of the encrypted file does not authenticate (modified, reordered, truncated or from another file).',
-      cause,
-    );
+    throw chunkFailure(cause);
   }
 }
 
@@ -134,9 +145,7 @@ export function openChunkPieces(
     return [openChunk(key, nonce, aad, pieces.length === 1 ? pieces[0]! : joinedAll(pieces, size))];
   }
   try {
-    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, nonce);
-    decipher.setAAD(aad);
-    decipher.setAuthTag(lastBytes(pieces, CHUNK_TAG_BYTES));
+    const decipher = chunkDecipher(key, nonce, aad, lastBytes(pieces, CHUNK_TAG_BYTES));
     const out: Uint8Array[] = [];
     let left = size - CHUNK_TAG_BYTES;
     for (const piece of pieces) {
@@ -150,11 +159,7 @@ export function openChunkPieces(
     if (tail.length > 0) out.push(tail);
     return out.length === 0 ? [new Uint8Array(0)] : out;
   } catch (cause) {
-    throw new FileIntegrityError(
-      'chunk',
-      'A chunk of the encrypted file does not authenticate (modified, reordered, truncated or from another file).',
-      cause,
-    );
+    throw chunkFailure(cause);
   }
 }
 

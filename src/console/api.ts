@@ -27,12 +27,17 @@ export class ConsoleCallError extends Error {
   }
 }
 
+/** `text` as one single-quoted shell word (a `'` inside becomes `'\''`). */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 /** The `curl` line of a call (the token as an environment variable, never its value). */
 export function curlLine(origin: string, call: ConsoleCall): string {
-  const parts = [`curl -sS -X ${call.method} '${origin}${call.path}'`];
+  const parts = [`curl -sS -X ${call.method} ${shellQuote(origin + call.path)}`];
   if (call.auth === true) parts.push(`-H "authorization: Bearer $AMS_ACCESS_TOKEN"`);
   if (call.body !== undefined) {
-    parts.push(`-H 'content-type: application/json'`, `-d '${JSON.stringify(call.body)}'`);
+    parts.push(`-H 'content-type: application/json'`, `-d ${shellQuote(JSON.stringify(call.body))}`);
   }
   return parts.join(' ');
 }

@@ -28,6 +28,7 @@ import {
   type SealContext,
   type StoredUser,
 } from './keys.js';
+import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-actions.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
@@ -592,6 +593,14 @@ async function recover(): Promise<void> {
   await refreshService();
 }
 
+/** What the control-API buttons of control-actions.ts use of the page. */
+const controlDeps: ControlActionDeps = { call, say, refresh: refreshService };
+
+/** The one-to-one conversation open in the chat (relations are per agent conversation). */
+function openChatId(): string | undefined {
+  return state.inGroup ? undefined : state.conversationId;
+}
+
 async function run(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
@@ -617,6 +626,19 @@ function start(): void {
   $('recover').addEventListener('click', () => void run(recover));
   $('drop-ws').addEventListener('click', () => void run(dropSocket));
   $('set-governance').addEventListener('click', () => void run(setGovernance));
+  $('suspend-relation').addEventListener('click', () => {
+    void run(() => setRelation(controlDeps, openChatId(), 'suspend'));
+  });
+  $('restore-relation').addEventListener('click', () => {
+    void run(() => setRelation(controlDeps, openChatId(), 'restore'));
+  });
+  $('send-event').addEventListener('click', () => {
+    const input = {
+      type: $<HTMLInputElement>('event-type').value,
+      payload: $<HTMLInputElement>('event-payload').value,
+    };
+    void run(() => sendSystemEvent(controlDeps, state.agentId, input, openChatId()));
+  });
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

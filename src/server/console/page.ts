@@ -59,6 +59,10 @@ export const CONSOLE_HTML = `<!doctype html>
       <button id="set-governance" type="button">Set level</button>
       <span class="muted">Deliver what is pending, mark ready</span>
       <button id="recover" type="button">Recover</button>
+      <span class="muted">Relation of the open chat</span>
+      <span><button id="suspend-relation" type="button">Suspend</button> <button id="restore-relation" type="button">Restore</button></span>
+      <label>System event <input id="event-type" class="wide" autocomplete="off" value="system.notice"> <input id="event-payload" class="wide" autocomplete="off" value='{"text":"hello from the console"}'></label>
+      <button id="send-event" type="button">Send event</button>
     </div>
     <pre id="curl" class="curl"></pre>
     <h3>Delivery log</h3>
@@ -101,7 +105,7 @@ button:disabled{opacity:.5;cursor:default}
 .muted{color:#6b7280}header .muted{color:#c7ccd6}
 dl{display:grid;grid-template-columns:auto 1fr;gap:2px 8px;margin:0}dt{color:#6b7280}dd{margin:0}
 .actions{display:grid;grid-template-columns:1fr auto;gap:6px;align-items:center;margin-top:8px}
-.actions input{width:60px}
+.actions input{width:60px}.actions input.wide{width:120px}
 tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;font-size:11px;margin-right:2px}
 .curl{background:#1d2330;color:#d6f5d6;padding:6px;border-radius:4px;white-space:pre-wrap;word-break:break-all;font-size:12px;min-height:2em}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}

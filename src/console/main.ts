@@ -30,6 +30,7 @@ import {
 } from './keys.js';
 import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-actions.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
+import { renderRequests, type RequestDeps } from './requests.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
 
@@ -518,6 +519,7 @@ const agentPath = (id: string): string => `/_control/agents/${encodeURIComponent
 async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
+  await renderRequests($('requests'), id, requestDeps);
   const path = agentPath(id);
   renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
@@ -593,6 +595,14 @@ async function recover(): Promise<void> {
   await refreshService();
 }
 
+/** What the owner's decisions of requests.ts use of the page. */
+const requestDeps: RequestDeps = {
+  call,
+  say,
+  run: (fn) => void run(fn),
+  refresh: () => refreshService(),
+};
+
 /** What the control-API buttons of control-actions.ts use of the page. */
 const controlDeps: ControlActionDeps = { call, say, refresh: refreshService };
 
@@ -626,6 +636,7 @@ function start(): void {
   $('recover').addEventListener('click', () => void run(recover));
   $('drop-ws').addEventListener('click', () => void run(dropSocket));
   $('set-governance').addEventListener('click', () => void run(setGovernance));
+  $('refresh-requests').addEventListener('click', () => void run(refreshService));
   $('suspend-relation').addEventListener('click', () => {
     void run(() => setRelation(controlDeps, openChatId(), 'suspend'));
   });

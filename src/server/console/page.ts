@@ -48,6 +48,8 @@ export const CONSOLE_HTML = `<!doctype html>
   <section id="service-panel">
     <h2>Service side</h2>
     <dl id="status"></dl>
+    <h3>Requests to the owner <button id="refresh-requests" type="button">Refresh</button></h3>
+    <ul id="requests" class="requests"></ul>
     <div class="actions">
       <label>Advance time <input id="advance-ms" type="number" min="0" value="30000"> ms</label>
       <button id="advance" type="button">Advance</button>
@@ -109,5 +111,6 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:2px 8px;margin:0}dt{color:#6b
 tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;font-size:11px;margin-right:2px}
 .curl{background:#1d2330;color:#d6f5d6;padding:6px;border-radius:4px;white-space:pre-wrap;word-break:break-all;font-size:12px;min-height:2em}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}
+ul.requests li{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:2px 0}ul.requests pre{margin:0;font-size:11px;max-height:160px;overflow:auto}
 footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
 `;

@@ -31,6 +31,7 @@ import {
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
+import { startAgentAdmin } from './agent-admin.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -617,6 +618,17 @@ function start(): void {
   $('recover').addEventListener('click', () => void run(recover));
   $('drop-ws').addEventListener('click', () => void run(dropSocket));
   $('set-governance').addEventListener('click', () => void run(setGovernance));
+  startAgentAdmin({
+    call,
+    selectedAgentId: () => state.agentId,
+    agentName: (id) => state.names.get(id),
+    agentCreated: async (a) => {
+      await listAgents();
+      await openChat(a);
+    },
+    refreshService,
+    run: (fn) => void run(fn),
+  });
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

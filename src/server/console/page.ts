@@ -6,6 +6,8 @@
  * @module
  */
 
+import { ADD_AGENT_HTML, TOKEN_ACTIONS_HTML, TOKEN_CSS } from './token-page.js';
+
 /** Where the console is served (dev mode, loopback only). */
 export const CONSOLE_PATH = '/_console/';
 
@@ -33,6 +35,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <ul id="agents"></ul>
     <p class="muted" id="agents-hint">Create a dev user and give it an agent, or run <code>ams dev bootstrap</code> and sign in as its owner (<code>AMS_OWNER_EMAIL</code>): its agent shows here.</p>
     <button id="refresh-agents" type="button">Refresh</button>
+    ${ADD_AGENT_HTML}
     <h2>Groups</h2>
     <ul id="groups"></ul>
     <button id="new-group" type="button" disabled>New group with these agents</button>
@@ -60,6 +63,7 @@ export const CONSOLE_HTML = `<!doctype html>
       <span class="muted">Deliver what is pending, mark ready</span>
       <button id="recover" type="button">Recover</button>
     </div>
+    ${TOKEN_ACTIONS_HTML}
     <pre id="curl" class="curl"></pre>
     <h3>Delivery log</h3>
     <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th><th></th></tr></thead><tbody></tbody></table>
@@ -106,4 +110,4 @@ tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;
 .curl{background:#1d2330;color:#d6f5d6;padding:6px;border-radius:4px;white-space:pre-wrap;word-break:break-all;font-size:12px;min-height:2em}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}
 footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
-`;
+${TOKEN_CSS}`;

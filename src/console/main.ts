@@ -622,9 +622,16 @@ function start(): void {
     call,
     selectedAgentId: () => state.agentId,
     agentName: (id) => state.names.get(id),
+    // Selected at once; the chat opens once the bot has published its keys (click it then).
     agentCreated: async (a) => {
+      Object.assign(state, { agentId: a.agent_id, inGroup: false, conversationId: undefined });
+      state.opened.clear();
+      $('chat-title').textContent = `${a.name ?? a.agent_id}: start your bot with its env file, then click it to chat`;
+      $('messages').replaceChildren();
+      ($('text') as HTMLInputElement).disabled = true;
+      ($('send') as HTMLButtonElement).disabled = true;
       await listAgents();
-      await openChat(a);
+      await refreshService();
     },
     refreshService,
     run: (fn) => void run(fn),

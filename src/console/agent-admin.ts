@@ -84,7 +84,9 @@ export function describeFailure(err: unknown): string {
   if (!(err instanceof ConsoleCallError)) return (err as Error).message;
   if (err.code === 'TOKEN_ROTATION_RATE_LIMITED') {
     const seconds = Number(err.params['retry_after']);
-    const wait = Number.isFinite(seconds) ? ` Retry after ${formatWait(seconds)} (Retry-After: ${seconds} s).` : '';
+    const wait = Number.isFinite(seconds)
+      ? ` Retry after ${formatWait(seconds)} (Retry-After: ${seconds} s).`
+      : '';
     return `TOKEN_ROTATION_RATE_LIMITED: at most 5 token regenerations per 24 h for an agent.${wait}`;
   }
   return err.message;
@@ -103,7 +105,8 @@ type TokenAction = 'regenerate' | 'emergency' | 'revoke';
 const QUESTIONS: Record<TokenAction, string> = {
   regenerate: 'Regenerate the token of {name}? The old token keeps working for 7 days (grace).',
   emergency: 'Emergency regenerate the token of {name}? The old token stops working at once.',
-  revoke: "Revoke the token of {name}? The agent has no token after this, and all its connections are closed.",
+  revoke:
+    'Revoke the token of {name}? The agent has no token after this, and all its connections are closed.',
 };
 
 /** Wires the agent form, the token buttons and the hand-over box of the page. */

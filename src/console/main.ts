@@ -626,7 +626,8 @@ function start(): void {
     agentCreated: async (a) => {
       Object.assign(state, { agentId: a.agent_id, inGroup: false, conversationId: undefined });
       state.opened.clear();
-      $('chat-title').textContent = `${a.name ?? a.agent_id}: start your bot with its env file, then click it to chat`;
+      $('chat-title').textContent =
+        `${a.name ?? a.agent_id}: start your bot with its env file, then click it to chat`;
       $('messages').replaceChildren();
       ($('text') as HTMLInputElement).disabled = true;
       ($('send') as HTMLButtonElement).disabled = true;

@@ -64,7 +64,10 @@ function parseEnv(text: string): Record<string, string> {
 }
 
 async function envOf(download: Download): Promise<{ name: string; env: Record<string, string> }> {
-  return { name: download.suggestedFilename(), env: parseEnv(await readFile((await download.path())!, 'utf8')) };
+  return {
+    name: download.suggestedFilename(),
+    env: parseEnv(await readFile((await download.path())!, 'utf8')),
+  };
 }
 
 /** Clicks `selector` and returns the env file the page downloads. */
@@ -107,7 +110,12 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
       await page.fill('#agent-name', 'Tokens bot');
       const first = await clickForEnv(page, '#add-agent-button');
       expect(first.name).toBe('ams-agent-tokens-bot.env');
-      expect(Object.keys(first.env)).toEqual(['AMS_BASE_URL', 'AMS_AGENT_ID', 'AMS_AGENT_TOKEN', 'AMS_KEY_DIR']);
+      expect(Object.keys(first.env)).toEqual([
+        'AMS_BASE_URL',
+        'AMS_AGENT_ID',
+        'AMS_AGENT_TOKEN',
+        'AMS_KEY_DIR',
+      ]);
       expect(first.env['AMS_BASE_URL']).toBe(server.url);
       const agentId = first.env['AMS_AGENT_ID']!;
       const token1 = first.env['AMS_AGENT_TOKEN']!;
@@ -153,7 +161,9 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
       expect(limited).toBeGreaterThanOrEqual(3);
       await page.click(`#agents button[data-agent-id="${agentId}"]`);
       await page.waitForSelector(`#status [data-field="rate_limit_hits"]:text("${limited}")`);
-      expect(await field('last_rate_limit').textContent()).toMatch(/^MESSAGE_RATE_LIMITED at \d\d:\d\d:\d\d$/);
+      expect(await field('last_rate_limit').textContent()).toMatch(
+        /^MESSAGE_RATE_LIMITED at \d\d:\d\d:\d\d$/,
+      );
 
       // Regenerate: confirm inline; new env; both tokens authenticate during the grace.
       await page.click('#token-regenerate');
@@ -233,7 +243,9 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
       await expect.poll(() => fatal5.map((e) => e.code)).toEqual(['AGENT_TOKEN_INVALID']);
       expect(await authWith(agentId, token5)).toBe(401);
       expect(await page.locator('#token-handover').isHidden()).toBe(true);
-      expect(await page.locator('#curl').textContent()).toContain(`-X DELETE '${server.url}/agents/${agentId}/token'`);
+      expect(await page.locator('#curl').textContent()).toContain(
+        `-X DELETE '${server.url}/agents/${agentId}/token'`,
+      );
 
       // No token in URLs, request headers and bodies, WebSocket frames, console lines, the DOM or
       // localStorage; in responses, only in the answers of POST /agents and POST …/token/regenerate.
@@ -261,9 +273,12 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
       expect(rec.frames.length).toBeGreaterThan(0);
     } catch (err) {
       const footer = await page.locator('footer').textContent();
-      throw new Error(`${(err as Error).message}; page says: ${footer}; console: ${rec.consoleLines.join(' | ')}`, {
-        cause: err,
-      });
+      throw new Error(
+        `${(err as Error).message}; page says: ${footer}; console: ${rec.consoleLines.join(' | ')}`,
+        {
+          cause: err,
+        },
+      );
     }
   }, 60_000);
 

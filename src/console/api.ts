@@ -22,6 +22,8 @@ export class ConsoleCallError extends Error {
     readonly code: string,
     message: string,
     readonly status: number,
+    /** The error's `params` (e.g. `retry_after` of a 429). */
+    readonly params: Readonly<Record<string, unknown>> = {},
   ) {
     super(`${code}: ${message}`);
   }
@@ -56,13 +58,14 @@ export async function request<T>(call: ConsoleCall, accessToken?: string): Promi
   });
   const json = (await res.json().catch(() => ({}))) as {
     data?: T;
-    error?: { code?: string; message?: string };
+    error?: { code?: string; message?: string; params?: Record<string, unknown> };
   };
   if (!res.ok) {
     throw new ConsoleCallError(
       json.error?.code ?? 'HTTP_' + res.status,
       json.error?.message ?? '',
       res.status,
+      json.error?.params,
     );
   }
   return json.data as T;

@@ -33,6 +33,7 @@ import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactio
 import { renderRequests, type RequestDeps } from './requests.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
+import { startAgentAdmin } from './agent-admin.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -649,6 +650,25 @@ function start(): void {
       payload: $<HTMLInputElement>('event-payload').value,
     };
     void run(() => sendSystemEvent(controlDeps, state.agentId, input, openChatId()));
+  });
+  startAgentAdmin({
+    call,
+    selectedAgentId: () => state.agentId,
+    agentName: (id) => state.names.get(id),
+    // Selected at once; the chat opens once the bot has published its keys (click it then).
+    agentCreated: async (a) => {
+      Object.assign(state, { agentId: a.agent_id, inGroup: false, conversationId: undefined });
+      state.opened.clear();
+      $('chat-title').textContent =
+        `${a.name ?? a.agent_id}: start your bot with its env file, then click it to chat`;
+      $('messages').replaceChildren();
+      ($('text') as HTMLInputElement).disabled = true;
+      ($('send') as HTMLButtonElement).disabled = true;
+      await listAgents();
+      await refreshService();
+    },
+    refreshService,
+    run: (fn) => void run(fn),
   });
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));

@@ -23,6 +23,13 @@ import { parseBody } from './http/validation.js';
 /** A request handler: the server core. */
 export type RequestHandler = (req: ServerRequest) => Promise<ServerResponse>;
 
+/** What the handler learnt about a request while answering it. */
+interface Seen {
+  principal?: AnyPrincipal | undefined;
+  /** The agent of an `/agents/:id/…` path (e.g. its owner regenerating its token). */
+  pathAgentId?: string | undefined;
+}
+
 const EMPTY_BODY = z.strictObject({});
 
 function decodeBodyFor(route: Route, req: ServerRequest, options: ResolvedServerOptions): unknown {
@@ -40,7 +47,7 @@ async function dispatch(
   ctx: ServerContext,
   router: Router,
   req: ServerRequest,
-  seen: { principal?: AnyPrincipal | undefined },
+  seen: Seen,
 ): Promise<ServerResponse> {
   const match = router.match(req.method, req.path);
   if (match.kind === 'not_found') throw fail('NOT_FOUND', 'No such endpoint.');
@@ -53,6 +60,7 @@ async function dispatch(
     });
   }
   const { route, params } = match;
+  seen.pathAgentId = SELF_PATH.test(route.path) ? (params['id'] ?? params['agent_id']) : undefined;
   const principal = await authenticate(ctx, route, req, params);
   seen.principal = principal;
   if (route.guard !== undefined) await route.guard({ req, params, principal, ctx });
@@ -104,7 +112,7 @@ async function answer(
   ctx: ServerContext,
   router: Router,
   req: ServerRequest,
-  seen: { principal?: AnyPrincipal | undefined },
+  seen: Seen,
 ): Promise<ServerResponse> {
   try {
     return await dispatch(ctx, router, req, seen);
@@ -128,8 +136,10 @@ async function answer(
 export function createRequestHandler(ctx: ServerContext, router: Router): RequestHandler {
   return async (req) => {
     const started = performance.now();
-    const seen: { principal?: AnyPrincipal | undefined } = {};
+    const seen: Seen = {};
     const res = await answer(ctx, router, req, seen);
+    const agentId = seen.principal?.kind === 'agent' ? seen.principal.agentId : seen.pathAgentId;
+    ctx.rateLimitHits.observe(res, agentId, ctx.clock.now());
     if (ctx.onActivity !== undefined) {
       emitActivity(ctx.onActivity, {
         kind: 'request',

@@ -20,6 +20,7 @@ import type { AgentTokenService } from './agents/token-service.js';
 import type { ActivityListener } from './activity.js';
 import type { ReferenceDeliveryEngine } from './delivery/engine.js';
 import type { WebhookFaults } from './delivery/faults.js';
+import type { RateLimitHits } from './limits/rate-limit-hits.js';
 import type { RateLimits } from './limits/rate-limiter.js';
 import type { Store } from './store/types.js';
 import type { WsHub } from './ws/hub.js';
@@ -55,6 +56,8 @@ export interface ServerContext {
   readonly keyChallenges: KeyChallenges;
   /** Per-agent request-rate limits on the server's clock. */
   readonly limits: RateLimits;
+  /** 429 answers given about each agent (dev console). */
+  readonly rateLimitHits: RateLimitHits;
   /** The identity service-originated events are sealed with. */
   readonly system: SystemSender;
   /** Delivery of events to agents (WebSocket or webhook). */

@@ -19,6 +19,7 @@ import { createDeliveryEngine } from './delivery/index.js';
 import type { OutboundEvent } from './delivery/types.js';
 import { WebhookFaults } from './delivery/faults.js';
 import { sendDeliveryFailureNotices } from './messages/notices.js';
+import { RateLimitHits } from './limits/rate-limit-hits.js';
 import { RateLimits } from './limits/rate-limiter.js';
 import { createMemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
@@ -98,6 +99,7 @@ export function createServerContext(
     agentSockets,
     keyChallenges: new KeyChallenges(clock),
     limits: new RateLimits(clock),
+    rateLimitHits: new RateLimitHits(),
     system: createSystemSender(clock),
     delivery,
     webhookFaults,

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { ADD_AGENT_HTML, TOKEN_ACTIONS_HTML, TOKEN_CSS } from './token-page.js';
+
 /** Where the console is served (dev mode, loopback only). */
 export const CONSOLE_PATH = '/_console/';
 
@@ -33,6 +35,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <ul id="agents"></ul>
     <p class="muted" id="agents-hint">Create a dev user and give it an agent, or run <code>ams dev bootstrap</code> and sign in as its owner (<code>AMS_OWNER_EMAIL</code>): its agent shows here.</p>
     <button id="refresh-agents" type="button">Refresh</button>
+    ${ADD_AGENT_HTML}
     <h2>Groups</h2>
     <ul id="groups"></ul>
     <button id="new-group" type="button" disabled>New group with these agents</button>
@@ -66,6 +69,7 @@ export const CONSOLE_HTML = `<!doctype html>
       <label>System event <input id="event-type" class="wide" autocomplete="off" value="system.notice"> <input id="event-payload" class="wide" autocomplete="off" value='{"text":"hello from the console"}'></label>
       <button id="send-event" type="button">Send event</button>
     </div>
+    ${TOKEN_ACTIONS_HTML}
     <pre id="curl" class="curl"></pre>
     <h3>Delivery log</h3>
     <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th><th></th></tr></thead><tbody></tbody></table>
@@ -113,4 +117,4 @@ tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}
 ul.requests li{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:2px 0}ul.requests pre{margin:0;font-size:11px;max-height:160px;overflow:auto}
 footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
-`;
+${TOKEN_CSS}`;

@@ -8,7 +8,7 @@
  * |---|---|---|
  * | GET | /_console/ | the page (HTML) |
  * | GET | /_console/console.css, /_console/console.js | the style sheet, the script |
- * | GET | /_control/agents/:id/service | `{ agent_id, connection_status, delivery_mode, websocket_connections, pending_count, injected_failures_left, governance_level, token_active, token_grace_until }` |
+ * | GET | /_control/agents/:id/service | `{ agent_id, connection_status, delivery_mode, websocket_connections, pending_count, injected_failures_left, governance_level, token_active, token_grace_until, rate_limit_hits, last_rate_limit }` |
  * | GET | /_control/agents/:id/delivery-logs | `?limit=`: the agent's delivery log, newest first |
  * | POST | /_control/agents/:id/recover | | `{ agent_id, pending_count, connection_status }` (as the agent's own `POST /agents/:id/connection/recover`) |
  * | POST | /_control/agents/:id/webhook-faults | `{ status, count }`: the next `count` webhook deliveries are answered `status` (or time out: `'timeout'`) | `{ agent_id, status, remaining }` |
@@ -103,6 +103,7 @@ function serviceRoutes(): Route[] {
         governance_level: view.governance.level,
         token_active: view.token_status.active,
         token_grace_until: view.token_status.grace_until ?? 'none',
+        ...rateLimitFields(ctx, id),
       });
     },
   });
@@ -153,6 +154,13 @@ function serviceRoutes(): Route[] {
     },
   });
   return [service, logs, faults, recover];
+}
+
+/** The agent's 429 answers so far: `rate_limit_hits`, and `last_rate_limit` as `CODE at hh:mm:ss` (server time, UTC). */
+function rateLimitFields(ctx: ServerContext, agentId: string) {
+  const { count, last } = ctx.rateLimitHits.of(agentId);
+  const at = last === undefined ? '' : new Date(last.atMs).toISOString().slice(11, 19);
+  return { rate_limit_hits: count, last_rate_limit: last === undefined ? 'none' : `${last.code} at ${at}` };
 }
 
 /** Most injected failures at once (the retry schedule has far fewer attempts). */

@@ -31,6 +31,7 @@ import {
 import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-actions.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { renderRequests, type RequestDeps } from './requests.js';
+import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
 import { startAgentAdmin } from './agent-admin.js';
@@ -604,6 +605,14 @@ const requestDeps: RequestDeps = {
   refresh: () => refreshService(),
 };
 
+/** What the delivery-mode buttons of webhook-mode.ts use of the page. */
+const modeDeps: WebhookModeDeps = {
+  call,
+  say,
+  refresh: () => refreshService(),
+  agentName: (id) => state.names.get(id),
+};
+
 /** What the control-API buttons of control-actions.ts use of the page. */
 const controlDeps: ControlActionDeps = { call, say, refresh: refreshService };
 
@@ -638,6 +647,11 @@ function start(): void {
   $('drop-ws').addEventListener('click', () => void run(dropSocket));
   $('set-governance').addEventListener('click', () => void run(setGovernance));
   $('refresh-requests').addEventListener('click', () => void run(refreshService));
+  $('use-webhook').addEventListener('click', () => {
+    const url = $<HTMLInputElement>('webhook-url').value;
+    void run(() => useWebhook(modeDeps, state.agentId, url));
+  });
+  $('use-websocket').addEventListener('click', () => void run(() => useWebSocket(modeDeps, state.agentId)));
   $('suspend-relation').addEventListener('click', () => {
     void run(() => setRelation(controlDeps, openChatId(), 'suspend'));
   });

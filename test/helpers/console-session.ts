@@ -4,7 +4,8 @@
  * page session shows or sends (URLs, headers, bodies, WebSocket frames,
  * console lines) to check that no secret leaks.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import { chromium, type Browser, type Download, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { Agent, createAgentApi, ensureAgentKeys } from '../../src/agent/index.js';
 import { MemoryKeyStore } from '../../src/crypto/index.js';
@@ -149,4 +150,28 @@ export async function startConsoleSession(): Promise<ConsoleSession> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   page.setDefaultTimeout(8_000);
   return { server, browser, page, seen: recordSession(page) };
+}
+
+/** Reads `NAME=value` lines (values are plain or single-quoted). */
+export function parseEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n').filter((l) => l !== '')) {
+    const eq = line.indexOf('=');
+    const raw = line.slice(eq + 1);
+    out[line.slice(0, eq)] = raw.startsWith("'") ? raw.slice(1, -1).replaceAll(`'\\''`, "'") : raw;
+  }
+  return out;
+}
+
+export async function envOf(download: Download): Promise<{ name: string; env: Record<string, string> }> {
+  return {
+    name: download.suggestedFilename(),
+    env: parseEnv(await readFile((await download.path())!, 'utf8')),
+  };
+}
+
+/** Clicks `selector` and returns the env file the page downloads. */
+export async function clickForEnv(page: Page, selector: string) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return envOf(download);
 }

@@ -64,6 +64,8 @@ export const CONSOLE_HTML = `<!doctype html>
       <button id="set-governance" type="button">Set level</button>
       <span class="muted">Deliver what is pending, mark ready</span>
       <button id="recover" type="button">Recover</button>
+      <label>Webhook URL <input id="webhook-url" class="wide" type="url" autocomplete="off" placeholder="http://127.0.0.1:3000/webhook"></label>
+      <span><button id="use-webhook" type="button">Use webhook</button> <button id="use-websocket" type="button">Use WebSocket</button></span>
       <span class="muted">Relation of the open chat</span>
       <span><button id="suspend-relation" type="button">Suspend</button> <button id="restore-relation" type="button">Restore</button></span>
       <label>System event <input id="event-type" class="wide" autocomplete="off" value="system.notice"> <input id="event-payload" class="wide" autocomplete="off" value='{"text":"hello from the console"}'></label>

@@ -8,13 +8,17 @@
  * (the running bot is cut off, `token_active: false`). And no agent token
  * anywhere in the session but the create/regenerate response bodies.
  */
-import { readFile } from 'node:fs/promises';
-import type { Browser, Download, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AmsError } from '../../../src/core/errors/index.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER, SKIP_REASON } from '../../helpers/console-browser.js';
-import { startConsoleBot, startConsoleSession, type ConsoleBot } from '../../helpers/console-session.js';
+import {
+  clickForEnv,
+  startConsoleBot,
+  startConsoleSession,
+  type ConsoleBot,
+} from '../../helpers/console-session.js';
 import { call } from '../../helpers/server-http.js';
 
 if (SKIP_BROWSER) console.warn(`dev console token tests ${SKIP_REASON}`);
@@ -50,30 +54,6 @@ function recordAll(page: Page): FullRecord {
   });
   page.on('console', (m) => r.consoleLines.push(m.text()));
   return r;
-}
-
-/** Reads `NAME=value` lines (values are plain or single-quoted). */
-function parseEnv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n').filter((l) => l !== '')) {
-    const eq = line.indexOf('=');
-    const raw = line.slice(eq + 1);
-    out[line.slice(0, eq)] = raw.startsWith("'") ? raw.slice(1, -1).replaceAll(`'\\''`, "'") : raw;
-  }
-  return out;
-}
-
-async function envOf(download: Download): Promise<{ name: string; env: Record<string, string> }> {
-  return {
-    name: download.suggestedFilename(),
-    env: parseEnv(await readFile((await download.path())!, 'utf8')),
-  };
-}
-
-/** Clicks `selector` and returns the env file the page downloads. */
-async function clickForEnv(page: Page, selector: string) {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
-  return envOf(download);
 }
 
 describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke its token', () => {

@@ -31,6 +31,7 @@ import {
 import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-actions.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { renderRequests, type RequestDeps } from './requests.js';
+import { isGroupUpdate, showGroupBar, type GroupAdminDeps } from './group-admin.js';
 import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
@@ -255,7 +256,35 @@ async function newGroup(): Promise<void> {
 async function openGroup(g: GroupItem): Promise<void> {
   state.inGroup = true;
   await enterConversation(g.conversation_id, `Group ${g.name}`);
+  await showGroupBar($('group-bar'), g.conversation_id, groupDeps);
 }
+
+/** What the open group's bar (group-admin.ts) uses of the page. */
+const groupDeps: GroupAdminDeps = {
+  call,
+  say,
+  run: (fn) => void run(fn),
+  userId: () => state.user?.userId,
+  nameOf: (id) => state.names.get(id) ?? id,
+  membersChanged(detail) {
+    if (detail.conversation_id !== state.conversationId) return;
+    state.recipients = detail.members.flatMap((m) => {
+      const key = m.public_key === null ? undefined : fromBase64(m.public_key);
+      return key === undefined ? [] : [{ id: m.id, publicKey: key }];
+    });
+  },
+  async left(conversationId) {
+    if (state.conversationId === conversationId) {
+      Object.assign(state, { conversationId: undefined, inGroup: false, recipients: [] });
+      $('group-bar').hidden = true;
+      $('chat-title').textContent = 'Chat';
+      $('messages').replaceChildren();
+      ($('text') as HTMLInputElement).disabled = true;
+      ($('send') as HTMLButtonElement).disabled = true;
+    }
+    await listGroups();
+  },
+};
 
 async function signingKey(id: string): Promise<Uint8Array | undefined> {
   const known = state.signing.get(id);
@@ -426,6 +455,7 @@ async function openChat(a: AgentItem): Promise<void> {
   if (state.agentId !== a.agent_id) state.opened.clear();
   state.agentId = a.agent_id;
   state.inGroup = false;
+  $('group-bar').hidden = true;
   const conv = await call<{ conversation_id: string }>(
     {
       method: 'POST',
@@ -506,7 +536,11 @@ function connectSocket(): void {
     else if (ConsoleStreams.isStreamFrame(frame)) streams.receive(frame);
     else if (frame.type === 'reaction.update' && typeof frame.wire_envelope === 'string')
       void run(() => reactionReceived(frame.wire_envelope!));
-    else if (typeof frame.wire_envelope === 'string') void show(frame.wire_envelope).then(refreshService);
+    else if (isGroupUpdate(frame) && state.inGroup && state.conversationId !== undefined) {
+      // Members changed (or the key version moved): read the group again before the next seal.
+      const open = state.conversationId;
+      void run(() => showGroupBar($('group-bar'), open, groupDeps));
+    } else if (typeof frame.wire_envelope === 'string') void show(frame.wire_envelope).then(refreshService);
   });
   ws.addEventListener('close', (e) => {
     if (state.socket !== ws) return;

@@ -42,6 +42,7 @@ export const CONSOLE_HTML = `<!doctype html>
   </section>
   <section id="chat-panel">
     <h2 id="chat-title">Chat</h2>
+    <div id="group-bar" class="group-bar" hidden></div>
     <ol id="messages" aria-live="polite"></ol>
     <form id="composer">
       <input id="text" autocomplete="off" placeholder="Message (sealed in this browser)" disabled>
@@ -118,5 +119,6 @@ tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;
 .curl{background:#1d2330;color:#d6f5d6;padding:6px;border-radius:4px;white-space:pre-wrap;word-break:break-all;font-size:12px;min-height:2em}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}
 ul.requests li{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:2px 0}ul.requests pre{margin:0;font-size:11px;max-height:160px;overflow:auto}
+.group-bar[hidden]{display:none}.group-bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-bottom:6px;font-size:12px}.group-bar ul.members{display:flex;flex-wrap:wrap;gap:4px 10px;width:100%}#invite-code{font-family:monospace;font-weight:600}
 footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
 ${TOKEN_CSS}`;

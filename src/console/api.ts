@@ -44,47 +44,75 @@ export function curlLine(origin: string, call: ConsoleCall): string {
   return parts.join(' ');
 }
 
+/** The service's answer body: `data`, or `error`. */
+interface AnswerBody<T> {
+  readonly data?: T;
+  readonly error?: { code?: string; message?: string; params?: Record<string, unknown> };
+}
+
+/** The refusal of a non-2xx answer (its error body, or just the status). */
+async function refusal(res: Response): Promise<ConsoleCallError> {
+  const json = (await res.json().catch(() => ({}))) as AnswerBody<unknown>;
+  return new ConsoleCallError(
+    json.error?.code ?? 'HTTP_' + res.status,
+    json.error?.message ?? '',
+    res.status,
+    json.error?.params,
+  );
+}
+
+/** `data` of a 2xx answer; throws the {@link ConsoleCallError} of any other. */
+async function dataOf<T>(res: Response): Promise<T> {
+  if (!res.ok) throw await refusal(res);
+  return ((await res.json().catch(() => ({}))) as AnswerBody<T>).data as T;
+}
+
+/** The headers of a request, with the access token when it is to be sent. */
+function headersOf(contentType: string | undefined, accessToken: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (contentType !== undefined) headers['content-type'] = contentType;
+  if (accessToken !== undefined) headers['authorization'] = `Bearer ${accessToken}`;
+  return headers;
+}
+
 /** Calls the server; resolves with `data` of the answer. */
 export async function request<T>(call: ConsoleCall, accessToken?: string): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (call.body !== undefined) headers['content-type'] = 'application/json';
-  if (call.auth === true && accessToken !== undefined) headers['authorization'] = `Bearer ${accessToken}`;
   const res = await fetch(call.path, {
     method: call.method,
-    headers,
+    headers: headersOf(
+      call.body === undefined ? undefined : 'application/json',
+      call.auth === true ? accessToken : undefined,
+    ),
     ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
     credentials: 'omit',
     cache: 'no-store',
   });
-  const json = (await res.json().catch(() => ({}))) as {
-    data?: T;
-    error?: { code?: string; message?: string; params?: Record<string, unknown> };
-  };
-  if (!res.ok) {
-    throw new ConsoleCallError(
-      json.error?.code ?? 'HTTP_' + res.status,
-      json.error?.message ?? '',
-      res.status,
-      json.error?.params,
-    );
-  }
-  return json.data as T;
+  return dataOf<T>(res);
 }
 
 /** Fetches raw bytes (an object) with the access token in the header. */
 export async function requestBytes(path: string, accessToken: string | undefined): Promise<Uint8Array> {
   const res = await fetch(path, {
-    headers: accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` },
+    headers: headersOf(undefined, accessToken),
     credentials: 'omit',
     cache: 'no-store',
   });
-  if (!res.ok) {
-    const json = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-    throw new ConsoleCallError(
-      json.error?.code ?? 'HTTP_' + res.status,
-      json.error?.message ?? '',
-      res.status,
-    );
-  }
+  if (!res.ok) throw await refusal(res);
   return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Posts raw bytes (an upload) with the access token in the header; resolves with `data` of the answer. */
+export async function requestUpload<T>(
+  path: string,
+  body: Uint8Array,
+  accessToken: string | undefined,
+): Promise<T> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: headersOf('application/octet-stream', accessToken),
+    body: body as Uint8Array<ArrayBuffer>,
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  return dataOf<T>(res);
 }

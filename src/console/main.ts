@@ -12,9 +12,10 @@ import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import { WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
 import type { AgentKeys } from '../crypto/keys.js';
 import type { ArtifactAnswerPayload } from '../core/protocol/artifacts.js';
-import { ConsoleCallError, curlLine, request, requestBytes, type ConsoleCall } from './api.js';
+import { ConsoleCallError, curlLine, request, requestBytes, requestUpload, type ConsoleCall } from './api.js';
 import { artifactOf, renderArtifact, type AnswerOutcome } from './artifacts.js';
 import { fileOf, renderFile } from './files.js';
+import { encryptFile, filePayload, uploadBody, type UploadAnswer } from './file-send.js';
 import {
   backupRecord,
   keysOf,
@@ -523,6 +524,42 @@ async function send(): Promise<void> {
   await refreshService();
 }
 
+/**
+ * Encrypts a picked file in the page, uploads the ciphertext and sends the
+ * sealed `file` message (its key inside) to the open conversation.
+ */
+async function sendFile(file: File): Promise<void> {
+  const seal = sealContext();
+  const plain = new Uint8Array(await file.arrayBuffer());
+  const encrypted = await encryptFile(plain);
+  const path = routePath(SERVICE_ROUTES.uploadFile, { id: seal.conversationId });
+  showCurl({ method: 'POST', path, auth: true });
+  let answer: UploadAnswer;
+  try {
+    answer = await requestUpload<UploadAnswer>(path, uploadBody(encrypted), state.token);
+  } catch (err) {
+    if (!(err instanceof ConsoleCallError && err.code === 'TOKEN_EXPIRED')) throw err;
+    await renewToken();
+    answer = await requestUpload<UploadAnswer>(path, uploadBody(encrypted), state.token);
+  }
+  const payload = filePayload(encrypted, answer, {
+    name: file.name === '' ? 'file' : file.name,
+    contentType: file.type === '' ? 'application/octet-stream' : file.type,
+    size: plain.length,
+  });
+  const wire = await sealPayload(payload, seal);
+  const sent = await call<{ message_id: string }>({
+    method: 'POST',
+    path: routePath(SERVICE_ROUTES.userSendMessage, { id: seal.conversationId }),
+    auth: true,
+    body: { wire_envelope: wire },
+  });
+  const li = addMessage('', 'mine', sent.message_id);
+  if (li !== undefined) renderFile(li, payload, fetchObject);
+  say(`sent ${payload.name}: ${payload.size} bytes, encrypted in this page`);
+  await refreshService();
+}
+
 function connectSocket(): void {
   state.socket?.close();
   const ws = new WebSocket(
@@ -681,6 +718,11 @@ function start(): void {
   $('drop-ws').addEventListener('click', () => void run(dropSocket));
   $('set-governance').addEventListener('click', () => void run(setGovernance));
   $('refresh-requests').addEventListener('click', () => void run(refreshService));
+  $<HTMLInputElement>('file').addEventListener('change', (e) => {
+    const input = e.target as HTMLInputElement;
+    const picked = input.files?.[0];
+    if (picked !== undefined) void run(() => sendFile(picked)).finally(() => (input.value = ''));
+  });
   $('use-webhook').addEventListener('click', () => {
     const url = $<HTMLInputElement>('webhook-url').value;
     void run(() => useWebhook(modeDeps, state.agentId, url));

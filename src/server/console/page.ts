@@ -47,6 +47,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <form id="composer">
       <input id="text" autocomplete="off" placeholder="Message (sealed in this browser)" disabled>
       <button id="send" type="submit" disabled>Send</button>
+      <label class="file-pick" title="Send a file, encrypted in this page">📎<input id="file" type="file"></label>
     </form>
   </section>
   <section id="service-panel">
@@ -120,5 +121,6 @@ tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{text-align:left;border-bottom:1px solid #eef0f3;padding:2px 4px}
 ul.requests li{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:2px 0}ul.requests pre{margin:0;font-size:11px;max-height:160px;overflow:auto}
 .group-bar[hidden]{display:none}.group-bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-bottom:6px;font-size:12px}.group-bar ul.members{display:flex;flex-wrap:wrap;gap:4px 10px;width:100%}#invite-code{font-family:monospace;font-weight:600}
+label.file-pick{cursor:pointer;padding:4px 6px}label.file-pick input{display:none}
 footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
 ${TOKEN_CSS}`;

@@ -20,6 +20,7 @@ import type { AgentTokenService } from './agents/token-service.js';
 import type { ActivityListener } from './activity.js';
 import type { ReferenceDeliveryEngine } from './delivery/engine.js';
 import type { WebhookFaults } from './delivery/faults.js';
+import type { ConsoleFeed } from './console/feed.js';
 import type { RateLimits } from './limits/rate-limiter.js';
 import type { Store } from './store/types.js';
 import type { WsHub } from './ws/hub.js';
@@ -61,6 +62,8 @@ export interface ServerContext {
   readonly delivery: ReferenceDeliveryEngine;
   /** Webhook failures injected through the control API (dev console). */
   readonly webhookFaults: WebhookFaults;
+  /** The dev console's live feeds (pages watching an agent's deliveries). */
+  readonly consoleFeed: ConsoleFeed;
   /** Acknowledged delivery to user connections that asked for it, fed from the inbox. */
   readonly userDeliveries: UserDeliveries;
   /** `http://host:port` once listening (WebAuthn's default origin uses it). */

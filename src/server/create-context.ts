@@ -17,7 +17,9 @@ import { createAgentTokenService } from './agents/token-service.js';
 import { deliveryActivity, emitActivity } from './activity.js';
 import { createDeliveryEngine } from './delivery/index.js';
 import type { OutboundEvent } from './delivery/types.js';
+import type { DeliveryObservation } from './delivery/observer.js';
 import { WebhookFaults } from './delivery/faults.js';
+import { ConsoleFeed, observeForFeed } from './console/feed.js';
 import { sendDeliveryFailureNotices } from './messages/notices.js';
 import { RateLimits } from './limits/rate-limiter.js';
 import { createMemoryStore } from './store/memory.js';
@@ -63,6 +65,9 @@ export function createServerContext(
   // Set once the context exists: events dropped after 24 h pending get delivery-failure notices.
   let onExpired: (agentId: string, events: readonly OutboundEvent[]) => void = () => {};
   const webhookFaults = new WebhookFaults();
+  const consoleFeed = new ConsoleFeed();
+  // Set once the context exists (the engine reports nothing before that).
+  let observe: ((o: DeliveryObservation) => void) | undefined;
   const delivery = createDeliveryEngine({
     clock,
     wrapSender: (sender) => webhookFaults.wrap(sender),
@@ -74,6 +79,7 @@ export function createServerContext(
     },
     wsAck: resolved.wsAck,
     onExpired: (agentId, events) => onExpired(agentId, events),
+    observe: (o) => observe?.(o),
     webhookTimeoutMs: resolved.webhookTimeoutMs,
     ...(options.onActivity === undefined
       ? {}
@@ -101,6 +107,7 @@ export function createServerContext(
     system: createSystemSender(clock),
     delivery,
     webhookFaults,
+    consoleFeed,
     userDeliveries: new UserDeliveries({
       store,
       clock,
@@ -110,5 +117,6 @@ export function createServerContext(
     baseUrl: `http://${resolved.host}:${resolved.port}`,
   };
   onExpired = (agentId, events) => void sendDeliveryFailureNotices(ctx, agentId, events);
+  observe = (o) => observeForFeed(ctx, o);
   return ctx;
 }

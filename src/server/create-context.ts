@@ -17,7 +17,6 @@ import { createAgentTokenService } from './agents/token-service.js';
 import { deliveryActivity, emitActivity } from './activity.js';
 import { createDeliveryEngine } from './delivery/index.js';
 import type { OutboundEvent } from './delivery/types.js';
-import type { DeliveryObservation } from './delivery/observer.js';
 import { WebhookFaults } from './delivery/faults.js';
 import { ConsoleFeed, observeForFeed } from './console/feed.js';
 import { sendDeliveryFailureNotices } from './messages/notices.js';
@@ -66,8 +65,6 @@ export function createServerContext(
   let onExpired: (agentId: string, events: readonly OutboundEvent[]) => void = () => {};
   const webhookFaults = new WebhookFaults();
   const consoleFeed = new ConsoleFeed();
-  // Set once the context exists (the engine reports nothing before that).
-  let observe: ((o: DeliveryObservation) => void) | undefined;
   const delivery = createDeliveryEngine({
     clock,
     wrapSender: (sender) => webhookFaults.wrap(sender),
@@ -79,7 +76,8 @@ export function createServerContext(
     },
     wsAck: resolved.wsAck,
     onExpired: (agentId, events) => onExpired(agentId, events),
-    observe: (o) => observe?.(o),
+    // Called only once the context exists (the engine reports nothing before that).
+    observe: (o) => observeForFeed(ctx, o),
     webhookTimeoutMs: resolved.webhookTimeoutMs,
     ...(options.onActivity === undefined
       ? {}
@@ -117,6 +115,5 @@ export function createServerContext(
     baseUrl: `http://${resolved.host}:${resolved.port}`,
   };
   onExpired = (agentId, events) => void sendDeliveryFailureNotices(ctx, agentId, events);
-  observe = (o) => observeForFeed(ctx, o);
   return ctx;
 }

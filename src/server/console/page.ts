@@ -46,7 +46,7 @@ export const CONSOLE_HTML = `<!doctype html>
     </form>
   </section>
   <section id="service-panel">
-    <h2>Service side</h2>
+    <h2>Service side <span id="feed-state" class="muted" data-state="off">feed: off</span></h2>
     <dl id="status"></dl>
     <div class="actions">
       <label>Advance time <input id="advance-ms" type="number" min="0" value="30000"> ms</label>

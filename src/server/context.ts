@@ -20,7 +20,7 @@ import type { AgentTokenService } from './agents/token-service.js';
 import type { ActivityListener } from './activity.js';
 import type { ReferenceDeliveryEngine } from './delivery/engine.js';
 import type { WebhookFaults } from './delivery/faults.js';
-import type { ConsoleFeed } from './console/feed.js';
+import type { ConsoleFeed } from './console/feed-hub.js';
 import type { RateLimits } from './limits/rate-limiter.js';
 import type { Store } from './store/types.js';
 import type { WsHub } from './ws/hub.js';

@@ -28,7 +28,6 @@ import { defineRoute, type Route } from '../http/router.js';
 import type { ServerContext } from '../context.js';
 import { FEED_BACKLOG_MAX, type FeedEvent } from './feed-hub.js';
 
-
 function counts(ctx: ServerContext, agentId: string) {
   return {
     connection_status: ctx.delivery.connectionStatus(agentId),

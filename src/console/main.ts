@@ -29,15 +29,10 @@ import {
   type StoredUser,
 } from './keys.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
-import { coalesce, feedStateLine, LiveFeed } from './live.js';
-import {
-  renderLog,
-  renderStatus,
-  type AttemptEntry,
-  type LogEntry,
-  type PendingEntry,
-} from './service-view.js';
+import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
+import { coalesce, feedStateLine, LiveFeed } from './live.js';
+import type { PendingEntry } from './service-view.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -547,11 +542,11 @@ const liveFeed = new LiveFeed({
 async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
-  liveFeed.watch(id);
   const path = agentPath(id);
   renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
   const pending = await call<PendingEntry[]>({ method: 'GET', path: `${path}/deliveries/pending` });
+  liveFeed.watch(id);
   for (const p of pending) {
     if (p.attempt_count > 0 && !autoOpened.has(p.delivery_id)) {
       autoOpened.add(p.delivery_id);

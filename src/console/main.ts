@@ -15,6 +15,8 @@ import type { ArtifactAnswerPayload } from '../core/protocol/artifacts.js';
 import { ConsoleCallError, curlLine, request, requestBytes, type ConsoleCall } from './api.js';
 import { artifactOf, renderArtifact, reviseArtifactCard, type AnswerOutcome } from './artifacts.js';
 import { fileOf, renderFile } from './files.js';
+import { coalesce, feedStateLine, LiveFeed } from './live.js';
+import type { PendingEntry } from './service-view.js';
 import {
   backupRecord,
   keysOf,
@@ -31,8 +33,6 @@ import {
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
-import { coalesce, feedStateLine, LiveFeed } from './live.js';
-import type { PendingEntry } from './service-view.js';
 
 interface AgentItem {
   readonly agent_id: string;

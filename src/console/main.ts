@@ -526,7 +526,7 @@ const LIST_CHANGES = new Set(['group.updated', 'system.group_key_rotated']);
 const relistLater = coalesce(() =>
   run(() => Promise.all([listGroups(), listAgents()]).then(() => undefined)),
 );
-/** Deliveries whose attempts were opened by the page itself (a pending one that was tried). */
+/** Deliveries whose attempts were opened by the page itself (a pending one that failed an attempt). */
 const autoOpened = new Set<string>();
 const liveFeed = new LiveFeed({
   event: () => refreshLater(),
@@ -548,7 +548,7 @@ async function refreshService(): Promise<void> {
   const pending = await call<PendingEntry[]>({ method: 'GET', path: `${path}/deliveries/pending` });
   liveFeed.watch(id);
   for (const p of pending) {
-    if (p.attempt_count > 0 && !autoOpened.has(p.delivery_id)) {
+    if (p.attempt_count > 0 && p.state !== 'awaiting_ack' && !autoOpened.has(p.delivery_id)) {
       autoOpened.add(p.delivery_id);
       state.opened.add(p.delivery_id);
     }

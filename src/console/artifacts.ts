@@ -73,8 +73,11 @@ function formData(card: HTMLElement, fields: readonly FormField[]): Record<strin
 export function renderArtifact(li: HTMLElement, a: ArtifactPayload, answer: AnswerArtifact): void {
   li.classList.add('artifact');
   li.dataset['artifactId'] = a.artifact_id;
+  li.dataset['revision'] = String(a.revision);
   li.dataset['state'] = 'open';
   li.replaceChildren(el('strong', { textContent: a.content.title }));
+  if (a.revision > 1)
+    li.append(el('span', { className: 'revision muted', textContent: ` revision ${a.revision}` }));
   const c = a.content;
   if (c.kind === 'confirm' && c.body !== undefined) li.append(el('p', { textContent: c.body }));
   let result: HTMLTextAreaElement | undefined;
@@ -137,4 +140,17 @@ export function renderArtifact(li: HTMLElement, a: ArtifactPayload, answer: Answ
     const r = reason.value as (typeof HUMAN_DENIED_REASONS)[number];
     void send({ ...base, status: 'denied', reason: r });
   });
+}
+
+/**
+ * A later revision of an artifact already shown in `list` replaces its card
+ * in place (answers then go with the newest revision); an older or the same
+ * revision is ignored. False when no card shows this artifact yet (the caller
+ * adds one).
+ */
+export function reviseArtifactCard(list: HTMLElement, a: ArtifactPayload, answer: AnswerArtifact): boolean {
+  const card = list.querySelector<HTMLElement>(`[data-artifact-id="${CSS.escape(a.artifact_id)}"]`);
+  if (card === null) return false;
+  if (Number(card.dataset['revision'] ?? '1') < a.revision) renderArtifact(card, a, answer);
+  return true;
 }

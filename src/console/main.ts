@@ -13,9 +13,11 @@ import { WS_CLOSE_CODES } from '../core/protocol/ws-close.js';
 import type { AgentKeys } from '../crypto/keys.js';
 import type { ArtifactAnswerPayload } from '../core/protocol/artifacts.js';
 import { ConsoleCallError, curlLine, request, requestBytes, requestUpload, type ConsoleCall } from './api.js';
-import { artifactOf, renderArtifact, type AnswerOutcome } from './artifacts.js';
+import { artifactOf, renderArtifact, reviseArtifactCard, type AnswerOutcome } from './artifacts.js';
 import { fileOf, renderFile } from './files.js';
 import { encryptFile, filePayload, uploadBody, type UploadAnswer } from './file-send.js';
+import { coalesce, feedStateLine, LiveFeed } from './live.js';
+import type { PendingEntry } from './service-view.js';
 import {
   backupRecord,
   keysOf,
@@ -439,6 +441,8 @@ async function show(wire: string): Promise<void> {
     if (m.conversationId !== state.conversationId) return;
     const p = m.payload as { type: string; text?: string };
     const artifact = artifactOf(m.payload);
+    // A later revision of a card already shown updates it in place.
+    if (artifact !== undefined && reviseArtifactCard($('messages'), artifact, answerArtifact)) return;
     const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
     if (li !== undefined && state.inGroup && m.senderId !== user.userId)
@@ -569,6 +573,7 @@ function connectSocket(): void {
   ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'auth', access_token: state.token })));
   ws.addEventListener('message', (e) => {
     const frame = JSON.parse(String(e.data)) as { type?: string; wire_envelope?: string };
+    if (LIST_CHANGES.has(frame.type ?? '')) relistLater();
     if (frame.type === 'auth.ok') say('live: user WebSocket connected');
     else if (ConsoleStreams.isStreamFrame(frame)) streams.receive(frame);
     else if (frame.type === 'reaction.update' && typeof frame.wire_envelope === 'string')
@@ -589,6 +594,26 @@ function connectSocket(): void {
 
 const agentPath = (id: string): string => `/_control/agents/${encodeURIComponent(id)}`;
 
+/** The service panel re-rendered once per animation frame however many feed events arrive. */
+const refreshLater = coalesce(() => run(refreshService));
+/** User WebSocket frames after which the group (and agent) lists are read again. */
+const LIST_CHANGES = new Set(['group.updated', 'system.group_key_rotated']);
+const relistLater = coalesce(() =>
+  run(() => Promise.all([listGroups(), listAgents()]).then(() => undefined)),
+);
+/** Deliveries whose attempts were opened by the page itself (a pending one that failed an attempt). */
+const autoOpened = new Set<string>();
+const liveFeed = new LiveFeed({
+  event: () => refreshLater(),
+  state(s, agentId) {
+    const el = $('feed-state');
+    el.textContent = feedStateLine(s);
+    el.dataset['state'] = s;
+    // The watched agent is gone (the feed was refused): list the agents again.
+    if (s === 'off' && agentId !== undefined) relistLater();
+  },
+});
+
 async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
@@ -596,18 +621,32 @@ async function refreshService(): Promise<void> {
   const path = agentPath(id);
   renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
+  const pending = await call<PendingEntry[]>({ method: 'GET', path: `${path}/deliveries/pending` });
+  liveFeed.watch(id);
+  for (const p of pending) {
+    if (p.attempt_count > 0 && p.state !== 'awaiting_ack' && !autoOpened.has(p.delivery_id)) {
+      autoOpened.add(p.delivery_id);
+      state.opened.add(p.delivery_id);
+    }
+  }
   const attempts = new Map<string, readonly AttemptEntry[]>();
   for (const d of state.opened) {
     const p = `${path}/deliveries/${encodeURIComponent(d)}/attempts`;
     attempts.set(d, await call<AttemptEntry[]>({ method: 'GET', path: p }));
   }
-  renderLog($('log').querySelector('tbody')!, logs, attempts, {
-    replay: (d) => void run(() => replay(d)),
-    toggleAttempts: (d) => {
-      if (!state.opened.delete(d)) state.opened.add(d);
-      void run(refreshService);
+  renderLog(
+    $('log').querySelector('tbody')!,
+    logs,
+    attempts,
+    {
+      replay: (d) => void run(() => replay(d)),
+      toggleAttempts: (d) => {
+        if (!state.opened.delete(d)) state.opened.add(d);
+        void run(refreshService);
+      },
     },
-  });
+    pending,
+  );
 }
 
 /** Queues a delivery again with the same id: the bot should skip it as a duplicate. */

@@ -1,8 +1,9 @@
 /**
  * The service side of the selected agent, drawn from the control API: its
- * status fields, and the delivery log with, per delivery, Replay and the
- * webhook attempts (time, status code, latency, next attempt on the retry
- * schedule) when opened.
+ * status fields, the deliveries still pending (queued, retrying, awaiting an
+ * ack) above the delivery log, and per delivery Replay and its attempts
+ * (webhook: time, status code, latency, next attempt on the retry schedule;
+ * WebSocket: time, connection, acked / requeued / ack timeout) when opened.
  *
  * @module
  */
@@ -18,7 +19,16 @@ export interface LogEntry {
   readonly completed_at: string;
 }
 
-/** One webhook attempt (`GET /_control/agents/:id/deliveries/:delivery_id/attempts`). */
+/** A delivery not yet delivered or failed (`GET /_control/agents/:id/deliveries/pending`). */
+export interface PendingEntry {
+  readonly delivery_id: string;
+  readonly event_type: string;
+  readonly state: string;
+  readonly attempt_count: number;
+  readonly created_at: string;
+}
+
+/** One attempt (`GET /_control/agents/:id/deliveries/:delivery_id/attempts`). */
 export interface AttemptEntry {
   readonly attempt: number;
   readonly started_at: string;
@@ -27,6 +37,10 @@ export interface AttemptEntry {
   readonly error_class: string | null;
   readonly latency_ms: number;
   readonly next_attempt_at: string | null;
+  /** `webhook` or `websocket` (older servers: absent, a webhook attempt). */
+  readonly channel?: string;
+  /** The WebSocket connection a frame was sent on. */
+  readonly connection?: number | null;
 }
 
 /** What the log's buttons do. */
@@ -71,6 +85,21 @@ export function renderStatus(
 
 /** One line per attempt. */
 export function attemptLine(a: AttemptEntry): string {
+  if (a.channel === 'websocket') {
+    const on = `#${a.attempt} ${time(a.started_at)} WebSocket conn ${a.connection ?? '?'}`;
+    switch (a.outcome) {
+      case 'acked':
+        return `${on} acked after ${a.latency_ms} ms`;
+      case 'requeued':
+        return `${on} requeued (connection closed after ${a.latency_ms} ms)`;
+      case 'ack_timeout':
+        return `${on} ack timeout after ${a.latency_ms} ms`;
+      case 'awaiting_ack':
+        return `${on} awaiting ack`;
+      default:
+        return `${on} sent (no acks on this session)`;
+    }
+  }
   const answer = a.status_code === null ? (a.error_class ?? 'no answer') : `HTTP ${a.status_code}`;
   const next = a.next_attempt_at === null ? '' : `, next ${time(a.next_attempt_at)}`;
   return `#${a.attempt} ${time(a.started_at)} ${answer} ${a.outcome} ${a.latency_ms} ms${next}`;
@@ -82,8 +111,20 @@ export function renderLog(
   logs: readonly LogEntry[],
   attempts: ReadonlyMap<string, readonly AttemptEntry[]>,
   actions: LogActions,
+  pending: readonly PendingEntry[] = [],
 ): void {
   body.replaceChildren();
+  const logged = new Set(logs.map((e) => e.delivery_id));
+  for (const p of pending) {
+    if (logged.has(p.delivery_id)) continue;
+    const tr = document.createElement('tr');
+    tr.dataset['deliveryId'] = p.delivery_id;
+    tr.dataset['pending'] = 'true';
+    for (const text of [p.event_type, p.state, String(p.attempt_count), '', '…']) cell(tr, text);
+    cell(tr, '').append(button('attempts', 'show-attempts', () => actions.toggleAttempts(p.delivery_id)));
+    body.append(tr);
+    attemptRows(body, p.delivery_id, attempts.get(p.delivery_id));
+  }
   for (const e of logs) {
     const tr = document.createElement('tr');
     tr.dataset['deliveryId'] = e.delivery_id;
@@ -101,21 +142,30 @@ export function renderLog(
       button('replay', 'replay', () => actions.replay(e.delivery_id)),
     );
     body.append(tr);
-    const opened = attempts.get(e.delivery_id);
-    if (opened === undefined) continue;
-    const sub = document.createElement('tr');
-    sub.className = 'attempts';
-    sub.dataset['attemptsOf'] = e.delivery_id;
-    const td = cell(sub, '');
-    td.colSpan = 6;
-    const list = document.createElement('ol');
-    for (const a of opened) {
-      const li = document.createElement('li');
-      li.textContent = attemptLine(a);
-      list.append(li);
-    }
-    if (opened.length === 0) td.textContent = 'no webhook attempt (delivered over the WebSocket)';
-    else td.append(list);
-    body.append(sub);
+    attemptRows(body, e.delivery_id, attempts.get(e.delivery_id));
   }
+}
+
+/** The opened attempts of a delivery, as a row under it. */
+function attemptRows(
+  body: HTMLElement,
+  deliveryId: string,
+  opened: readonly AttemptEntry[] | undefined,
+): void {
+  if (opened === undefined) return;
+  const sub = document.createElement('tr');
+  sub.className = 'attempts';
+  sub.dataset['attemptsOf'] = deliveryId;
+  const td = cell(sub, '');
+  td.colSpan = 6;
+  const list = document.createElement('ol');
+  for (const a of opened) {
+    const li = document.createElement('li');
+    li.textContent = attemptLine(a);
+    li.dataset['outcome'] = a.outcome;
+    list.append(li);
+  }
+  if (opened.length === 0) td.textContent = 'no attempt recorded (older than the last 1 000 deliveries)';
+  else td.append(list);
+  body.append(sub);
 }

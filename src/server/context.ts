@@ -18,6 +18,7 @@ import type { KeyChallenges } from './agents/key-challenges.js';
 import type { SystemSender } from './agents/system-sender.js';
 import type { AgentTokenService } from './agents/token-service.js';
 import type { ActivityListener } from './activity.js';
+import type { ConsoleFeed } from './console/feed-hub.js';
 import type { ReferenceDeliveryEngine } from './delivery/engine.js';
 import type { WebhookFaults } from './delivery/faults.js';
 import type { RateLimitHits } from './limits/rate-limit-hits.js';
@@ -64,6 +65,8 @@ export interface ServerContext {
   readonly delivery: ReferenceDeliveryEngine;
   /** Webhook failures injected through the control API (dev console). */
   readonly webhookFaults: WebhookFaults;
+  /** The dev console's live feeds (pages watching an agent's deliveries). */
+  readonly consoleFeed: ConsoleFeed;
   /** Acknowledged delivery to user connections that asked for it, fed from the inbox. */
   readonly userDeliveries: UserDeliveries;
   /** `http://host:port` once listening (WebAuthn's default origin uses it). */

@@ -18,6 +18,8 @@ import { deliveryActivity, emitActivity } from './activity.js';
 import { createDeliveryEngine } from './delivery/index.js';
 import type { OutboundEvent } from './delivery/types.js';
 import { WebhookFaults } from './delivery/faults.js';
+import { ConsoleFeed } from './console/feed-hub.js';
+import { observeForFeed } from './console/feed.js';
 import { sendDeliveryFailureNotices } from './messages/notices.js';
 import { RateLimitHits } from './limits/rate-limit-hits.js';
 import { RateLimits } from './limits/rate-limiter.js';
@@ -64,6 +66,7 @@ export function createServerContext(
   // Set once the context exists: events dropped after 24 h pending get delivery-failure notices.
   let onExpired: (agentId: string, events: readonly OutboundEvent[]) => void = () => {};
   const webhookFaults = new WebhookFaults();
+  const consoleFeed = new ConsoleFeed();
   const delivery = createDeliveryEngine({
     clock,
     wrapSender: (sender) => webhookFaults.wrap(sender),
@@ -75,6 +78,8 @@ export function createServerContext(
     },
     wsAck: resolved.wsAck,
     onExpired: (agentId, events) => onExpired(agentId, events),
+    // Called only once the context exists (the engine reports nothing before that).
+    observe: (o) => observeForFeed(ctx, o),
     webhookTimeoutMs: resolved.webhookTimeoutMs,
     ...(options.onActivity === undefined
       ? {}
@@ -103,6 +108,7 @@ export function createServerContext(
     system: createSystemSender(clock),
     delivery,
     webhookFaults,
+    consoleFeed,
     userDeliveries: new UserDeliveries({
       store,
       clock,

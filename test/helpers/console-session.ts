@@ -18,6 +18,8 @@ export interface ConsoleBot {
   readonly agent: Agent;
   readonly agentId: string;
   readonly token: string;
+  /** The webhook's signing secret (webhook mode). */
+  readonly webhookSecret?: string;
   close(): Promise<void>;
 }
 
@@ -45,8 +47,10 @@ export async function startConsoleBot(
   const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
   o.setup(agent);
   const hook = mode === 'webhook' ? await startWebhookHost() : undefined;
+  let webhookSecret: string | undefined;
   if (hook !== undefined) {
     const { secret } = await server.control.setWebhook(agentId, { url: hook.url });
+    webhookSecret = secret;
     agent.webhook({ secret });
     hook.use(agent.webhookHandler());
   } else {
@@ -56,6 +60,7 @@ export async function startConsoleBot(
     agent,
     agentId,
     token,
+    ...(webhookSecret === undefined ? {} : { webhookSecret }),
     async close() {
       await agent.close({ timeoutMs: 2_000 });
       await hook?.close();
@@ -69,11 +74,19 @@ export interface SessionRecord {
   readonly requestText: string[];
   readonly responseText: string[];
   readonly consoleLines: string[];
+  /** The `data:` of every Server-Sent Event the page received (the console's live feed). */
+  readonly eventSourceText: string[];
 }
 
 /** Records the page's traffic and console from now on. */
 export function recordSession(page: Page): SessionRecord {
-  const seen: SessionRecord = { urls: [], requestText: [], responseText: [], consoleLines: [] };
+  const seen: SessionRecord = {
+    urls: [],
+    requestText: [],
+    responseText: [],
+    consoleLines: [],
+    eventSourceText: [],
+  };
   page.on('request', (r) => {
     seen.urls.push(r.url());
     seen.requestText.push(JSON.stringify(r.headers()), r.postData() ?? '');
@@ -96,6 +109,17 @@ export function recordSession(page: Page): SessionRecord {
 }
 
 /**
+ * Adds each Server-Sent Event's data to `seen.eventSourceText` (through the
+ * DevTools protocol: a stream's response body never ends, so `response.text()`
+ * does not see it).
+ */
+export async function recordEventSource(page: Page, seen: SessionRecord): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  cdp.on('Network.eventSourceMessageReceived', (m) => seen.eventSourceText.push(m.data));
+}
+
+/**
  * No agent token or private key anywhere in the session, and no access token
  * in a URL, a console line or the page's HTML (it travels in headers and the
  * WebSocket's first frame only).
@@ -113,6 +137,7 @@ export async function expectNoSecrets(
     ...seen.requestText,
     ...seen.responseText,
     ...seen.consoleLines,
+    ...seen.eventSourceText,
     html,
   ].join('\n');
   for (const t of agentTokens) expect(everywhere).not.toContain(t);
@@ -149,7 +174,9 @@ export async function startConsoleSession(): Promise<ConsoleSession> {
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   page.setDefaultTimeout(8_000);
-  return { server, browser, page, seen: recordSession(page) };
+  const seen = recordSession(page);
+  await recordEventSource(page, seen);
+  return { server, browser, page, seen };
 }
 
 /** Reads `NAME=value` lines (values are plain or single-quoted). */

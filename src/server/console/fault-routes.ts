@@ -10,6 +10,7 @@
  * | POST | /_control/agents/:id/deliveries/:delivery_id/replay | `{ agent_id, delivery_id, replayed: true }` |
  * | GET | /_control/agents/:id/deliveries/:delivery_id/attempts | `[{ attempt, started_at, status_code, outcome, error_class, latency_ms, next_attempt_at }]` |
  * | POST | /_control/agents/:id/websocket/drop | `{ agent_id, closed }` (connections closed) |
+ * | GET | /_control/agents/:id/deliveries/pending | `[{ delivery_id, event_type, state, attempt_count, created_at }]` (not yet delivered or failed) |
  *
  * @module
  */
@@ -66,5 +67,13 @@ export function faultRoutes(): Route[] {
       return ok({ agent_id: id, closed });
     },
   });
-  return [replay, attempts, drop];
+  const pending = defineRoute({
+    method: 'GET',
+    path: '/_control/agents/:id/deliveries/pending',
+    auth: 'none',
+    handler({ ctx, params }) {
+      return ok(ctx.delivery.pending(agentId(ctx, params)));
+    },
+  });
+  return [replay, attempts, drop, pending];
 }

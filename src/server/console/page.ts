@@ -51,7 +51,7 @@ export const CONSOLE_HTML = `<!doctype html>
     </form>
   </section>
   <section id="service-panel">
-    <h2>Service side</h2>
+    <h2>Service side <span id="feed-state" class="muted" data-state="off">feed: off</span></h2>
     <dl id="status"></dl>
     <h3>Requests to the owner <button id="refresh-requests" type="button">Refresh</button></h3>
     <ul id="requests" class="requests"></ul>

@@ -13,7 +13,9 @@
  * | POST | /_control/agents/:id/recover | | `{ agent_id, pending_count, connection_status }` (as the agent's own `POST /agents/:id/connection/recover`) |
  * | POST | /_control/agents/:id/webhook-faults | `{ status, count }`: the next `count` webhook deliveries are answered `status` (or time out: `'timeout'`) | `{ agent_id, status, remaining }` |
  *
- * And the routes of `fault-routes.ts` (replay, attempts, WebSocket drop).
+ * And the routes of `fault-routes.ts` (replay, attempts, pending, WebSocket
+ * drop) and `feed.ts` (`GET /_control/agents/:id/feed`, the live feed as
+ * Server-Sent Events).
  *
  * @module
  */
@@ -29,6 +31,7 @@ import type { ServerContext } from '../context.js';
 import { WEBHOOK_FAULT_STATUSES } from '../delivery/faults.js';
 import { consoleScript } from './assets.js';
 import { faultRoutes } from './fault-routes.js';
+import { feedRoute } from './feed.js';
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_PATH } from './page.js';
 
 /** Same-origin only: no inline script or style, no framing, no third-party connection. */
@@ -184,5 +187,5 @@ export function servesConsole(options: { readonly dev: boolean; readonly host: s
 
 /** The console's routes (the page and its read-only control routes). */
 export function consoleRoutes(): readonly Route[] {
-  return [...pageRoutes(), ...serviceRoutes(), ...faultRoutes()];
+  return [...pageRoutes(), ...serviceRoutes(), ...faultRoutes(), feedRoute()];
 }

@@ -15,7 +15,7 @@ import { uuidV7 } from './ids.js';
 import { DeliveryLogBook } from './logs.js';
 import { ObjectStore } from './objects.js';
 import { AgentPump, type Hook } from './pump.js';
-import { newAgentState, type AgentState } from './queue.js';
+import { newAgentState, type AgentState, type PendingDelivery } from './queue.js';
 import type {
   AgentDeliveryTarget,
   DeliveryEngine,
@@ -42,8 +42,20 @@ export interface ReferenceDeliveryEngine extends DeliveryEngine {
    * still queued (not yet delivered or failed).
    */
   replay(agentId: string, deliveryId: string): boolean;
-  /** The webhook attempts of a recent delivery of the agent (dev console). */
+  /** The attempts (webhook and WebSocket) of a recent delivery of the agent (dev console). */
   attempts(agentId: string, deliveryId: string): readonly DeliveryAttempt[];
+  /** The agent's deliveries not yet delivered or failed: sent and awaiting an ack first, then the queue in order (dev console). */
+  pending(agentId: string): readonly PendingView[];
+}
+
+/** A delivery still pending (wire names, dev console). */
+export interface PendingView {
+  readonly delivery_id: string;
+  readonly event_type: string;
+  /** `queued` (not tried yet), `retrying` (waiting for the retry schedule), `awaiting_ack` (sent on the WebSocket), `unreachable`. */
+  readonly state: 'queued' | 'retrying' | 'awaiting_ack' | 'unreachable';
+  readonly attempt_count: number;
+  readonly created_at: string;
 }
 
 /** Deliveries kept for {@link ReferenceDeliveryEngine.replay}, across agents (oldest dropped first). */
@@ -135,6 +147,7 @@ export class Engine implements ReferenceDeliveryEngine {
       sentOn: undefined,
       sentAtMs: 0,
     });
+    this.#opts.observe({ change: 'queued', agentId, deliveryId, eventType: event.type });
     this.#pump.armExpiry(state);
     this.#pump.pump(state);
     return true;
@@ -149,6 +162,7 @@ export class Engine implements ReferenceDeliveryEngine {
   }
 
   onAgentConnected(agentId: string): void {
+    this.#opts.observe({ change: 'websocket_connected', agentId });
     const state = this.#agents.get(agentId);
     if (state === undefined) return;
     // A new session replaces every older one: what they left unacknowledged goes first.
@@ -159,6 +173,7 @@ export class Engine implements ReferenceDeliveryEngine {
   onAgentDisconnected(agentId: string, sessionId: number): void {
     const state = this.#agents.get(agentId);
     if (state !== undefined) this.#pump.acks.requeue(state, sessionId);
+    this.#opts.observe({ change: 'websocket_closed', agentId });
   }
 
   ack(agentId: string, deliveryIds: readonly string[]): number {
@@ -175,6 +190,7 @@ export class Engine implements ReferenceDeliveryEngine {
     if (head !== undefined) head.failures = 0;
     const pendingCount = state.queue.size + state.unacked.size;
     this.#opts.log('delivery.recovered', { agent_id: agentId, pending_count: pendingCount });
+    this.#opts.observe({ change: 'recovered', agentId });
     this.#pump.pump(state);
     return { pendingCount };
   }
@@ -209,6 +225,28 @@ export class Engine implements ReferenceDeliveryEngine {
 
   attempts(agentId: string, deliveryId: string): readonly DeliveryAttempt[] {
     return this.#attempts.list(agentId, deliveryId);
+  }
+
+  pending(agentId: string): readonly PendingView[] {
+    const state = this.#agents.get(agentId);
+    if (state === undefined) return [];
+    const view = (d: PendingDelivery, sent: boolean): PendingView => ({
+      delivery_id: d.deliveryId,
+      event_type: d.event.type,
+      state: sent
+        ? 'awaiting_ack'
+        : state.status === 'unreachable'
+          ? 'unreachable'
+          : d.attempts > 0
+            ? 'retrying'
+            : 'queued',
+      attempt_count: d.attempts,
+      created_at: new Date(d.createdAtMs).toISOString(),
+    });
+    return [
+      ...[...state.unacked.values()].map((d) => view(d, true)),
+      ...state.queue.items().map((d) => view(d, false)),
+    ];
   }
 
   pendingCount(agentId: string): number {

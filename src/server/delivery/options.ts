@@ -8,6 +8,7 @@ import { ConfigurationError } from '../../core/errors/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { DeliveryEngineDeps, OutboundEvent, WsAckOptions } from './types.js';
 import { createUndiciWebhookSender, type WebhookSender } from './webhook-sender.js';
+import type { DeliveryObserver } from './observer.js';
 
 /** Caller input of `createDeliveryEngine`. */
 export interface DeliveryEngineOptions extends DeliveryEngineDeps {
@@ -23,6 +24,8 @@ export interface DeliveryEngineOptions extends DeliveryEngineDeps {
   readonly maxInlineBytes?: number;
   /** Wraps the sender (the dev console's injected failures, `faults.ts`). */
   readonly wrapSender?: (sender: WebhookSender) => WebhookSender;
+  /** Told of every change of an agent's deliveries or connection (the dev console's live feed). */
+  readonly observe?: DeliveryObserver;
 }
 
 /** Options after defaults. */
@@ -32,6 +35,7 @@ export interface ResolvedEngineOptions {
   readonly onExpired: (agentId: string, events: readonly OutboundEvent[]) => void;
   readonly webhookTimeoutMs: number;
   readonly log: (message: string, fields?: Readonly<Record<string, unknown>>) => void;
+  readonly observe: DeliveryObserver;
   readonly sender: WebhookSender;
   readonly ownsSender: boolean;
   readonly maxInlineBytes: number;
@@ -96,6 +100,7 @@ export function resolveEngineOptions(options: DeliveryEngineOptions): ResolvedEn
     onExpired: guarded(options.onExpired),
     webhookTimeoutMs,
     log: guarded(options.log),
+    observe: guarded(options.observe),
     sender: (options.wrapSender ?? ((s: WebhookSender) => s))(
       options.sender ?? createUndiciWebhookSender({ connectTimeoutMs: webhookTimeoutMs }),
     ),

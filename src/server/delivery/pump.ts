@@ -15,6 +15,7 @@ import type { ObjectStore } from './objects.js';
 import type { ResolvedEngineOptions } from './options.js';
 import type { AgentState, PendingDelivery } from './queue.js';
 import { nextRetryDelayMs } from './schedule.js';
+import type { DeliveryChange } from './observer.js';
 import type { WebhookSigner } from '../../webhook/sign.js';
 import type { WebhookRegistration } from './types.js';
 import { WsAckWindow, writeWsFrame } from './ws-acks.js';
@@ -62,6 +63,7 @@ export class AgentPump {
     this.#isClosed = deps.isClosed;
     this.acks = new WsAckWindow({
       opts: deps.opts,
+      attempts: deps.attempts,
       complete: (state, delivery, status, errorClass) => this.#complete(state, delivery, status, errorClass),
       pump: (state) => this.pump(state),
       armExpiry: (state) => this.armExpiry(state),
@@ -109,6 +111,8 @@ export class AgentPump {
         }
         if (!writeWsFrame(this.#opts, state.agentId, head)) return;
         head.attempts++;
+        this.#attempts.addWs(state.agentId, head.deliveryId, session?.id ?? 0, this.#opts.clock.now(), false);
+        this.#observe('attempt_finished', state, head);
         this.#finish(state, 'delivered');
         continue;
       }
@@ -135,6 +139,7 @@ export class AgentPump {
       cancel: state.cancel.signal,
     });
     this.#active++;
+    this.#observe('attempt_started', state, head);
     void run.then((result) => {
       this.#active--;
       try {
@@ -158,6 +163,7 @@ export class AgentPump {
           : undefined;
     const now = this.#opts.clock.now();
     this.#attempts.add(state.agentId, head.deliveryId, startedAtMs, now, result, next);
+    this.#observe('attempt_finished', state, head);
     const fields = { agent_id: state.agentId, delivery_id: head.deliveryId, attempt: head.attempts };
     if (result.kind === 'delivered') this.#finish(state, 'delivered');
     else if (result.kind === 'permanent') this.#finish(state, 'failed', result.errorClass);
@@ -230,6 +236,11 @@ export class AgentPump {
       errorClass,
       replace: head.loggedUnreachable,
     });
+    this.#observe(status, state, head);
+  }
+
+  #observe(change: DeliveryChange, state: AgentState, head: PendingDelivery): void {
+    this.#opts.observe({ change, agentId: state.agentId, deliveryId: head.deliveryId });
   }
 
   /** Sets the agent's 24 h timer to its current head. */

@@ -72,6 +72,11 @@ export class Fifo<T> {
     this.#head = 0;
   }
 
+  /** The items in order, without removing them. */
+  items(): T[] {
+    return this.#items.slice(this.#head) as T[];
+  }
+
   /** Removes every item and returns them in order. */
   drain(): T[] {
     const out = this.#items.slice(this.#head) as T[];

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { AttemptLog } from './attempt-log.js';
 import { bodyOf } from './body.js';
 import type { ResolvedEngineOptions } from './options.js';
 import type { AgentState, PendingDelivery } from './queue.js';
@@ -40,6 +41,8 @@ export function writeWsFrame(
 /** What the ack window needs from the pump. */
 export interface WsAckDeps {
   readonly opts: ResolvedEngineOptions;
+  /** Where each frame sent and what became of it is kept (dev console). */
+  readonly attempts: AttemptLog;
   /** Logs a final status for a delivery no longer in the queue and releases its object. */
   readonly complete: (
     state: AgentState,
@@ -73,6 +76,8 @@ export class WsAckWindow {
     head.sentOn = sessionId;
     head.sentAtMs = this.#d.opts.clock.now();
     state.unacked.set(head.deliveryId, head);
+    this.#d.attempts.addWs(state.agentId, head.deliveryId, sessionId, head.sentAtMs, true);
+    this.#observe('attempt_started', state.agentId, head.deliveryId);
     this.#ensureTimer(state);
     this.#d.armExpiry(state);
     return true;
@@ -85,6 +90,8 @@ export class WsAckWindow {
       const delivery = state.unacked.get(id);
       if (delivery === undefined) continue;
       state.unacked.delete(id);
+      this.#d.attempts.endWs(id, 'acked', this.#d.opts.clock.now());
+      this.#observe('attempt_finished', state.agentId, id);
       this.#d.complete(state, delivery, 'delivered');
       acked++;
     }
@@ -108,11 +115,16 @@ export class WsAckWindow {
       back.push(delivery);
     }
     if (back.length === 0) return 0;
-    for (const delivery of back) state.unacked.delete(delivery.deliveryId);
+    const now = this.#d.opts.clock.now();
+    for (const delivery of back) {
+      state.unacked.delete(delivery.deliveryId);
+      this.#d.attempts.endWs(delivery.deliveryId, 'requeued', now);
+    }
     state.queue.unshiftAll(back);
     if (state.unacked.size === 0) this.stop(state);
     this.#d.armExpiry(state);
     this.#d.opts.log('delivery.requeued', { agent_id: state.agentId, count: back.length });
+    this.#d.opts.observe({ change: 'requeued', agentId: state.agentId });
     return back.length;
   }
 
@@ -120,6 +132,10 @@ export class WsAckWindow {
   stop(state: AgentState): void {
     if (state.ackTimer !== undefined) this.#d.opts.clock.clearTimeout(state.ackTimer);
     state.ackTimer = undefined;
+  }
+
+  #observe(change: 'attempt_started' | 'attempt_finished', agentId: string, deliveryId: string): void {
+    this.#d.opts.observe({ change, agentId, deliveryId });
   }
 
   #write(agentId: string, delivery: PendingDelivery): boolean {
@@ -157,6 +173,8 @@ export class WsAckWindow {
         delivery_id: delivery.deliveryId,
         attempt: delivery.attempts,
       };
+      this.#d.attempts.endWs(delivery.deliveryId, 'ack_timeout', now);
+      this.#observe('attempt_finished', state.agentId, delivery.deliveryId);
       if (delivery.attempts >= wsAck.maxAttempts) {
         state.unacked.delete(delivery.deliveryId);
         log('delivery.ack_timeout', fields);
@@ -167,6 +185,8 @@ export class WsAckWindow {
       delivery.sentAtMs = now;
       if (this.#write(state.agentId, delivery)) {
         delivery.attempts++;
+        this.#d.attempts.addWs(state.agentId, delivery.deliveryId, delivery.sentOn ?? 0, now, true);
+        this.#observe('attempt_started', state.agentId, delivery.deliveryId);
         log('delivery.resent', fields);
       }
     }

@@ -122,8 +122,9 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
     await page.waitForSelector('#messages li.theirs:text-is("echo: slow?")');
     const row = page.locator('#log tbody tr[data-delivery-id]', { hasText: 'message.newdelivered2' }).first();
     await row.waitFor();
-    await row.locator('button.show-attempts').click();
     const attempts = page.locator('#log tr.attempts li');
+    // The live view may have opened them already (a pending delivery that failed an attempt opens by itself).
+    if ((await attempts.count()) === 0) await row.locator('button.show-attempts').click();
     await expect.poll(() => attempts.count()).toBe(2);
     const [first, second] = await attempts.allTextContents();
     expect(first).toMatch(/^#1 \d\d:\d\d:\d\d timeout temporary \d+ ms, next \d\d:\d\d:\d\d$/);

@@ -88,6 +88,8 @@ describe('delivery engine: attempts of a delivery', () => {
         error_class: 'http_5xx',
         latency_ms: 0,
         next_attempt_at: iso(T0),
+        channel: 'webhook',
+        connection: null,
       },
       {
         attempt: 2,
@@ -97,6 +99,8 @@ describe('delivery engine: attempts of a delivery', () => {
         error_class: null,
         latency_ms: 0,
         next_attempt_at: iso(T0 + 7_000),
+        channel: 'webhook',
+        connection: null,
       },
     ]);
     r.clock.advance(7_000);

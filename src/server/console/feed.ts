@@ -1,0 +1,137 @@
+/**
+ * The dev console's live feed: the service side of one agent, pushed to the
+ * page as Server-Sent Events (`GET /_control/agents/:id/feed`,
+ * `text/event-stream`) as the delivery engine reports it (a delivery queued,
+ * an attempt started or finished, delivered / failed / unreachable, requeued,
+ * recovered, the agent's WebSocket connected or closed). Each event carries
+ * ids, the attempt's detail and the agent's counts: never a token, a webhook
+ * secret or a body. Dev mode on loopback only, like every console route.
+ *
+ * Wire format: one `data:` line of JSON per event (no `event:` name), the
+ * first being a `snapshot`:
+ *
+ * ```
+ * retry: 1000
+ *
+ * data: {"type":"snapshot","agent_id":"…","at":"…","connection_status":"ready","pending_count":0,"websocket_connections":1}
+ *
+ * data: {"type":"attempt_finished","agent_id":"…","at":"…","delivery_id":"…","attempt":{"attempt":1,…},"connection_status":"ready","pending_count":1,"websocket_connections":0}
+ * ```
+ *
+ * @module
+ */
+import { utf8 } from '../../core/encoding.js';
+import { IdentifierSchema } from '../../core/protocol/primitives.js';
+import type { DeliveryObservation } from '../delivery/observer.js';
+import { fail } from '../http/failure.js';
+import { defineRoute, type Route } from '../http/router.js';
+import type { ServerContext } from '../context.js';
+import { FEED_BACKLOG_MAX, type FeedEvent } from './feed-hub.js';
+
+function counts(ctx: ServerContext, agentId: string) {
+  return {
+    connection_status: ctx.delivery.connectionStatus(agentId),
+    pending_count: ctx.delivery.pendingCount(agentId),
+    websocket_connections: ctx.agentSockets.connections(agentId).length,
+  };
+}
+
+/** The feed event of an engine observation (attempt detail and counts read from the engine now). */
+export function feedEvent(ctx: ServerContext, o: DeliveryObservation): FeedEvent {
+  const attempt =
+    o.deliveryId !== undefined && (o.change === 'attempt_started' || o.change === 'attempt_finished')
+      ? ctx.delivery.attempts(o.agentId, o.deliveryId).at(-1)
+      : undefined;
+  return {
+    type: o.change,
+    agent_id: o.agentId,
+    at: new Date(ctx.clock.now()).toISOString(),
+    ...(o.deliveryId === undefined ? {} : { delivery_id: o.deliveryId }),
+    ...(o.eventType === undefined ? {} : { event_type: o.eventType }),
+    ...(attempt === undefined ? {} : { attempt }),
+    ...counts(ctx, o.agentId),
+  };
+}
+
+/** Publishes an observation when a page watches its agent. */
+export function observeForFeed(ctx: ServerContext, o: DeliveryObservation): void {
+  if (ctx.consoleFeed.watching(o.agentId)) ctx.consoleFeed.publish(feedEvent(ctx, o));
+}
+
+/** One Server-Sent Event: a `data:` line of JSON (JSON has no raw newline). */
+export function sseChunk(event: FeedEvent): Uint8Array {
+  return utf8(`data: ${JSON.stringify(event)}\n\n`);
+}
+
+/**
+ * The feed as a byte stream: the first chunk, then each event until the page
+ * goes away (the binding calls `return()`) or falls {@link FEED_BACKLOG_MAX}
+ * events behind.
+ */
+function feedStream(
+  first: Uint8Array,
+  subscribe: (push: (chunk: Uint8Array) => void) => () => void,
+): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+      const backlog: Uint8Array[] = [first];
+      let done = false;
+      let wake: (() => void) | undefined;
+      const unsubscribe = subscribe((chunk) => {
+        if (done) return;
+        if (backlog.length >= FEED_BACKLOG_MAX) finish();
+        else backlog.push(chunk);
+        wake?.();
+      });
+      function finish(): void {
+        done = true;
+        unsubscribe();
+      }
+      return {
+        async next() {
+          while (backlog.length === 0 && !done) await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+          const chunk = backlog.shift();
+          return chunk === undefined ? { done: true, value: undefined } : { done: false, value: chunk };
+        },
+        return() {
+          finish();
+          backlog.length = 0;
+          wake?.();
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      };
+    },
+  };
+}
+
+/** `GET /_control/agents/:id/feed`. */
+export function feedRoute(): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/_control/agents/:id/feed',
+    auth: 'none',
+    handler({ ctx, params }) {
+      const id = params['id']!;
+      if (!IdentifierSchema.safeParse(id).success)
+        throw fail('VALIDATION_ERROR', 'The agent id is not a valid identifier.', { field: 'id' });
+      if (!ctx.agentIds.has(id)) throw fail('AGENT_NOT_FOUND', 'No such agent.');
+      const snapshot: FeedEvent = {
+        type: 'snapshot',
+        agent_id: id,
+        at: new Date(ctx.clock.now()).toISOString(),
+        ...counts(ctx, id),
+      };
+      const first = utf8(`retry: 1000\n\n${new TextDecoder().decode(sseChunk(snapshot))}`);
+      return {
+        status: 200,
+        headers: {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        },
+        stream: feedStream(first, (push) => ctx.consoleFeed.subscribe(id, (e) => push(sseChunk(e)))),
+      };
+    },
+  });
+}

@@ -75,7 +75,10 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: group members, invite, r
     expect(await page.textContent('#curl')).toMatch(/-X POST '.+\/groups\/[^/]+\/invites'/);
     await bob.agent.groups.join(code);
     // group.updated reaches the page, which reads the members again.
-    await expect.poll(members).toContain(`${bob.agentId} (agent)`);
+    // Shown by name once the agent list is read again (it is, on the same frame), else by id.
+    await expect
+      .poll(async () => (await members()).some((m) => m === 'Bob (agent)' || m === `${bob.agentId} (agent)`))
+      .toBe(true);
     await say('all hands');
     await page.waitForSelector('#messages li.theirs:text-is("Ada heard: all hands")');
     await page.waitForSelector('#messages li.theirs:text-is("Bob heard: all hands")');

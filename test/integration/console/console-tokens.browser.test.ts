@@ -40,6 +40,9 @@ function recordAll(page: Page): FullRecord {
     r.sent.push(JSON.stringify(q.headers()), q.postData() ?? '');
   });
   page.on('response', (res) => {
+    // The live feed (Server-Sent Events) never ends: its text would never resolve. Its events carry
+    // no token by construction, and the shared recorder (console-session.ts) checks them.
+    if ((res.headers()['content-type'] ?? '').startsWith('text/event-stream')) return;
     r.pending.push(
       res.text().then(
         (text) => r.received.push({ url: res.url(), method: res.request().method(), text }),

@@ -53,8 +53,12 @@ export const CONSOLE_HTML = `<!doctype html>
   <section id="service-panel">
     <h2>Service side <span id="feed-state" class="muted" data-state="off">feed: off</span></h2>
     <dl id="status"></dl>
+    <h3>Delivery log</h3>
+    <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th><th></th></tr></thead><tbody></tbody></table>
     <h3>Requests to the owner <button id="refresh-requests" type="button">Refresh</button></h3>
     <ul id="requests" class="requests"></ul>
+    <h3>Break things</h3>
+    <pre id="curl" class="curl"></pre>
     <div class="actions">
       <label>Advance time <input id="advance-ms" type="number" min="0" value="30000"> ms</label>
       <button id="advance" type="button">Advance</button>
@@ -74,9 +78,6 @@ export const CONSOLE_HTML = `<!doctype html>
       <button id="send-event" type="button">Send event</button>
     </div>
     ${TOKEN_ACTIONS_HTML}
-    <pre id="curl" class="curl"></pre>
-    <h3>Delivery log</h3>
-    <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th><th></th></tr></thead><tbody></tbody></table>
   </section>
 </main>
 <footer><span id="connection" class="muted">offline</span> <span id="error" role="alert"></span></footer>
@@ -91,7 +92,7 @@ body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#1d2330;background:#f5f6f
 header{display:flex;gap:12px;align-items:center;padding:8px 16px;background:#1d2330;color:#fff}
 header h1{font-size:16px;margin:0;flex:0 0 auto}
 header #user{flex:1}header form{display:flex;gap:4px}header input{width:260px;padding:3px}
-main{flex:1;display:grid;grid-template-columns:220px 1fr 380px;gap:8px;padding:8px;min-height:0}
+main{flex:1;display:grid;grid-template-columns:220px 1fr 480px;gap:8px;padding:8px;min-height:0}
 section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 12px;overflow:auto;display:flex;flex-direction:column}
 section>*{flex-shrink:0}section>#messages{flex-shrink:1}
 h2{font-size:14px;margin:4px 0 8px}h3{font-size:13px;margin:12px 0 4px}
@@ -113,7 +114,7 @@ li.artifact{display:flex;flex-direction:column;gap:4px;white-space:normal}li.art
 button{padding:4px 10px;border:1px solid #b8c0cc;border-radius:4px;background:#fff;cursor:pointer}
 button:disabled{opacity:.5;cursor:default}
 .muted{color:#6b7280}header .muted{color:#c7ccd6}
-dl{display:grid;grid-template-columns:auto 1fr;gap:2px 8px;margin:0}dt{color:#6b7280}dd{margin:0}
+dl{display:grid;grid-template-columns:auto 1fr;gap:0 8px;margin:0;font-size:12px}dd{overflow-wrap:anywhere}dt{color:#6b7280}dd{margin:0}
 .actions{display:grid;grid-template-columns:1fr auto;gap:6px;align-items:center;margin-top:8px}
 .actions input{width:60px}.actions input.wide{width:120px}
 tr.attempts ol{margin:0;padding-left:18px;color:#4b5563}td button{padding:0 4px;font-size:11px;margin-right:2px}

@@ -9,6 +9,7 @@
  */
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import type { ConsoleCall } from './api.js';
+import { button } from './dom.js';
 
 /** A group member as `GET /groups/:id` gives it (wire names). */
 export interface GroupMemberView {
@@ -40,15 +41,6 @@ export interface GroupAdminDeps {
   membersChanged(detail: GroupDetailView): void;
   /** The user left the group: close it and list the groups again. */
   left(conversationId: string): Promise<void>;
-}
-
-function button(text: string, className: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.className = className;
-  b.textContent = text;
-  b.addEventListener('click', onClick);
-  return b;
 }
 
 /** Reads the group, hands its members to the page and draws the bar. */

@@ -9,6 +9,7 @@
  */
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import type { ConsoleCall } from './api.js';
+import { button } from './dom.js';
 
 /** One manifest revision (wire names). */
 export interface ManifestRevisionView {
@@ -46,15 +47,6 @@ export interface RequestDeps {
   run(fn: () => Promise<void>): void;
   /** Re-reads the service side (this panel included) after a decision. */
   refresh(): Promise<void>;
-}
-
-function button(text: string, className: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.className = className;
-  b.textContent = text;
-  b.addEventListener('click', onClick);
-  return b;
 }
 
 function line(text: string, ...buttons: HTMLButtonElement[]): HTMLLIElement {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { button } from './dom.js';
 
 /** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
 export interface LogEntry {
@@ -56,15 +57,6 @@ function cell(tr: HTMLTableRowElement, text: string): HTMLTableCellElement {
   td.textContent = text;
   tr.append(td);
   return td;
-}
-
-function button(text: string, className: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.className = className;
-  b.textContent = text;
-  b.addEventListener('click', onClick);
-  return b;
 }
 
 /** Fills the status list (`<dl>`), one `dd[data-field]` per field. */

@@ -202,3 +202,24 @@ export async function clickForEnv(page: Page, selector: string) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
   return envOf(download);
 }
+
+/** Opens the console and signs a new dev user in with one click; returns the user's id. */
+export async function signInNewUser(page: Page, server: ReferenceServer): Promise<string> {
+  await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
+  await page.click('#new-user');
+  await page.waitForSelector('#user[data-user-id]');
+  return (await page.getAttribute('#user', 'data-user-id'))!;
+}
+
+/** Lists the user's agents again and opens the chat with `agentId` (the composer enabled). */
+export async function openAgentChat(page: Page, agentId: string): Promise<void> {
+  await page.click('#refresh-agents');
+  await page.click(`#agents button[data-agent-id="${agentId}"]`);
+  await page.waitForSelector('#text:not([disabled])');
+}
+
+/** Types `text` in the composer and sends it. */
+export async function sendFromPage(page: Page, text: string): Promise<void> {
+  await page.fill('#text', text);
+  await page.press('#text', 'Enter');
+}

@@ -15,6 +15,9 @@ import {
   startConsoleSession,
   type ConsoleBot,
   type SessionRecord,
+  signInNewUser,
+  openAgentChat,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 describe.skipIf(SKIP_BROWSER)('dev console in Chromium: relation and system events', () => {
@@ -27,10 +30,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: relation and system even
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const userId = await signInNewUser(page, server);
     bot = await startConsoleBot(server, userId, {
       name: 'Watcher',
       setup: (agent) => {
@@ -40,9 +40,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: relation and system even
         });
       },
     });
-    await page.click('#refresh-agents');
-    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
-    await page.waitForSelector('#text:not([disabled])');
+    await openAgentChat(page, bot.agentId);
   }, 30_000);
 
   afterAll(async () => {
@@ -59,15 +57,13 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: relation and system even
     expect(await page.textContent('#connection')).toBe('relation suspended');
     expect(await page.textContent('#curl')).toMatch(/-X POST '.+\/_control\/conversations\/[^/]+\/suspend'/);
 
-    await page.fill('#text', 'while suspended');
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, 'while suspended');
     await expect.poll(() => page.textContent('#error')).toMatch(/^error: [A-Z_]+: /);
     expect(types()).not.toContain('message.new');
 
     await page.click('#restore-relation');
     await expect.poll(types).toContain('relation.restored');
-    await page.fill('#text', 'after restore');
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, 'after restore');
     await page.waitForSelector('#messages li.theirs:text-is("echo: after restore")');
   });
 

@@ -19,6 +19,9 @@ import {
   type ConsoleBot,
   type SessionRecord,
   startConsoleSession,
+  signInNewUser,
+  openAgentChat,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 const echo = (duplicates: DuplicateInfo[]) => (agent: Agent) => {
@@ -38,10 +41,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    userId = await signInNewUser(page, server);
   }, 30_000);
 
   afterAll(async () => {
@@ -52,14 +52,11 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
 
   async function openBot(bot: ConsoleBot): Promise<void> {
     bots.push(bot);
-    await page.click('#refresh-agents');
-    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
-    await page.waitForSelector('#text:not([disabled])');
+    await openAgentChat(page, bot.agentId);
   }
 
   async function say(text: string): Promise<void> {
-    await page.fill('#text', text);
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, text);
   }
 
   const field = (name: string) => page.locator(`#status [data-field="${name}"]`);

@@ -16,6 +16,8 @@ import {
   startConsoleSession,
   type ConsoleBot,
   type SessionRecord,
+  signInNewUser,
+  openAgentChat,
 } from '../../helpers/console-session.js';
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -30,10 +32,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: sending a file', () => {
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const userId = await signInNewUser(page, server);
     bot = await startConsoleBot(server, userId, {
       name: 'Files',
       setup: (agent) => {
@@ -46,9 +45,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: sending a file', () => {
         });
       },
     });
-    await page.click('#refresh-agents');
-    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
-    await page.waitForSelector('#text:not([disabled])');
+    await openAgentChat(page, bot.agentId);
   }, 30_000);
 
   afterAll(async () => {

@@ -16,6 +16,8 @@ import {
   startConsoleSession,
   type ConsoleBot,
   type SessionRecord,
+  signInNewUser,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 describe.skipIf(SKIP_BROWSER)('dev console in Chromium: group members, invite, remove, leave', () => {
@@ -38,10 +40,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: group members, invite, r
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    userId = await signInNewUser(page, server);
     bots.push(await startConsoleBot(server, userId, { name: 'Ada', setup: answerHuman('Ada') }));
     await page.click('#refresh-agents');
     await page.waitForSelector('#new-group:not([disabled])');
@@ -56,8 +55,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: group members, invite, r
   });
 
   async function say(text: string): Promise<void> {
-    await page.fill('#text', text);
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, text);
   }
 
   const members = () => page.locator('#group-bar li[data-member-id] .member-name').allTextContents();

@@ -15,6 +15,8 @@ import {
   type ConsoleBot,
   type SessionRecord,
   startConsoleSession,
+  signInNewUser,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 /** Answers the human only (never the other bot: no echo loop in the group). */
@@ -42,10 +44,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: a group', () => {
   });
 
   it('two bots in a group each answer a message written once in the page', async () => {
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const userId = await signInNewUser(page, server);
     for (const name of ['Ada', 'Bob'])
       bots.push(await startConsoleBot(server, userId, { name, setup: answerHuman(userId, name) }));
     await page.click('#refresh-agents');
@@ -55,8 +54,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: a group', () => {
     expect(await page.locator('#chat-title').textContent()).toMatch(/^Group Dev group /);
     expect(await page.locator('#curl').textContent()).toContain('/groups');
     await page.waitForSelector('#text:not([disabled])');
-    await page.fill('#text', 'hello, crew');
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, 'hello, crew');
     const ada = page.locator('#messages li.theirs[data-sender="Ada"]');
     const bob = page.locator('#messages li.theirs[data-sender="Bob"]');
     await ada.waitFor();

@@ -19,6 +19,9 @@ import {
   type ConsoleBot,
   type SessionRecord,
   startConsoleSession,
+  signInNewUser,
+  openAgentChat,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 const echo = (agent: Agent) => {
@@ -53,10 +56,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: live without a click', (
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    userId = await signInNewUser(page, server);
   }, 30_000);
 
   afterAll(async () => {
@@ -67,15 +67,12 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: live without a click', (
 
   async function openBot(bot: ConsoleBot): Promise<void> {
     bots.push(bot);
-    await page.click('#refresh-agents');
-    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
-    await page.waitForSelector('#text:not([disabled])');
+    await openAgentChat(page, bot.agentId);
     await page.waitForSelector('#feed-state[data-state="live"]');
   }
 
   async function say(text: string): Promise<void> {
-    await page.fill('#text', text);
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, text);
   }
 
   it('each retry attempt on the schedule, then `unreachable`, appear as the test moves the clock', async () => {

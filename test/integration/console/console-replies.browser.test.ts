@@ -20,6 +20,9 @@ import {
   type ConsoleBot,
   type SessionRecord,
   startConsoleSession,
+  signInNewUser,
+  openAgentChat,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 function describeOutcome(o: ArtifactOutcome): string {
@@ -93,14 +96,9 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const userId = await signInNewUser(page, server);
     bot = await startConsoleBot(server, userId, { name: 'Rich bot', setup: richBot({ release, opened }) });
-    await page.click('#refresh-agents');
-    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
-    await page.waitForSelector('#text:not([disabled])');
+    await openAgentChat(page, bot.agentId);
   }, 30_000);
 
   afterAll(async () => {
@@ -110,8 +108,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
   });
 
   async function say(text: string): Promise<void> {
-    await page.fill('#text', text);
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, text);
   }
 
   it('a streamed reply grows as its deltas arrive, then ends verified', async () => {

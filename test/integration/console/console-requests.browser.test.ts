@@ -17,6 +17,9 @@ import {
   startConsoleSession,
   type ConsoleBot,
   type SessionRecord,
+  signInNewUser,
+  openAgentChat,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 describe.skipIf(SKIP_BROWSER)('dev console in Chromium: requests to the owner', () => {
@@ -30,10 +33,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: requests to the owner', 
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    const userId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const userId = await signInNewUser(page, server);
     bot = await startConsoleBot(server, userId, {
       name: 'Asker',
       setup: (agent) => {
@@ -44,11 +44,8 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: requests to the owner', 
         });
       },
     });
-    await page.click('#refresh-agents');
-    await page.click(`#agents button[data-agent-id="${bot.agentId}"]`);
-    await page.waitForSelector('#text:not([disabled])');
-    await page.fill('#text', 'hello');
-    await page.press('#text', 'Enter');
+    await openAgentChat(page, bot.agentId);
+    await sendFromPage(page, 'hello');
     await page.waitForSelector('#messages li.theirs:text-is("noted")');
   }, 30_000);
 

@@ -18,6 +18,7 @@ import {
   startConsoleBot,
   startConsoleSession,
   type ConsoleBot,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 import { call } from '../../helpers/server-http.js';
 
@@ -129,8 +130,7 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
       bots.push(bot1);
       await page.click(`#agents button[data-agent-id="${agentId}"]`); // its keys are published now
       await page.waitForSelector('#text:not([disabled])');
-      await page.fill('#text', 'hi new bot');
-      await page.press('#text', 'Enter');
+      await sendFromPage(page, 'hi new bot');
       await page.waitForSelector('#messages li.theirs:text("echo: hi new bot")');
 
       // The bot sends faster than 5 per second (its echo was one, on the same virtual second):

@@ -17,6 +17,9 @@ import {
   expectNoSecrets,
   startConsoleSession,
   type SessionRecord,
+  signInNewUser,
+  openAgentChat,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 describe.skipIf(SKIP_BROWSER)('dev console in Chromium: webhook or WebSocket delivery', () => {
@@ -31,10 +34,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: webhook or WebSocket del
 
   beforeAll(async () => {
     ({ server, browser, page, seen } = await startConsoleSession());
-    await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
-    await page.click('#new-user');
-    await page.waitForSelector('#user[data-user-id]');
-    const ownerId = (await page.getAttribute('#user', 'data-user-id'))!;
+    const ownerId = await signInNewUser(page, server);
     ({ agentId, token } = await server.control.createAgent({ ownerId, name: 'Hooked' }));
     const keyStore = new MemoryKeyStore();
     const clock = worldClock(server);
@@ -48,9 +48,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: webhook or WebSocket del
       await msg.reply(`hooked: ${msg.text ?? ''}`);
     });
     hook = await startWebhookHost();
-    await page.click('#refresh-agents');
-    await page.click(`#agents button[data-agent-id="${agentId}"]`);
-    await page.waitForSelector('#text:not([disabled])');
+    await openAgentChat(page, agentId);
   }, 30_000);
 
   afterAll(async () => {
@@ -80,8 +78,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: webhook or WebSocket del
     await expect.poll(() => field('delivery_mode')).toBe('webhook');
     expect(await page.textContent('#curl')).toContain(`-X PUT '${server.url}/agents/${agentId}/webhook'`);
 
-    await page.fill('#text', 'by webhook');
-    await page.press('#text', 'Enter');
+    await sendFromPage(page, 'by webhook');
     // The events queued before the bot had the secret were tried at once and failed (503: no receiver
     // yet); the next attempt of the retry schedule, 30 s later, delivers them in order.
     await fetch(`${server.url}/_control/clock/advance`, {

@@ -16,6 +16,7 @@ import {
   startConsoleBot,
   type SessionRecord,
   startConsoleSession,
+  sendFromPage,
 } from '../../helpers/console-session.js';
 
 if (SKIP_BROWSER) console.warn(`dev console browser tests ${SKIP_REASON}`);
@@ -65,8 +66,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       await page.click('#refresh-agents');
       await page.click(`#agents button[data-agent-id="${echo.agentId}"]`);
       await page.waitForSelector('#text:not([disabled])');
-      await page.fill('#text', 'hello from the browser');
-      await page.press('#text', 'Enter');
+      await sendFromPage(page, 'hello from the browser');
       const reply = page.locator('#messages li.theirs');
       await reply.first().waitFor();
       expect(await reply.first().textContent()).toBe('echo: hello from the browser');
@@ -130,8 +130,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       await page.waitForSelector('#status [data-field="injected_failures_left"]:text("2")');
       expect(await page.locator('#curl').textContent()).toContain('/webhook-faults');
 
-      await page.fill('#text', 'are you there?');
-      await page.press('#text', 'Enter');
+      await sendFromPage(page, 'are you there?');
       await page.waitForSelector('#messages li.mine:text("are you there?")');
       await server.control.deliveryIdle();
       expect(await page.locator('#messages li.theirs').count()).toBe(0);
@@ -160,8 +159,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
       await page.waitForSelector('#status [data-field="delivery_mode"]:text("webhook")');
       await page.fill('#fail-n', '8');
       await page.click('#fail');
-      await page.fill('#text', 'first');
-      await page.press('#text', 'Enter');
+      await sendFromPage(page, 'first');
       await page.waitForSelector('#messages li.mine:text("first")');
       for (const seconds of [30, 120, 480, 1920, 7200, 21600]) {
         await server.control.deliveryIdle();
@@ -193,8 +191,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
         )
         .toContain('message.newunreachable8');
 
-      await page.fill('#text', 'second');
-      await page.press('#text', 'Enter');
+      await sendFromPage(page, 'second');
       // "second" waits in the pending queue (with any other event since the agent became unreachable).
       await page.waitForFunction(
         () => Number(document.querySelector('#status [data-field="pending_count"]')?.textContent) >= 1,

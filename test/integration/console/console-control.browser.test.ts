@@ -54,7 +54,8 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: relation and system even
   it('suspends the relation: the bot is told, and a message is refused until it is restored', async () => {
     await page.click('#suspend-relation');
     await expect.poll(types).toContain('relation.suspended');
-    expect(await page.textContent('#connection')).toBe('relation suspended');
+    // The bot may hear it before the page's own call returns: wait for the page too.
+    await expect.poll(() => page.textContent('#connection')).toBe('relation suspended');
     expect(await page.textContent('#curl')).toMatch(/-X POST '.+\/_control\/conversations\/[^/]+\/suspend'/);
 
     await sendFromPage(page, 'while suspended');
@@ -74,7 +75,9 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: relation and system even
     await expect.poll(types).toContain('system.notice');
     const notice = events.find((e) => e.type === 'system.notice')!;
     expect(notice.payload).toMatchObject({ text: "it's maintenance at 02:00" });
-    expect(await page.textContent('#connection')).toMatch(/^system event system\.notice: (queued|sent)$/);
+    await expect
+      .poll(() => page.textContent('#connection'))
+      .toMatch(/^system event system\.notice: (queued|sent)$/);
     // The curl line quotes the payload's apostrophe for the shell.
     expect(await page.textContent('#curl')).toContain(`"it'\\''s maintenance at 02:00"`);
   });

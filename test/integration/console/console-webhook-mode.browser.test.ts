@@ -97,6 +97,6 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: webhook or WebSocket del
   it('goes back to WebSocket mode', async () => {
     await page.click('#use-websocket');
     await expect.poll(() => field('delivery_mode')).toBe('websocket');
-    expect(await page.textContent('#connection')).toBe('WebSocket mode: the webhook is removed');
+    await expect.poll(() => page.textContent('#connection')).toBe('WebSocket mode: the webhook is removed');
   });
 });

@@ -17,6 +17,7 @@ import { artifactOf, renderArtifact, reviseArtifactCard, type AnswerOutcome } fr
 import { fileOf, renderFile } from './files.js';
 import { encryptFile, filePayload, uploadBody, type UploadAnswer } from './file-send.js';
 import { coalesce, feedStateLine, LiveFeed } from './live.js';
+import { UserFeed } from './user-feed.js';
 import type { PendingEntry } from './service-view.js';
 import {
   backupRecord,
@@ -125,7 +126,11 @@ async function signIn(user: StoredUser): Promise<void> {
   await syncClock();
   connectSocket();
   await listAgents();
+  userFeed.watch(user.userId);
 }
+
+/** Agents created for the user elsewhere (CLI, a test, another page) are listed without a click. */
+const userFeed = new UserFeed(() => void run(listAgents));
 
 /** Marks the user as signed in with keys published (tests wait on `data-user-id`). */
 function ready(user: StoredUser): void {

@@ -72,6 +72,13 @@ export async function createAgent(
     throw fail('AGENT_LIMIT_EXCEEDED', `A user can own at most ${max} agents.`, { max });
   }
   ctx.agentIds.add(created.agentId);
+  // The dev console's user feed (nobody listens outside dev mode): the page lists the agents again.
+  ctx.consoleFeed.publishUser({
+    type: 'agent_created',
+    user_id: ownerId,
+    at: new Date(now).toISOString(),
+    agent_id: created.agentId,
+  });
   return { agent: created, token: issued.token };
 }
 

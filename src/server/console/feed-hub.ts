@@ -27,38 +27,83 @@ export interface FeedEvent {
 /** Events waiting for a slow page before its feed is cut (the page reconnects and gets a snapshot). */
 export const FEED_BACKLOG_MAX = 1_000;
 
-/** Who watches which agent's feed. */
-export class ConsoleFeed {
-  readonly #watchers = new Map<string, Set<(event: FeedEvent) => void>>();
+/**
+ * One event of a user's feed (wire names): an agent of the user was created
+ * (by the user's API, the control API or `ams dev bootstrap`), so the page
+ * lists the agents again. The first event is a `snapshot`.
+ */
+export interface UserFeedEvent {
+  readonly type: 'snapshot' | 'agent_created';
+  readonly user_id: string;
+  /** Server clock (virtual under `--virtual-time`), ISO 8601. */
+  readonly at: string;
+  readonly agent_id?: string;
+}
 
-  /** True when some page watches `agentId` (events are built only then). */
-  watching(agentId: string): boolean {
-    return this.#watchers.has(agentId);
+/** Listeners by key (an agent id, a user id). */
+class Watchers<E> {
+  readonly #byKey = new Map<string, Set<(event: E) => void>>();
+
+  has(key: string): boolean {
+    return this.#byKey.has(key);
   }
 
-  /** Number of open feeds (all agents). */
   get size(): number {
     let n = 0;
-    for (const set of this.#watchers.values()) n += set.size;
+    for (const set of this.#byKey.values()) n += set.size;
     return n;
   }
 
-  /** Calls `listener` with each event of `agentId`; returns the unsubscribe. */
-  subscribe(agentId: string, listener: (event: FeedEvent) => void): () => void {
-    let set = this.#watchers.get(agentId);
+  subscribe(key: string, listener: (event: E) => void): () => void {
+    let set = this.#byKey.get(key);
     if (set === undefined) {
       set = new Set();
-      this.#watchers.set(agentId, set);
+      this.#byKey.set(key, set);
     }
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (set.size === 0 && this.#watchers.get(agentId) === set) this.#watchers.delete(agentId);
+      if (set.size === 0 && this.#byKey.get(key) === set) this.#byKey.delete(key);
     };
+  }
+
+  publish(key: string, event: E): void {
+    for (const listener of this.#byKey.get(key) ?? []) listener(event);
+  }
+}
+
+/** Who watches which agent's feed, and which user's. */
+export class ConsoleFeed {
+  readonly #agents = new Watchers<FeedEvent>();
+  readonly #users = new Watchers<UserFeedEvent>();
+
+  /** True when some page watches `agentId` (events are built only then). */
+  watching(agentId: string): boolean {
+    return this.#agents.has(agentId);
+  }
+
+  /** Number of open feeds (agents and users). */
+  get size(): number {
+    return this.#agents.size + this.#users.size;
+  }
+
+  /** Calls `listener` with each event of `agentId`; returns the unsubscribe. */
+  subscribe(agentId: string, listener: (event: FeedEvent) => void): () => void {
+    return this.#agents.subscribe(agentId, listener);
   }
 
   /** Sends an event to the watchers of its agent. */
   publish(event: FeedEvent): void {
-    for (const listener of this.#watchers.get(event.agent_id) ?? []) listener(event);
+    this.#agents.publish(event.agent_id, event);
+  }
+
+  /** Calls `listener` with each event of `userId`'s feed; returns the unsubscribe. */
+  subscribeUser(userId: string, listener: (event: UserFeedEvent) => void): () => void {
+    return this.#users.subscribe(userId, listener);
+  }
+
+  /** Sends an event to the watchers of its user. */
+  publishUser(event: UserFeedEvent): void {
+    this.#users.publish(event.user_id, event);
   }
 }

@@ -26,7 +26,7 @@ import type { DeliveryObservation } from '../delivery/observer.js';
 import { fail } from '../http/failure.js';
 import { defineRoute, type Route } from '../http/router.js';
 import type { ServerContext } from '../context.js';
-import { FEED_BACKLOG_MAX, type FeedEvent } from './feed-hub.js';
+import { FEED_BACKLOG_MAX, type FeedEvent, type UserFeedEvent } from './feed-hub.js';
 
 function counts(ctx: ServerContext, agentId: string) {
   return {
@@ -59,7 +59,7 @@ export function observeForFeed(ctx: ServerContext, o: DeliveryObservation): void
 }
 
 /** One Server-Sent Event: a `data:` line of JSON (JSON has no raw newline). */
-export function sseChunk(event: FeedEvent): Uint8Array {
+export function sseChunk(event: FeedEvent | UserFeedEvent): Uint8Array {
   return utf8(`data: ${JSON.stringify(event)}\n\n`);
 }
 
@@ -105,6 +105,29 @@ function feedStream(
   };
 }
 
+/** The answer of a feed route: `first` (with the reconnect delay), then what `subscribe` pushes. */
+function sseAnswer(
+  first: FeedEvent | UserFeedEvent,
+  subscribe: (push: (chunk: Uint8Array) => void) => () => void,
+) {
+  const opening = utf8(`retry: 1000\n\n${new TextDecoder().decode(sseChunk(first))}`);
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
+    stream: feedStream(opening, subscribe),
+  };
+}
+
+function checkedId(id: string, what: string): string {
+  if (!IdentifierSchema.safeParse(id).success)
+    throw fail('VALIDATION_ERROR', `The ${what} id is not a valid identifier.`, { field: 'id' });
+  return id;
+}
+
 /** `GET /_control/agents/:id/feed`. */
 export function feedRoute(): Route {
   return defineRoute({
@@ -112,9 +135,7 @@ export function feedRoute(): Route {
     path: '/_control/agents/:id/feed',
     auth: 'none',
     handler({ ctx, params }) {
-      const id = params['id']!;
-      if (!IdentifierSchema.safeParse(id).success)
-        throw fail('VALIDATION_ERROR', 'The agent id is not a valid identifier.', { field: 'id' });
+      const id = checkedId(params['id']!, 'agent');
       if (!ctx.agentIds.has(id)) throw fail('AGENT_NOT_FOUND', 'No such agent.');
       const snapshot: FeedEvent = {
         type: 'snapshot',
@@ -122,16 +143,29 @@ export function feedRoute(): Route {
         at: new Date(ctx.clock.now()).toISOString(),
         ...counts(ctx, id),
       };
-      const first = utf8(`retry: 1000\n\n${new TextDecoder().decode(sseChunk(snapshot))}`);
-      return {
-        status: 200,
-        headers: {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-store',
-          'x-content-type-options': 'nosniff',
-        },
-        stream: feedStream(first, (push) => ctx.consoleFeed.subscribe(id, (e) => push(sseChunk(e)))),
+      return sseAnswer(snapshot, (push) => ctx.consoleFeed.subscribe(id, (e) => push(sseChunk(e))));
+    },
+  });
+}
+
+/**
+ * `GET /_control/users/:id/feed`: the user's own changes a page cannot learn
+ * from the user WebSocket (an agent created for the user elsewhere).
+ */
+export function userFeedRoute(): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/_control/users/:id/feed',
+    auth: 'none',
+    async handler({ ctx, params }) {
+      const id = checkedId(params['id']!, 'user');
+      if ((await ctx.store.users.byId(id)) === undefined) throw fail('USER_NOT_FOUND', 'No such user.');
+      const snapshot: UserFeedEvent = {
+        type: 'snapshot',
+        user_id: id,
+        at: new Date(ctx.clock.now()).toISOString(),
       };
+      return sseAnswer(snapshot, (push) => ctx.consoleFeed.subscribeUser(id, (e) => push(sseChunk(e))));
     },
   });
 }

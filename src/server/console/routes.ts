@@ -31,7 +31,7 @@ import type { ServerContext } from '../context.js';
 import { WEBHOOK_FAULT_STATUSES } from '../delivery/faults.js';
 import { consoleScript } from './assets.js';
 import { faultRoutes } from './fault-routes.js';
-import { feedRoute } from './feed.js';
+import { feedRoute, userFeedRoute } from './feed.js';
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_PATH } from './page.js';
 
 /** Same-origin only: no inline script or style, no framing, no third-party connection. */
@@ -187,5 +187,5 @@ export function servesConsole(options: { readonly dev: boolean; readonly host: s
 
 /** The console's routes (the page and its read-only control routes). */
 export function consoleRoutes(): readonly Route[] {
-  return [...pageRoutes(), ...serviceRoutes(), ...faultRoutes(), feedRoute()];
+  return [...pageRoutes(), ...serviceRoutes(), ...faultRoutes(), feedRoute(), userFeedRoute()];
 }

@@ -37,9 +37,9 @@ interface FeedEvent {
 }
 
 /** An open feed: the raw text so far and its parsed events. */
-async function openFeed(agentId: string) {
+async function openFeed(agentId: string, path = `/_control/agents/${agentId}/feed`) {
   const abort = new AbortController();
-  const res = await fetch(`${server.url}/_control/agents/${agentId}/feed`, { signal: abort.signal });
+  const res = await fetch(`${server.url}${path}`, { signal: abort.signal });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
   expect(res.headers.get('cache-control')).toBe('no-store');
@@ -198,6 +198,68 @@ describe('console feed: gating and bad ids', () => {
       } finally {
         await other.close();
       }
+    }
+  });
+});
+
+describe('console user feed (GET /_control/users/:id/feed)', () => {
+  it('opens with a snapshot, then tells of an agent created for the user elsewhere; no token', async () => {
+    const user = await createTestUser(server);
+    const live = await openFeed('', `/_control/users/${user.userId}/feed`);
+    try {
+      const snapshot = (await live.until((e) => e.type === 'snapshot')) as unknown as Record<string, unknown>;
+      expect(snapshot).toMatchObject({ type: 'snapshot', user_id: user.userId });
+      const created = await server.control.createAgent({ ownerId: user.userId, name: 'From the CLI' });
+      const event = (await live.until((e) => e.type === 'agent_created')) as unknown as Record<
+        string,
+        unknown
+      >;
+      expect(event).toEqual({
+        type: 'agent_created',
+        user_id: user.userId,
+        agent_id: created.agentId,
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+      });
+      // Another user's agent is not this user's news.
+      const other = await createTestUser(server);
+      await server.control.createAgent({ ownerId: other.userId, name: 'Not yours' });
+      await server.control.createAgent({ ownerId: user.userId, name: 'Second' });
+      await live.until(
+        (e) =>
+          (e as unknown as { agent_id?: string }).agent_id !== created.agentId && e.type === 'agent_created',
+      );
+      expect(live.feed.events.filter((e) => e.type === 'agent_created')).toHaveLength(2);
+      expect(live.feed.raw).not.toContain(created.token);
+    } finally {
+      live.close();
+    }
+  });
+
+  it('unknown user → 404 USER_NOT_FOUND; malformed id → 400 VALIDATION_ERROR; any id a 4xx (property)', async () => {
+    const unknown = await call(server, 'GET', '/_control/users/00000000-0000-4000-8000-000000000000/feed');
+    expect(unknown.status).toBe(404);
+    expect(unknown.error?.code).toBe('USER_NOT_FOUND');
+    const bad = await call(server, 'GET', '/_control/users/a%01b/feed');
+    expect(bad.status).toBe(400);
+    expect(bad.error?.code).toBe('VALIDATION_ERROR');
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 300 }), async (raw) => {
+        const res = await call(server, 'GET', `/_control/users/${encodeURIComponent(raw)}/feed`);
+        expect([400, 404]).toContain(res.status);
+        expect(['VALIDATION_ERROR', 'USER_NOT_FOUND', 'NOT_FOUND']).toContain(res.error?.code);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('is NOT_FOUND without dev mode', async () => {
+    const other = await startTestServer({ dev: false });
+    try {
+      const res = await call(other, 'GET', '/_control/users/00000000-0000-4000-8000-000000000000/feed');
+      expect(res.status).toBe(404);
+      expect(res.error?.code).toBe('NOT_FOUND');
+    } finally {
+      await other.close();
     }
   });
 });

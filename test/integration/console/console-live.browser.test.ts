@@ -147,6 +147,11 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: live without a click', (
       .toBe('1');
   });
 
+  it('an agent created elsewhere (ams dev bootstrap, a control call) is listed without a click', async () => {
+    const made = await server.control.createAgent({ ownerId: userId, name: 'Made in a terminal' });
+    await page.waitForSelector(`#agents button[data-agent-id="${made.agentId}"]:text-is("Made in a terminal")`);
+  });
+
   it('a group made elsewhere is listed without a click', async () => {
     const t = await control('POST', '/_control/users/access-token', { user_id: userId });
     const res = await fetch(`${server.url}/groups`, {

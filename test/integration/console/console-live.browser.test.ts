@@ -149,7 +149,9 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: live without a click', (
 
   it('an agent created elsewhere (ams dev bootstrap, a control call) is listed without a click', async () => {
     const made = await server.control.createAgent({ ownerId: userId, name: 'Made in a terminal' });
-    await page.waitForSelector(`#agents button[data-agent-id="${made.agentId}"]:text-is("Made in a terminal")`);
+    await page.waitForSelector(
+      `#agents button[data-agent-id="${made.agentId}"]:text-is("Made in a terminal")`,
+    );
   });
 
   it('a group made elsewhere is listed without a click', async () => {

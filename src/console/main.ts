@@ -129,8 +129,18 @@ async function signIn(user: StoredUser): Promise<void> {
   userFeed.watch(user.userId);
 }
 
-/** Agents created for the user elsewhere (CLI, a test, another page) are listed without a click. */
-const userFeed = new UserFeed(() => void run(listAgents));
+/** Agents created for the user elsewhere are listed, and the selected agent's new requests read, without a click. */
+const userFeed = new UserFeed({
+  agentsChanged: () => void run(listAgents),
+  requestsChanged: (agentId) => {
+    if (agentId === state.agentId) void run(refreshRequests);
+  },
+});
+
+/** Reads the selected agent's requests to the owner again (selection, the user feed, a decision, Refresh). */
+async function refreshRequests(): Promise<void> {
+  if (state.agentId !== undefined) await renderRequests($('requests'), state.agentId, requestDeps);
+}
 
 /** Marks the user as signed in with keys published (tests wait on `data-user-id`). */
 function ready(user: StoredUser): void {
@@ -476,6 +486,7 @@ async function openChat(a: AgentItem): Promise<void> {
     true,
   );
   await enterConversation(conv.conversation_id, `Chat with ${a.name ?? a.agent_id}`);
+  await refreshRequests();
 }
 
 /** Opens a conversation (one-to-one or group): its members' keys, its history. */
@@ -622,7 +633,6 @@ const liveFeed = new LiveFeed({
 async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
-  await renderRequests($('requests'), id, requestDeps);
   const path = agentPath(id);
   renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
@@ -717,7 +727,7 @@ const requestDeps: RequestDeps = {
   call,
   say,
   run: (fn) => void run(fn),
-  refresh: () => refreshService(),
+  refresh: () => refreshRequests(),
 };
 
 /** What the delivery-mode buttons of webhook-mode.ts use of the page. */
@@ -761,7 +771,7 @@ function start(): void {
   $('recover').addEventListener('click', () => void run(recover));
   $('drop-ws').addEventListener('click', () => void run(dropSocket));
   $('set-governance').addEventListener('click', () => void run(setGovernance));
-  $('refresh-requests').addEventListener('click', () => void run(refreshService));
+  $('refresh-requests').addEventListener('click', () => void run(refreshRequests));
   $<HTMLInputElement>('file').addEventListener('change', (e) => {
     const input = e.target as HTMLInputElement;
     const picked = input.files?.[0];
@@ -800,6 +810,7 @@ function start(): void {
       ($('send') as HTMLButtonElement).disabled = true;
       await listAgents();
       await refreshService();
+      await refreshRequests();
     },
     refreshService,
     run: (fn) => void run(fn),

@@ -73,12 +73,7 @@ export async function createAgent(
   }
   ctx.agentIds.add(created.agentId);
   // The dev console's user feed (nobody listens outside dev mode): the page lists the agents again.
-  ctx.consoleFeed.publishUser({
-    type: 'agent_created',
-    user_id: ownerId,
-    at: new Date(now).toISOString(),
-    agent_id: created.agentId,
-  });
+  ctx.consoleFeed.tellUser(ownerId, 'agent_created', created.agentId, now);
   return { agent: created, token: issued.token };
 }
 

@@ -28,12 +28,16 @@ export interface FeedEvent {
 export const FEED_BACKLOG_MAX = 1_000;
 
 /**
- * One event of a user's feed (wire names): an agent of the user was created
- * (by the user's API, the control API or `ams dev bootstrap`), so the page
- * lists the agents again. The first event is a `snapshot`.
+ * What a user's feed tells: an agent of the user was created (by the user's
+ * API, the control API or `ams dev bootstrap`), so the page lists the agents
+ * again; or an agent asked the user something (a data grant, or its owner a
+ * manifest change), so the page reads that agent's requests again.
  */
+export type UserNews = 'agent_created' | 'requests_changed';
+
+/** One event of a user's feed (wire names). The first event is a `snapshot`. */
 export interface UserFeedEvent {
-  readonly type: 'snapshot' | 'agent_created';
+  readonly type: 'snapshot' | UserNews;
   readonly user_id: string;
   /** Server clock (virtual under `--virtual-time`), ISO 8601. */
   readonly at: string;
@@ -102,8 +106,20 @@ export class ConsoleFeed {
     return this.#users.subscribe(userId, listener);
   }
 
-  /** Sends an event to the watchers of its user. */
-  publishUser(event: UserFeedEvent): void {
-    this.#users.publish(event.user_id, event);
+  /** True when some page watches some user's feed (so a route may look the user up). */
+  watchingAnyUser(): boolean {
+    return this.#users.size > 0;
+  }
+
+  /** Tells `userId`'s feed that `news` happened about `agentId` (built only when a page watches). */
+  tellUser(userId: string, news: UserNews, agentId: string, atMs: number): void {
+    if (!this.#users.has(userId)) return;
+    const event: UserFeedEvent = {
+      type: news,
+      user_id: userId,
+      at: new Date(atMs).toISOString(),
+      agent_id: agentId,
+    };
+    this.#users.publish(userId, event);
   }
 }

@@ -121,6 +121,8 @@ const request = defineRoute({
       revokedAtMs: undefined,
     };
     grantsOf(ctx).set(g.grantId, g);
+    // The dev console's user feed: the asked user's page reads the agent's requests again.
+    ctx.consoleFeed.tellUser(g.userId, 'requests_changed', g.agentId, g.requestedAtMs);
     return ok(grantView(g, ctx.clock.now()), 201);
   },
 });

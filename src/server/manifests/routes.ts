@@ -104,6 +104,11 @@ const update = defineRoute({
     m.pending = revision;
     if (revision.sizeWarning)
       ctx.logger.warn(`manifest of agent ${principal.agentId} is ${sizeBytes} bytes (≥ 64 KB)`);
+    // The dev console's user feed: the owner's page reads the agent's requests again.
+    if (ctx.consoleFeed.watchingAnyUser()) {
+      const owner = (await ctx.store.agents.get(principal.agentId))?.ownerId;
+      if (owner !== undefined) ctx.consoleFeed.tellUser(owner, 'requests_changed', principal.agentId, now);
+    }
     return ok(revisionView(revision), 202);
   },
 });

@@ -1,7 +1,7 @@
 /**
  * The owner's decisions in the dev console, in Debian's Chromium: the bot
  * proposes a capability manifest and asks for a data grant; the page shows
- * both under "Requests to the owner"; Accept reaches the bot as
+ * both under "Requests to the owner" by themselves (the user's dev feed); Accept reaches the bot as
  * `agent.capability_changed`, Grant lets it read the data, Revoke sends
  * `grant.revoked` and the read is refused.
  */
@@ -12,6 +12,7 @@ import { isServiceError } from '../../../src/core/errors/index.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   startConsoleSession,
@@ -49,11 +50,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: requests to the owner', 
     await page.waitForSelector('#messages li.theirs:text-is("noted")');
   }, 30_000);
 
-  afterAll(async () => {
-    await bot?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, [bot]));
 
   it('shows a proposed manifest and accepts it: the bot is told', async () => {
     const revision = await bot.agent.manifest.update(
@@ -66,7 +63,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: requests to the owner', 
       },
       { basedOnVersion: 0 },
     );
-    await page.click('#refresh-requests');
+    // No click: the user's dev feed says the agent asked something.
     const item = page.locator(`#requests li[data-manifest-version="${revision.version}"]`);
     await item.waitFor();
     expect(await item.textContent()).toContain(`v${revision.version} pending`);
@@ -87,7 +84,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: requests to the owner', 
       windowSeconds: 3_600,
       reason: 'to greet you by name',
     });
-    await page.click('#refresh-requests');
+    // No click: the user's dev feed says the agent asked something.
     const item = page.locator(`#requests li[data-grant-id="${asked.grantId}"]`);
     await item.waitFor();
     expect(await item.textContent()).toContain('profile.read for 60 min asked: "to greet you by name"');

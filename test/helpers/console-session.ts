@@ -23,6 +23,23 @@ export interface ConsoleBot {
   close(): Promise<void>;
 }
 
+/** An SDK Agent on an agent's token, its keys registered (memory key store, the server's clock); not connected. */
+export async function consoleAgent(
+  server: ReferenceServer,
+  account: { agentId: string; token: string },
+  mode: 'websocket' | 'webhook',
+): Promise<Agent> {
+  const { agentId, token } = account;
+  const keyStore = new MemoryKeyStore();
+  const clock = worldClock(server);
+  await ensureAgentKeys({
+    api: createAgentApi({ baseUrl: server.url, agentId, token }),
+    store: keyStore,
+    clock,
+  });
+  return new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
+}
+
 /** Starts a bot for `ownerId`; `setup` registers its handlers before it connects. */
 export async function startConsoleBot(
   server: ReferenceServer,
@@ -37,14 +54,7 @@ export async function startConsoleBot(
 ): Promise<ConsoleBot> {
   const mode = o.mode ?? 'websocket';
   const { agentId, token } = o.existing ?? (await server.control.createAgent({ ownerId, name: o.name }));
-  const keyStore = new MemoryKeyStore();
-  const clock = worldClock(server);
-  await ensureAgentKeys({
-    api: createAgentApi({ baseUrl: server.url, agentId, token }),
-    store: keyStore,
-    clock,
-  });
-  const agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
+  const agent = await consoleAgent(server, { agentId, token }, mode);
   o.setup(agent);
   const hook = mode === 'webhook' ? await startWebhookHost() : undefined;
   let webhookSecret: string | undefined;
@@ -222,4 +232,14 @@ export async function openAgentChat(page: Page, agentId: string): Promise<void> 
 export async function sendFromPage(page: Page, text: string): Promise<void> {
   await page.fill('#text', text);
   await page.press('#text', 'Enter');
+}
+
+/** Closes what a console test started: its bots (any may be missing), then Chromium and the server. */
+export async function closeConsoleSession(
+  session: { readonly browser?: Browser | undefined; readonly server?: ReferenceServer | undefined },
+  bots: readonly (ConsoleBot | undefined)[] = [],
+): Promise<void> {
+  for (const b of bots) await b?.close();
+  await session.browser?.close();
+  await session.server?.close();
 }

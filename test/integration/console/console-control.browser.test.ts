@@ -10,6 +10,7 @@ import type { AnyAgentEvent } from '../../../src/agent/events.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   startConsoleSession,
@@ -43,11 +44,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: relation and system even
     await openAgentChat(page, bot.agentId);
   }, 30_000);
 
-  afterAll(async () => {
-    await bot?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, [bot]));
 
   const types = () => events.map((e) => e.type);
 

@@ -14,6 +14,7 @@ import type { ReferenceServer } from '../../../src/server/index.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   type ConsoleBot,
@@ -44,11 +45,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
     userId = await signInNewUser(page, server);
   }, 30_000);
 
-  afterAll(async () => {
-    for (const b of bots) await b.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, bots));
 
   async function openBot(bot: ConsoleBot): Promise<void> {
     bots.push(bot);

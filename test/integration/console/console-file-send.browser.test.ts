@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   startConsoleSession,
@@ -48,11 +49,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: sending a file', () => {
     await openAgentChat(page, bot.agentId);
   }, 30_000);
 
-  afterAll(async () => {
-    await bot?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, [bot]));
 
   it.each([
     ['report.bin', 'application/octet-stream', randomBytes(200_000)],

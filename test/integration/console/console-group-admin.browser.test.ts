@@ -11,6 +11,7 @@ import type { Agent } from '../../../src/agent/index.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   startConsoleSession,
@@ -48,11 +49,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: group members, invite, r
     await page.waitForSelector('#group-bar:not([hidden]) li[data-member-id]');
   }, 30_000);
 
-  afterAll(async () => {
-    for (const b of bots) await b.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, bots));
 
   async function say(text: string): Promise<void> {
     await sendFromPage(page, text);

@@ -10,6 +10,7 @@ import type { Agent } from '../../../src/agent/index.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   type ConsoleBot,
@@ -37,11 +38,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: a group', () => {
     ({ server, browser, page, seen } = await startConsoleSession());
   }, 30_000);
 
-  afterAll(async () => {
-    for (const b of bots) await b.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, bots));
 
   it('two bots in a group each answer a message written once in the page', async () => {
     const userId = await signInNewUser(page, server);

@@ -14,6 +14,7 @@ import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../src/core/limits.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   type ConsoleBot,
@@ -59,11 +60,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: live without a click', (
     userId = await signInNewUser(page, server);
   }, 30_000);
 
-  afterAll(async () => {
-    for (const b of bots) await b.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, bots));
 
   async function openBot(bot: ConsoleBot): Promise<void> {
     bots.push(bot);

@@ -15,6 +15,7 @@ import type { ArtifactContent } from '../../../src/core/protocol/artifacts.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
+  closeConsoleSession,
   expectNoSecrets,
   startConsoleBot,
   type ConsoleBot,
@@ -101,11 +102,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: streamed replies and art
     await openAgentChat(page, bot.agentId);
   }, 30_000);
 
-  afterAll(async () => {
-    await bot?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeConsoleSession({ browser, server }, [bot]));
 
   async function say(text: string): Promise<void> {
     await sendFromPage(page, text);

@@ -7,13 +7,13 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, createAgentApi, ensureAgentKeys } from '../../../src/agent/index.js';
-import { MemoryKeyStore } from '../../../src/crypto/index.js';
+import type { Agent } from '../../../src/agent/index.js';
 import type { ReferenceServer } from '../../../src/server/index.js';
-import { startWebhookHost, worldClock, type WebhookHost } from '../../../src/testing/test-world-parts.js';
+import { startWebhookHost, type WebhookHost } from '../../../src/testing/test-world-parts.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   clickForEnv,
+  consoleAgent,
   expectNoSecrets,
   startConsoleSession,
   type SessionRecord,
@@ -36,14 +36,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: webhook or WebSocket del
     ({ server, browser, page, seen } = await startConsoleSession());
     const ownerId = await signInNewUser(page, server);
     ({ agentId, token } = await server.control.createAgent({ ownerId, name: 'Hooked' }));
-    const keyStore = new MemoryKeyStore();
-    const clock = worldClock(server);
-    await ensureAgentKeys({
-      api: createAgentApi({ baseUrl: server.url, agentId, token }),
-      store: keyStore,
-      clock,
-    });
-    agent = new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode: 'webhook' });
+    agent = await consoleAgent(server, { agentId, token }, 'webhook');
     agent.on('message.new', async (msg) => {
       await msg.reply(`hooked: ${msg.text ?? ''}`);
     });

@@ -3,28 +3,31 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
-  name: string;
-  exports: Record<string, string | { import: { default: string } }>;
-};
 
 /**
- * Tests that import the package by name (`agent-messaging-sdk/testing`, as the
- * docs show) run against the source, not a possibly stale `dist/`: each export
- * `./dist/<x>.js` maps to `src/<x>.ts`. The packed tarball is checked as users
- * see it by .ci/smoke.sh.
+ * Tests that import a package by name (`agent-messaging-sdk`,
+ * `@agent-messaging/dev/testing`, as the docs show) run against the source,
+ * not a possibly stale `dist/`: each export `./dist/<x>.js` of
+ * packages/<dir>/package.json maps to `packages/<dir>/src/<x>.ts`. The packed
+ * tarballs are checked as users see them by .ci/smoke.sh.
  */
-const alias = Object.entries(pkg.exports)
-  .filter(([, target]) => typeof target !== 'string')
-  .map(([subpath, target]) => ({
-    find: new RegExp(`^${(pkg.name + subpath.slice(1)).replace(/[/.-]/g, '\\$&')}$`),
-    replacement: `${root}${(target as { import: { default: string } }).import.default
-      .replace(/^\.\/dist\//, 'src/')
-      .replace(/\.js$/, '.ts')}`,
-  }));
+function aliasesOf(dir: string): { find: RegExp; replacement: string }[] {
+  const pkg = JSON.parse(readFileSync(`${root}packages/${dir}/package.json`, 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { import: { default: string } }>;
+  };
+  return Object.entries(pkg.exports)
+    .filter(([, target]) => typeof target !== 'string')
+    .map(([subpath, target]) => ({
+      find: new RegExp(`^${(pkg.name + subpath.slice(1)).replace(/[/.@-]/g, '\\$&')}$`),
+      replacement: `${root}packages/${dir}/${(target as { import: { default: string } }).import.default
+        .replace(/^\.\/dist\//, 'src/')
+        .replace(/\.js$/, '.ts')}`,
+    }));
+}
 
 export default defineConfig({
-  resolve: { alias },
+  resolve: { alias: [...aliasesOf('sdk'), ...aliasesOf('dev')] },
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/fast-check.ts'],

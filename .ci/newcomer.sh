@@ -11,9 +11,11 @@
 # README heading "## A bot in", and the first ```ts block after the
 # docs/webhooks.md heading "## The Agent in webhook mode".
 #
-# Usage: .ci/newcomer.sh <tarball>
+# Usage: .ci/newcomer.sh <sdk tarball> <dev tarball>   (installed as the README says:
+# the SDK, then the dev package as a dev dependency)
 set -euo pipefail
 tarball=$(realpath "$1")
+dev_tarball=$(realpath "$2")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
 start=$SECONDS
@@ -89,7 +91,8 @@ send_hello() {
 cd "$dir"
 echo "newcomer: fresh project in $dir"
 npm init -y >/dev/null
-npm install --no-audit --no-fund --silent "$tarball" >install.log 2>&1 || fail "installing the tarball failed"
+npm install --no-audit --no-fund --silent "$tarball" >install.log 2>&1 || fail "installing the SDK tarball failed"
+npm install --no-audit --no-fund --silent -D "$dev_tarball" >>install.log 2>&1 || fail "installing the dev tarball failed"
 npm install --no-audit --no-fund --silent -D typescript@latest @types/node@latest tsx@latest >>install.log 2>&1 ||
   fail "installing typescript, @types/node and tsx failed"
 printf 'newcomer: installed in %ss (typescript %s, @types/node %s, tsx %s)\n' $((SECONDS - start)) \

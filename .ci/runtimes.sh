@@ -12,11 +12,12 @@
 # The runtimes come from the npm registry (.ci/runtimes/install.sh). Each runtime runs
 # as a background job with its own log; all are waited for. Prints every log, then
 # "runtime checks: N passed, N failed"; exits 1 when any check or job failed.
-# Usage: .ci/runtimes.sh <tarball> [<runtimes dir>]   (installs there when it has no env file)
+# Usage: .ci/runtimes.sh <sdk tarball> <dev tarball> [<runtimes dir>]   (installs there when it has no env file)
 set -euo pipefail
 tarball=$(realpath "$1")
+dev_tarball=$(realpath "$2")
 repo=$(cd "$(dirname "$0")/.." && pwd)
-runtimes=${2:-$repo/.ci/out/runtimes}
+runtimes=${3:-$repo/.ci/out/runtimes}
 start=$SECONDS
 if [ ! -f "$runtimes/env" ]; then
   bash "$repo/.ci/runtimes/install.sh" "$runtimes"
@@ -30,9 +31,9 @@ project="$work/project"
 mkdir -p "$project"
 cd "$project"
 echo '{"private":true,"type":"module"}' >package.json
-npm install --no-audit --no-fund --silent --loglevel=error "$tarball"
+npm install --no-audit --no-fund --silent --loglevel=error "$tarball" "$dev_tarball"
 cp "$repo"/.ci/runtimes/checks.mjs "$repo"/.ci/runtimes/worker.mjs "$repo"/.ci/runtimes/workers.mjs .
-# The README as installed with the package: agent.sh runs its bot.
+# The README as installed with the SDK: agent.sh runs its bot.
 cp node_modules/agent-messaging-sdk/README.md .
 "$repo/node_modules/.bin/esbuild" worker.mjs --bundle --format=esm --platform=neutral \
   --conditions=workerd,worker,browser --main-fields=module,main --outfile=worker.bundle.js --log-level=error

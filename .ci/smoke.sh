@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# Installs the packed tarball into an empty project and imports every entry
-# from both ESM and CJS, as a user would.
+# Installs the packed SDK tarball into an empty project (at most 6 packages
+# with its dependencies), then the dev package's tarball beside it, and imports
+# every entry from both ESM and CJS, as a user would.
+# Usage: .ci/smoke.sh <sdk tarball> <dev tarball>
 set -euo pipefail
 tarball=$(realpath "$1")
+dev_tarball=$(realpath "$2")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 npm init -y >/dev/null
 npm install --no-audit --no-fund --silent "$tarball"
-entries='["agent-messaging-sdk","agent-messaging-sdk/crypto","agent-messaging-sdk/webhook","agent-messaging-sdk/webhook/node","agent-messaging-sdk/webhook/express","agent-messaging-sdk/webhook/fastify","agent-messaging-sdk/webhook/fetch","agent-messaging-sdk/webhook/redis","agent-messaging-sdk/testing"]'
+# The SDK alone: itself and its dependencies, at most 6 packages.
+installed=$(npm ls --all --parseable 2>/dev/null | tail -n +2 | sort -u | wc -l)
+echo "the SDK alone installs $installed packages (itself included): $(ls node_modules | grep -v '^\.' | tr '\n' ' ')"
+[ "$installed" -le 6 ] || { echo "the SDK installs more than 6 packages" >&2; exit 1; }
+npm install --no-audit --no-fund --silent -D "$dev_tarball"
+entries='["agent-messaging-sdk","agent-messaging-sdk/crypto","agent-messaging-sdk/protocol","agent-messaging-sdk/webhook","agent-messaging-sdk/webhook/node","agent-messaging-sdk/webhook/express","agent-messaging-sdk/webhook/fastify","agent-messaging-sdk/webhook/fetch","agent-messaging-sdk/webhook/redis","@agent-messaging/dev/testing"]'
 cat > esm.mjs <<JS
 for (const e of $entries) {
   const m = await import(e);
@@ -49,7 +57,7 @@ echo 'README bot ok as bot.mjs in a CommonJS project'
 # would see it (frameworks and types linked from the repository's node_modules).
 mkdir -p examples
 cp "$repo"/examples/*.ts examples/
-rm -f examples/demo.ts # the demo imports the repository's sources, not the package
+rm -f examples/demo.ts # the demo imports the repository's sources, not the packages
 for dep in express @types/express fastify hono @hono/node-server @types/node; do
   mkdir -p "node_modules/$(dirname "$dep")"
   ln -sfn "$repo/node_modules/$dep" "node_modules/$dep"

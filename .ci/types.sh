@@ -10,9 +10,10 @@
 # installed once and shared by every cell; a cell differs only in its
 # package.json type, its tsconfig, its tsc and the @types/node it links.
 #
-# Usage: .ci/types.sh <tarball>   (TYPES_JOBS=n cells at a time, default 2)
+# Usage: .ci/types.sh <sdk tarball> <dev tarball>   (TYPES_JOBS=n cells at a time, default 2)
 set -euo pipefail
 tarball=$(realpath "$1")
+dev_tarball=$(realpath "$2")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${TYPES_JOBS:-2}
 work=$(mktemp -d)
@@ -41,7 +42,7 @@ install "$work/tc/ts-$ts_pinned" "typescript@$ts_pinned" &
 install "$work/tc/ts-$ts_latest" "typescript@$ts_latest" &
 install "$work/tc/node-20" "@types/node@20" &
 install "$work/tc/node-$node_latest" "@types/node@$node_latest" &
-install "$work/project" "$tarball" "express@$(pin express)" "@types/express@$(pin @types/express)" \
+install "$work/project" "$tarball" "$dev_tarball" "express@$(pin express)" "@types/express@$(pin @types/express)" \
   "fastify@$(pin fastify)" &
 for pid in $(jobs -p); do wait "$pid"; done
 # The frameworks' types pull in an @types/node; each cell links its own instead.

@@ -5,7 +5,7 @@
  * remembered, and an unauthenticated request as the same-run baseline.
  */
 import bcrypt from 'bcryptjs';
-import { startReferenceServer } from '../src/testing/index.js';
+import { startReferenceServer } from '../packages/dev/src/testing/index.js';
 import { fmt, measure, printTable } from './lib/harness.js';
 
 async function get(url: string, token?: string): Promise<void> {

@@ -26,11 +26,18 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocket, WebSocketServer } from 'ws';
-import { Agent, type AgentOptions } from '../src/agent/index.js';
-import { systemClock } from '../src/core/clock.js';
-import { fromBase64, toBase64 } from '../src/core/encoding.js';
-import { generateKeys, MemoryKeyStore, open, openAsync, seal, type AgentKeys } from '../src/crypto/index.js';
-import { startReferenceServer, type ReferenceServer } from '../src/testing/index.js';
+import { Agent, type AgentOptions } from '../packages/sdk/src/agent/index.js';
+import { systemClock } from '../packages/sdk/src/core/clock.js';
+import { fromBase64, toBase64 } from '../packages/sdk/src/core/encoding.js';
+import {
+  generateKeys,
+  MemoryKeyStore,
+  open,
+  openAsync,
+  seal,
+  type AgentKeys,
+} from '../packages/sdk/src/crypto/index.js';
+import { startReferenceServer, type ReferenceServer } from '../packages/dev/src/testing/index.js';
 import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { fmt, printTable } from './lib/harness.js';
 

@@ -12,9 +12,9 @@ import {
   MINIMAL_FORM_ARGON2_PARAMS,
   createKeyBackup,
   restoreKeyBackup,
-} from '../src/crypto/backup/index.js';
-import type { Argon2Params } from '../src/core/protocol/key-backup.js';
-import { generateKeys } from '../src/crypto/keys.js';
+} from '../packages/sdk/src/crypto/backup/index.js';
+import type { Argon2Params } from '../packages/sdk/src/core/protocol/key-backup.js';
+import { generateKeys } from '../packages/sdk/src/crypto/keys.js';
 import { fmt, measure, printTable, type Measurement } from './lib/harness.js';
 
 const salt = new Uint8Array(32).fill(9);

@@ -6,7 +6,7 @@
  */
 import * as c from 'node:crypto';
 import os from 'node:os';
-import { generateKeys, type AgentKeys } from '../src/crypto/keys.js';
+import { generateKeys, type AgentKeys } from '../packages/sdk/src/crypto/keys.js';
 import {
   open,
   openAsync,
@@ -14,19 +14,19 @@ import {
   OpenWorkerPool,
   autoWorkerCount,
   type OpenOptions,
-} from '../src/crypto/index.js';
-import { seal, sealAsync, sealPayloadBytes } from '../src/crypto/seal.js';
-import type { SealOptions } from '../src/crypto/seal-options.js';
-import { ENVELOPE_REF_MAX_BYTES } from '../src/crypto/envelope-wire.js';
-import { constantTimeEqual, deriveCommitted } from '../src/crypto/key-schedule.js';
-import { portableBackend } from '../src/crypto/backend/portable.js';
-import { nodeBackend } from '../src/crypto/backend/node.js';
-import { ed25519VerifyStrict } from '../src/crypto/ed25519-rules.js';
+} from '../packages/sdk/src/crypto/index.js';
+import { seal, sealAsync, sealPayloadBytes } from '../packages/sdk/src/crypto/seal.js';
+import type { SealOptions } from '../packages/sdk/src/crypto/seal-options.js';
+import { ENVELOPE_REF_MAX_BYTES } from '../packages/sdk/src/crypto/envelope-wire.js';
+import { constantTimeEqual, deriveCommitted } from '../packages/sdk/src/crypto/key-schedule.js';
+import { portableBackend } from '../packages/sdk/src/crypto/backend/portable.js';
+import { nodeBackend } from '../packages/sdk/src/crypto/backend/node.js';
+import { ed25519VerifyStrict } from '../packages/sdk/src/crypto/ed25519-rules.js';
 import { ed25519 as noble } from '@noble/curves/ed25519.js';
-import type { CryptoBackend, RawKeyPair } from '../src/crypto/backend/types.js';
-import { deliveryRefusal } from '../src/messaging/delivery-checks.js';
-import { RecentMessageIds } from '../src/client/recent-ids.js';
-import { systemClock } from '../src/core/clock.js';
+import type { CryptoBackend, RawKeyPair } from '../packages/sdk/src/crypto/backend/types.js';
+import { deliveryRefusal } from '../packages/sdk/src/messaging/delivery-checks.js';
+import { RecentMessageIds } from '../packages/sdk/src/client/recent-ids.js';
+import { systemClock } from '../packages/sdk/src/core/clock.js';
 import { fmt, measure, printTable } from './lib/harness.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);

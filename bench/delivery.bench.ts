@@ -14,11 +14,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { systemClock } from '../src/core/clock.js';
-import { createDeliveryEngine } from '../src/server/delivery/index.js';
-import { DEFAULT_SENDER_CONNECTIONS } from '../src/server/delivery/webhook-sender.js';
-import type { OutboundEvent } from '../src/server/delivery/types.js';
-import { createWebhookSigner } from '../src/webhook/index.js';
+import { systemClock } from '../packages/sdk/src/core/clock.js';
+import { createDeliveryEngine } from '../packages/dev/src/server/delivery/index.js';
+import { DEFAULT_SENDER_CONNECTIONS } from '../packages/dev/src/server/delivery/webhook-sender.js';
+import type { OutboundEvent } from '../packages/dev/src/server/delivery/types.js';
+import { createWebhookSigner } from '../packages/sdk/src/webhook/index.js';
 import { fmt, printTable } from './lib/harness.js';
 
 const SECRET = 'YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldC1iZW5jaC0=';

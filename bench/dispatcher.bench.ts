@@ -11,12 +11,12 @@
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocket, WebSocketServer } from 'ws';
-import { parseWsFrame } from '../src/core/protocol/ws-frames.js';
+import { parseWsFrame } from '../packages/sdk/src/core/protocol/ws-frames.js';
 import {
   createWsDispatcher,
   type WebSocketConstructor,
   type WebSocketLike,
-} from '../src/transport/ws/index.js';
+} from '../packages/sdk/src/transport/ws/index.js';
 import { fmt, measure, printTable } from './lib/harness.js';
 
 const TOKEN = 'hsk_' + 'Bn7m'.repeat(10);

@@ -19,10 +19,13 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
-import { Agent } from '../src/agent/index.js';
-import { MemoryKeyStore } from '../src/crypto/key-store/index.js';
-import { createFileEncryptionParams, encryptFileStream } from '../src/crypto/file-stream/encrypt.js';
-import { decryptFileStream } from '../src/crypto/file-stream/decrypt.js';
+import { Agent } from '../packages/sdk/src/agent/index.js';
+import { MemoryKeyStore } from '../packages/sdk/src/crypto/key-store/index.js';
+import {
+  createFileEncryptionParams,
+  encryptFileStream,
+} from '../packages/sdk/src/crypto/file-stream/encrypt.js';
+import { decryptFileStream } from '../packages/sdk/src/crypto/file-stream/decrypt.js';
 import { fmt, printTable } from './lib/harness.js';
 
 const MB = 1_048_576;

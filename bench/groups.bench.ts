@@ -18,18 +18,18 @@
  */
 import * as c from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createAgentApi } from '../src/agent/api.js';
-import { createKeyDirectory } from '../src/messaging/key-directory.js';
-import { ensureAgentKeys } from '../src/agent/key-lifecycle.js';
-import { createMessageSender, type MessageSender } from '../src/messaging/sender.js';
-import { createUserApi } from '../src/client/user-api.js';
-import { toBase64 } from '../src/core/encoding.js';
-import { KeyRing, MemoryKeyStore } from '../src/crypto/index.js';
-import { generateKeys, type AgentKeys } from '../src/crypto/keys.js';
-import { seal } from '../src/crypto/seal.js';
-import { routePath, SERVICE_ROUTES } from '../src/core/protocol/service-names.js';
-import { startReferenceServer, type ReferenceServer } from '../src/testing/index.js';
-import { createRestClient, type RestClient } from '../src/transport/rest/index.js';
+import { createAgentApi } from '../packages/sdk/src/agent/api.js';
+import { createKeyDirectory } from '../packages/sdk/src/messaging/key-directory.js';
+import { ensureAgentKeys } from '../packages/sdk/src/agent/key-lifecycle.js';
+import { createMessageSender, type MessageSender } from '../packages/sdk/src/messaging/sender.js';
+import { createUserApi } from '../packages/sdk/src/client/user-api.js';
+import { toBase64 } from '../packages/sdk/src/core/encoding.js';
+import { KeyRing, MemoryKeyStore } from '../packages/sdk/src/crypto/index.js';
+import { generateKeys, type AgentKeys } from '../packages/sdk/src/crypto/keys.js';
+import { seal } from '../packages/sdk/src/crypto/seal.js';
+import { routePath, SERVICE_ROUTES } from '../packages/sdk/src/core/protocol/service-names.js';
+import { startReferenceServer, type ReferenceServer } from '../packages/dev/src/testing/index.js';
+import { createRestClient, type RestClient } from '../packages/sdk/src/transport/rest/index.js';
 import { fmt, measure, printTable } from './lib/harness.js';
 
 const SIZES = [2, 10, 100] as const;

@@ -14,7 +14,7 @@
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
-import { createWsDispatcher } from '../src/transport/ws/index.js';
+import { createWsDispatcher } from '../packages/sdk/src/transport/ws/index.js';
 import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { fmt, printTable } from './lib/harness.js';
 

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmt, printTable } from './lib/harness.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'sdk');
 const SPAWNS = Number(process.env['BENCH_PACKAGE_SPAWNS'] ?? 15);
 const TARGETS = { entry: './webhook', importMs: 15, bytes: 50 * 1024 } as const;
 

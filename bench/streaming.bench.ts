@@ -28,11 +28,11 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
-import { Agent } from '../src/agent/index.js';
-import { UserClient } from '../src/client/index.js';
-import { MemoryKeyStore } from '../src/crypto/key-store/index.js';
-import { streamCipher } from '../src/crypto/stream/stream-crypto.js';
-import { createTestWorld, DEFAULT_TEST_WORLD_OPTIONS } from '../src/testing/index.js';
+import { Agent } from '../packages/sdk/src/agent/index.js';
+import { UserClient } from '../packages/sdk/src/client/index.js';
+import { MemoryKeyStore } from '../packages/sdk/src/crypto/key-store/index.js';
+import { streamCipher } from '../packages/sdk/src/crypto/stream/stream-crypto.js';
+import { createTestWorld, DEFAULT_TEST_WORLD_OPTIONS } from '../packages/dev/src/testing/index.js';
 import { fmt, printTable } from './lib/harness.js';
 
 const DELTAS = Number(process.env['BENCH_STREAM_DELTAS'] ?? 20_000);

@@ -27,16 +27,16 @@ import { gzipSync } from 'node:zlib';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
-import { ManualClock } from '../src/core/clock.js';
+import { ManualClock } from '../packages/sdk/src/core/clock.js';
 import {
   createMemoryDedupStore,
   createWebhookReceiver,
   createWebhookSigner,
   createWebhookVerifier,
-} from '../src/webhook/index.js';
+} from '../packages/sdk/src/webhook/index.js';
 import { fmt, heapUsed, measure, printTable } from './lib/harness.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'sdk');
 const SECRET = 'whsec-bench-0123456789abcdefghijklmnopqrstuvwxyz';
 const SIZES = [1024, 65_536, 1_048_576] as const;
 const DELIVERY_ID = '01943a6f-8c00-7000-8000-000000000001';
@@ -407,7 +407,7 @@ async function bundle(minify: boolean): Promise<Built> {
   };
 }
 
-/** dist/ when every webhook entry is there and newer than src/webhook, else a fresh bundle. */
+/** dist/ when every webhook entry is there and newer than packages/sdk/src/webhook, else a fresh bundle. */
 async function buildEntries(): Promise<Built> {
   const dist = join(ROOT, 'dist');
   const files = ENTRIES.map((e) => join(dist, `webhook/${e}.js`));

@@ -12,7 +12,7 @@
  * 5. prints a summary: messages, deliveries and retries, read from the server's
  *    delivery logs.
  *
- * It imports the repository's sources (`../src/…`) so it runs without a build;
+ * It imports the repository's sources (`../packages/sdk/src/…`) so it runs without a build;
  * the runnable examples next to it import the package by name.
  */
 import { randomBytes } from 'node:crypto';
@@ -26,9 +26,9 @@ import {
   type AgentWebhook,
   type IncomingMessage,
   type ReceivedMessage,
-} from '../src/index.js';
-import { MemoryKeyStore } from '../src/crypto/index.js';
-import { startReferenceServer, type ReferenceServer } from '../src/testing/index.js';
+} from '../packages/sdk/src/index.js';
+import { MemoryKeyStore } from '../packages/sdk/src/crypto/index.js';
+import { startReferenceServer, type ReferenceServer } from '../packages/dev/src/testing/index.js';
 
 const BIG_MESSAGE_BYTES = 1_200_000; // above the 1 MB webhook body cap
 const DEADLINE_MS = 15_000;

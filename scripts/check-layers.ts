@@ -28,6 +28,9 @@ export interface Layer {
 /** Each source file (repo-relative, `/`-separated) and the source files it imports. */
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
+/** The source folders of the workspace's packages. */
+const PACKAGE_SOURCES = [join(root, 'packages', 'sdk', 'src'), join(root, 'packages', 'dev', 'src')];
+
 const toPosix = (path: string): string => path.split(sep).join('/');
 
 function sourceFiles(dir: string): string[] {
@@ -48,12 +51,17 @@ function resolveSpecifier(from: string, specifier: string): string | undefined {
 }
 
 /**
- * The import graph of every TypeScript file under `dir` (relative imports
- * only, static and dynamic). Paths are relative to `base`.
+ * The import graph of every TypeScript file under `dirs` (by default both
+ * packages' `src/`): relative imports only, static and dynamic. Paths are
+ * relative to `base`.
  */
-export function readImportGraph(dir: string = join(root, 'src'), base: string = root): ImportGraph {
+export function readImportGraph(
+  dirs: string | readonly string[] = PACKAGE_SOURCES,
+  base: string = root,
+): ImportGraph {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(dir).sort()) {
+  const files = (typeof dirs === 'string' ? [dirs] : dirs).flatMap((dir) => sourceFiles(dir)).sort();
+  for (const file of files) {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const targets = new Set<string>();
     for (const { fileName } of info.importedFiles) {

@@ -1,5 +1,5 @@
 /**
- * Builds docs/protocol-names.md from src/core/protocol/service-names.ts: the
+ * Builds docs/protocol-names.md from packages/sdk/src/core/protocol/service-names.ts: the
  * one table of every path and frame name the service interface leaves "not
  * shown". Run `npm run docs:names`; a test fails when the file is out of date.
  */
@@ -21,7 +21,7 @@ import {
   STREAM_FRAMES,
   STREAM_ROUTES,
   type ServiceRoute,
-} from '../src/core/protocol/service-names.js';
+} from '../packages/sdk/src/core/protocol/service-names.js';
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs');
 

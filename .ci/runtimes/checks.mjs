@@ -27,13 +27,14 @@ function assert(cond, what) {
 const ENTRIES = [
   'agent-messaging-sdk',
   'agent-messaging-sdk/crypto',
+  'agent-messaging-sdk/protocol',
   'agent-messaging-sdk/webhook',
   'agent-messaging-sdk/webhook/node',
   'agent-messaging-sdk/webhook/express',
   'agent-messaging-sdk/webhook/fastify',
   'agent-messaging-sdk/webhook/fetch',
   'agent-messaging-sdk/webhook/redis',
-  'agent-messaging-sdk/testing',
+  '@agent-messaging/dev/testing',
 ];
 for (const entry of ENTRIES) {
   await check(`import ${entry}`, async () => {

@@ -1,5 +1,5 @@
 /** Type matrix consumer: the testing kit. */
-import { createTestWorld, ManualClock, TestWorldError, type TestWorld } from 'agent-messaging-sdk/testing';
+import { createTestWorld, ManualClock, TestWorldError, type TestWorld } from '@agent-messaging/dev/testing';
 
 export async function main(): Promise<void> {
   const world: TestWorld = await createTestWorld({ agent: { mode: 'webhook' } });

@@ -8,8 +8,8 @@
  * count the server's CPU per MB too). Exits when stdin closes.
  */
 import { createInterface } from 'node:readline';
-import { startReferenceServer } from '../../src/testing/index.js';
-import { signUpUser } from '../../src/testing/test-world-parts.js';
+import { startReferenceServer } from '../../packages/dev/src/testing/index.js';
+import { signUpUser } from '../../packages/dev/src/testing/test-world-parts.js';
 
 const server = await startReferenceServer({
   dev: true,

@@ -7,7 +7,7 @@
  * HTTP like any client). Exits when stdin closes.
  */
 import { createInterface } from 'node:readline';
-import { startReferenceServer } from '../../src/testing/index.js';
+import { startReferenceServer } from '../../packages/dev/src/testing/index.js';
 
 const server = await startReferenceServer({
   dev: true,

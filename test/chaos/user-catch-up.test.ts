@@ -17,9 +17,9 @@
  * within the server's 5 messages per second per agent.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReceivedMessage, UserClient } from '../../src/client/index.js';
-import type { ReferenceServer } from '../../src/testing/index.js';
-import { worldClock } from '../../src/testing/test-world-parts.js';
+import type { ReceivedMessage, UserClient } from '../../packages/sdk/src/client/index.js';
+import type { ReferenceServer } from '../../packages/dev/src/testing/index.js';
+import { worldClock } from '../../packages/dev/src/testing/test-world-parts.js';
 import { FAST_RECONNECT, startWorld } from '../helpers/agent-world.js';
 import { expectClean } from '../helpers/chaos.js';
 import { ChaosRecorder, messageText } from '../helpers/chaos-recorder.js';

@@ -3,19 +3,26 @@
  * directory of sender signing keys, an object store for `ref`s, and a
  * recording `send`. No network.
  */
-import { createEventDedup } from '../../src/agent/dedup.js';
-import { TypedEmitter } from '../../src/agent/emitter.js';
-import type { AgentListenerArgs } from '../../src/agent/events.js';
-import { createOrderedScheduler } from '../../src/agent/ordering.js';
-import { EventPipeline } from '../../src/agent/pipeline/pipeline.js';
-import type { FetchedObject, InboundEvent, PipelineDeps } from '../../src/agent/pipeline/types.js';
-import type { RetiredSigningKey } from '../../src/messaging/key-directory.js';
-import { ManualClock } from '../../src/core/clock.js';
-import { fromBase64, toBase64 } from '../../src/core/encoding.js';
-import { silentLogger, type Logger } from '../../src/core/logger.js';
-import { generateKeys, KeyRing, seal, type AgentKeys } from '../../src/crypto/index.js';
-import { MESSAGE_DEDUP_MEMORY_MS } from '../../src/crypto/freshness.js';
-import { createMemoryDedupStore, type MemoryDedupStore } from '../../src/webhook/dedup/memory.js';
+import { createEventDedup } from '../../packages/sdk/src/agent/dedup.js';
+import { TypedEmitter } from '../../packages/sdk/src/agent/emitter.js';
+import type { AgentListenerArgs } from '../../packages/sdk/src/agent/events.js';
+import { createOrderedScheduler } from '../../packages/sdk/src/agent/ordering.js';
+import { EventPipeline } from '../../packages/sdk/src/agent/pipeline/pipeline.js';
+import type {
+  FetchedObject,
+  InboundEvent,
+  PipelineDeps,
+} from '../../packages/sdk/src/agent/pipeline/types.js';
+import type { RetiredSigningKey } from '../../packages/sdk/src/messaging/key-directory.js';
+import { ManualClock } from '../../packages/sdk/src/core/clock.js';
+import { fromBase64, toBase64 } from '../../packages/sdk/src/core/encoding.js';
+import { silentLogger, type Logger } from '../../packages/sdk/src/core/logger.js';
+import { generateKeys, KeyRing, seal, type AgentKeys } from '../../packages/sdk/src/crypto/index.js';
+import { MESSAGE_DEDUP_MEMORY_MS } from '../../packages/sdk/src/crypto/freshness.js';
+import {
+  createMemoryDedupStore,
+  type MemoryDedupStore,
+} from '../../packages/sdk/src/webhook/dedup/memory.js';
 
 export const AGENT_ID = 'agent-1';
 export const USER_ID = 'user-1';

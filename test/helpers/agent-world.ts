@@ -6,12 +6,12 @@
  * across server restarts, read the agent's replies).
  */
 import { expect } from 'vitest';
-import { fromBase64 } from '../../src/core/encoding.js';
-import { systemClock } from '../../src/core/clock.js';
-import type { Logger } from '../../src/core/logger.js';
-import { MemoryKeyStore, open, seal, type OpenedEnvelope } from '../../src/crypto/index.js';
-import { Agent, type AgentOptions } from '../../src/agent/index.js';
-import type { ReferenceServer, ReferenceServerOptions } from '../../src/testing/index.js';
+import { fromBase64 } from '../../packages/sdk/src/core/encoding.js';
+import { systemClock } from '../../packages/sdk/src/core/clock.js';
+import type { Logger } from '../../packages/sdk/src/core/logger.js';
+import { MemoryKeyStore, open, seal, type OpenedEnvelope } from '../../packages/sdk/src/crypto/index.js';
+import { Agent, type AgentOptions } from '../../packages/sdk/src/agent/index.js';
+import type { ReferenceServer, ReferenceServerOptions } from '../../packages/dev/src/testing/index.js';
 import { createTestAgent, createTestUser, startAgentServer, type TestUser } from './server-agents.js';
 import { call, type ApiResponse } from './server-http.js';
 

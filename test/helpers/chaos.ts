@@ -18,12 +18,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { Agent, type AgentMode, type AgentOptions } from '../../src/agent/index.js';
-import { toBase64 } from '../../src/core/encoding.js';
-import { MemoryKeyStore } from '../../src/crypto/index.js';
-import type { ReferenceServer } from '../../src/testing/index.js';
-import { startWebhookHost, worldClock, type WebhookHost } from '../../src/testing/test-world-parts.js';
-import { createMemoryDedupStore } from '../../src/webhook/index.js';
+import { Agent, type AgentMode, type AgentOptions } from '../../packages/sdk/src/agent/index.js';
+import { toBase64 } from '../../packages/sdk/src/core/encoding.js';
+import { MemoryKeyStore } from '../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../packages/dev/src/testing/index.js';
+import {
+  startWebhookHost,
+  worldClock,
+  type WebhookHost,
+} from '../../packages/dev/src/testing/test-world-parts.js';
+import { createMemoryDedupStore } from '../../packages/sdk/src/webhook/index.js';
 import { createAccount, FAST_RECONNECT, startWorld, UserSide, type AgentAccount } from './agent-world.js';
 import { ChaosRecorder, messageText, type ChaosReport } from './chaos-recorder.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';

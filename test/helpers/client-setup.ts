@@ -4,22 +4,22 @@
  * ensured, and waiting for client events. Waits use a real-time failsafe
  * only (no timing assertions).
  */
-import { createAgentApi, type AgentApi } from '../../src/agent/api.js';
-import { createKeyDirectory, type KeyDirectory } from '../../src/messaging/key-directory.js';
-import { ensureAgentKeys, type KeyLifecycleEvent } from '../../src/agent/key-lifecycle.js';
-import { createMessageSender, type MessageSender } from '../../src/messaging/sender.js';
-import { UserClient, type UserClientOptions } from '../../src/client/index.js';
-import type { Clock } from '../../src/core/clock.js';
-import type { LogFields, Logger } from '../../src/core/logger.js';
+import { createAgentApi, type AgentApi } from '../../packages/sdk/src/agent/api.js';
+import { createKeyDirectory, type KeyDirectory } from '../../packages/sdk/src/messaging/key-directory.js';
+import { ensureAgentKeys, type KeyLifecycleEvent } from '../../packages/sdk/src/agent/key-lifecycle.js';
+import { createMessageSender, type MessageSender } from '../../packages/sdk/src/messaging/sender.js';
+import { UserClient, type UserClientOptions } from '../../packages/sdk/src/client/index.js';
+import type { Clock } from '../../packages/sdk/src/core/clock.js';
+import type { LogFields, Logger } from '../../packages/sdk/src/core/logger.js';
 import {
   MemoryKeyStore,
   openAsync,
   type KeyRing,
   type KeyStore,
   type OpenedEnvelope,
-} from '../../src/crypto/index.js';
-import type { ReferenceServer } from '../../src/testing/index.js';
-import { createRestClient } from '../../src/transport/rest/client.js';
+} from '../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../packages/dev/src/testing/index.js';
+import { createRestClient } from '../../packages/sdk/src/transport/rest/client.js';
 import { uniqueEmail } from './server-http.js';
 
 /** Cheap Argon2id for tests (the production floor is refused by default; these lower it). */

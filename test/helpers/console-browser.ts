@@ -4,9 +4,13 @@
  * `npm run build`; built here with the same esbuild options when missing).
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { CONSOLE_ENTRY, zodEnglishOnly } from '../../scripts/console-bundle.js';
+import {
+  CONSOLE_ENTRY,
+  DEV_PACKAGE_DIR,
+  sdkFromSource,
+  zodEnglishOnly,
+} from '../../packages/dev/scripts/console-bundle.js';
 
 /** Debian's Chromium (`apt-get install chromium`), or `AMS_CHROMIUM`. */
 export const CHROMIUM_PATH = process.env['AMS_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -17,15 +21,15 @@ export const SKIP_BROWSER = !existsSync(CHROMIUM_PATH) && process.env['CI'] !== 
 /** One line saying why the browser tests skip. */
 export const SKIP_REASON = `skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set AMS_CHROMIUM); CI never skips`;
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = `${DEV_PACKAGE_DIR}/`;
 
-/** Makes sure `dist/console/console.js` exists (same options as tsup.config.ts). */
+/** Makes sure `dist/console/console.js` exists (same options as packages/dev/tsup.config.ts). */
 export async function ensureConsoleBuilt(): Promise<void> {
   if (existsSync(`${root}dist/console/console.js`)) return;
   await build({
     entryPoints: [`${root}${CONSOLE_ENTRY}`],
     absWorkingDir: root,
-    plugins: [zodEnglishOnly],
+    plugins: [zodEnglishOnly, sdkFromSource],
     bundle: true,
     format: 'iife',
     platform: 'browser',

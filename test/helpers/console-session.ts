@@ -7,11 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import { chromium, type Browser, type Download, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { Agent, createAgentApi, ensureAgentKeys } from '../../src/agent/index.js';
-import { MemoryKeyStore } from '../../src/crypto/index.js';
-import { startReferenceServer, type ReferenceServer } from '../../src/server/index.js';
+import { Agent, createAgentApi, ensureAgentKeys } from '../../packages/sdk/src/agent/index.js';
+import { MemoryKeyStore } from '../../packages/sdk/src/crypto/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../packages/dev/src/server/index.js';
 import { CHROMIUM_PATH, ensureConsoleBuilt } from './console-browser.js';
-import { startWebhookHost, worldClock } from '../../src/testing/test-world-parts.js';
+import { startWebhookHost, worldClock } from '../../packages/dev/src/testing/test-world-parts.js';
 
 /** A bot of the page's user. */
 export interface ConsoleBot {

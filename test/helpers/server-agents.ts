@@ -4,14 +4,20 @@
  * opening envelopes the way the SDK does.
  */
 import { expect } from 'vitest';
-import { fromBase64, toBase64 } from '../../src/core/encoding.js';
-import { generateKeys, open, seal, type AgentKeys, type OpenedEnvelope } from '../../src/crypto/index.js';
+import { fromBase64, toBase64 } from '../../packages/sdk/src/core/encoding.js';
+import {
+  generateKeys,
+  open,
+  seal,
+  type AgentKeys,
+  type OpenedEnvelope,
+} from '../../packages/sdk/src/crypto/index.js';
 import {
   buildKeyProof,
   type KeyChallenge,
   type ReferenceServer,
   type ReferenceServerOptions,
-} from '../../src/testing/index.js';
+} from '../../packages/dev/src/testing/index.js';
 import { call, startTestServer, uniqueEmail, type ApiResponse } from './server-http.js';
 import { WsProbe, type Frame } from './server-ws.js';
 

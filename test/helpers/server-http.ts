@@ -8,7 +8,7 @@ import {
   startReferenceServer,
   type ReferenceServer,
   type ReferenceServerOptions,
-} from '../../src/testing/index.js';
+} from '../../packages/dev/src/testing/index.js';
 
 /** A cheap scrypt cost for tests that hash many passwords (production keeps the slow default). */
 export const TEST_HASHING = { logN: 10, blockSize: 8, parallelization: 1 } as const;

@@ -35,10 +35,10 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { Agent } from '../../src/agent/index.js';
-import { FileKeyStore } from '../../src/crypto/index.js';
-import { createMemoryDedupStore, type DedupStore } from '../../src/webhook/index.js';
-import { createRedisDedupStore } from '../../src/webhook/redis.js';
+import { Agent } from '../../packages/sdk/src/agent/index.js';
+import { FileKeyStore } from '../../packages/sdk/src/crypto/index.js';
+import { createMemoryDedupStore, type DedupStore } from '../../packages/sdk/src/webhook/index.js';
+import { createRedisDedupStore } from '../../packages/sdk/src/webhook/redis.js';
 
 /** Where the process kills itself, when armed. */
 export type KillPoint = 'after-complete' | 'in-handler';

@@ -2,7 +2,7 @@
  * An in-memory WebSocket for connection and dispatcher unit tests: the test
  * plays the server by calling `open()`, `message()`, `serverClose()` etc.
  */
-import type { WebSocketConstructor, WebSocketLike } from '../../src/transport/ws/index.js';
+import type { WebSocketConstructor, WebSocketLike } from '../../packages/sdk/src/transport/ws/index.js';
 
 type Listener = (event: unknown) => void;
 

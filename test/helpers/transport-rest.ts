@@ -4,7 +4,7 @@
  * service-shaped bodies.
  */
 import { MockAgent } from 'undici';
-import type { SleepFn } from '../../src/transport/rest/index.js';
+import type { SleepFn } from '../../packages/sdk/src/transport/rest/index.js';
 
 /** The origin the mock answers for. */
 export const ORIGIN = 'https://api.test';

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { WebSocketConstructor, WebSocketLike } from '../../src/transport/ws/index.js';
+import type { WebSocketConstructor, WebSocketLike } from '../../packages/sdk/src/transport/ws/index.js';
 
 const FAILSAFE_MS = 5_000;
 

@@ -4,10 +4,14 @@
  * revision conflicts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ArtifactHandle } from '../../../src/agent/artifacts.js';
-import type { ReceivedArtifact } from '../../../src/client/user-artifacts.js';
-import { isServiceError, isTimeoutError, isValidationError } from '../../../src/core/errors/index.js';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
+import type { ArtifactHandle } from '../../../packages/sdk/src/agent/artifacts.js';
+import type { ReceivedArtifact } from '../../../packages/sdk/src/client/user-artifacts.js';
+import {
+  isServiceError,
+  isTimeoutError,
+  isValidationError,
+} from '../../../packages/sdk/src/core/errors/index.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 
 let world: TestWorld | undefined;
 afterEach(async () => {

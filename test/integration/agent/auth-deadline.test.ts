@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import type { WebSocketConstructor, WebSocketLike } from '../../../src/transport/ws/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import type { WebSocketConstructor, WebSocketLike } from '../../../packages/sdk/src/transport/ws/index.js';
 import { stageWsServer, type StagedWsServer } from '../../helpers/transport-ws.js';
 import { createAccount, newAgent, startWorld, waitFor } from '../../helpers/agent-world.js';
 

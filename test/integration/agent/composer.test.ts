@@ -1,6 +1,6 @@
 /** The Agent's middleware chain against the reference server: a command answered end to end. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   agentSigningKey,
   createAccount,

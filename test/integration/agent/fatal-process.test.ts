@@ -5,8 +5,8 @@
  * named as such.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AmsError } from '../../../src/core/errors/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { AmsError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call } from '../../helpers/server-http.js';
 import { startBot } from '../../helpers/agent-process.js';
 import { createAccount, newAgent, recordingLogger, startWorld, waitFor } from '../../helpers/agent-world.js';

@@ -4,10 +4,10 @@
  * are counted), and each surfaces as a typed `fatal`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent, GovernanceEvent } from '../../../src/agent/index.js';
-import type { FatalInfo } from '../../../src/transport/ws/index.js';
-import type { AmsError } from '../../../src/core/errors/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { Agent, GovernanceEvent } from '../../../packages/sdk/src/agent/index.js';
+import type { FatalInfo } from '../../../packages/sdk/src/transport/ws/index.js';
+import type { AmsError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call } from '../../helpers/server-http.js';
 import { countingWebSocket } from '../../helpers/transport-ws.js';
 import {

@@ -9,7 +9,7 @@
  * still emitted; with frames of ~1 KB a socket read holds a handful at most.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   createAccount,
   newAgent,

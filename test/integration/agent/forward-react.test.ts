@@ -4,14 +4,18 @@
  * ARTIFACT_NOT_FORWARDABLE, reaction.update both ways, the webhook-mode warning.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentApi, ensureAgentKeys, type AnyAgentEvent } from '../../../src/agent/index.js';
-import type { ReceivedReaction } from '../../../src/client/user-artifacts.js';
-import type { ReceivedArtifact } from '../../../src/client/user-artifacts.js';
-import { isServiceError, isValidationError } from '../../../src/core/errors/index.js';
-import { ARTIFACT_ROUTES, routePath } from '../../../src/core/protocol/service-names.js';
-import { MemoryKeyStore } from '../../../src/crypto/index.js';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
-import { signUpUser } from '../../../src/testing/test-world-parts.js';
+import {
+  createAgentApi,
+  ensureAgentKeys,
+  type AnyAgentEvent,
+} from '../../../packages/sdk/src/agent/index.js';
+import type { ReceivedReaction } from '../../../packages/sdk/src/client/user-artifacts.js';
+import type { ReceivedArtifact } from '../../../packages/sdk/src/client/user-artifacts.js';
+import { isServiceError, isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import { ARTIFACT_ROUTES, routePath } from '../../../packages/sdk/src/core/protocol/service-names.js';
+import { MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
+import { signUpUser } from '../../../packages/dev/src/testing/test-world-parts.js';
 
 let world: TestWorld | undefined;
 afterEach(async () => {

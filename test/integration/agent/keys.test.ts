@@ -7,16 +7,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserClient } from '../../../src/client/index.js';
-import { isCryptoError } from '../../../src/core/errors/index.js';
+import type { UserClient } from '../../../packages/sdk/src/client/index.js';
+import { isCryptoError } from '../../../packages/sdk/src/core/errors/index.js';
 import {
   FileKeyStore,
   generateKeys,
   keyFingerprint,
   KeyRing,
   MemoryKeyStore,
-} from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+} from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { openAsAgent, signUp, startAgent, type TestAgentRuntime } from '../../helpers/client-setup.js';
 import { startAgentServer } from '../../helpers/server-agents.js';
 

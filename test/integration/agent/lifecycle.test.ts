@@ -4,11 +4,11 @@
  * and raised for its token and key material.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecryptFailure } from '../../../src/agent/index.js';
-import { toBase64 } from '../../../src/core/encoding.js';
-import type { AmsError } from '../../../src/core/errors/index.js';
-import { generateKeys, MemoryKeyStore, seal } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { DecryptFailure } from '../../../packages/sdk/src/agent/index.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import type { AmsError } from '../../../packages/sdk/src/core/errors/index.js';
+import { generateKeys, MemoryKeyStore, seal } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   createAccount,
   gate,

@@ -6,10 +6,10 @@
  * a trickle under `'auto'` starts no thread.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toBase64, utf8 } from '../../../src/core/encoding.js';
-import { sealPlaintext } from '../../../src/crypto/seal.js';
-import type { DecryptFailure, IncomingMessage } from '../../../src/agent/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { toBase64, utf8 } from '../../../packages/sdk/src/core/encoding.js';
+import { sealPlaintext } from '../../../packages/sdk/src/crypto/seal.js';
+import type { DecryptFailure, IncomingMessage } from '../../../packages/sdk/src/agent/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { createAccount, newAgent, startWorld, UserSide, waitFor } from '../../helpers/agent-world.js';
 import { createTestUser } from '../../helpers/server-agents.js';
 

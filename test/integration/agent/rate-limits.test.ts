@@ -5,8 +5,8 @@
  * error reaches a handler or the error channel.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AmsError } from '../../../src/core/errors/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { AmsError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call } from '../../helpers/server-http.js';
 import {
   agentSigningKey,

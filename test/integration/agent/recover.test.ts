@@ -5,9 +5,9 @@
  * `unreachable`, recovers, and handles the queue in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyAgentEvent, ExpiredEvents } from '../../../src/agent/index.js';
-import { KeyRing, MemoryKeyStore } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { AnyAgentEvent, ExpiredEvents } from '../../../packages/sdk/src/agent/index.js';
+import { KeyRing, MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { answer, startScriptedReceiver, type ScriptedReceiver } from '../../helpers/server-receiver.js';
 import { createTestAgent, createTestUser } from '../../helpers/server-agents.js';
 import { newAgent, recordingLogger, startWorld, UserSide, waitFor } from '../../helpers/agent-world.js';

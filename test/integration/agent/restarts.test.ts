@@ -3,7 +3,7 @@
  * every message is handled exactly once (exact counts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { createAccount, newAgent, startWorld, UserSide, waitFor } from '../../helpers/agent-world.js';
 
 const TOTAL = 1_000;

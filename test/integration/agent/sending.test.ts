@@ -4,12 +4,12 @@
  * server), typed refusals, and re-sealing when a recipient's key rotated.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentApi } from '../../../src/agent/api.js';
-import { createKeyDirectory } from '../../../src/messaging/key-directory.js';
-import { createMessageSender } from '../../../src/messaging/sender.js';
-import { isRateLimitError, isServiceError } from '../../../src/core/errors/index.js';
-import { createRestClient } from '../../../src/transport/rest/client.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { createAgentApi } from '../../../packages/sdk/src/agent/api.js';
+import { createKeyDirectory } from '../../../packages/sdk/src/messaging/key-directory.js';
+import { createMessageSender } from '../../../packages/sdk/src/messaging/sender.js';
+import { isRateLimitError, isServiceError } from '../../../packages/sdk/src/core/errors/index.js';
+import { createRestClient } from '../../../packages/sdk/src/transport/rest/client.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   newUserClient,
   openAsAgent,

@@ -4,7 +4,7 @@
  * them and exits promptly; a second SIGINT forces the exit (130).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { startBot, type BotProcess } from '../../helpers/agent-process.js';
 import { createAccount, startWorld, UserSide, type AgentAccount } from '../../helpers/agent-world.js';
 

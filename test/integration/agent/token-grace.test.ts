@@ -4,9 +4,9 @@
  * rotates its keys, and both the old and the new key open messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IncomingMessage, KeyLifecycleEvent } from '../../../src/agent/index.js';
-import { MemoryKeyStore } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { IncomingMessage, KeyLifecycleEvent } from '../../../packages/sdk/src/agent/index.js';
+import { MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call } from '../../helpers/server-http.js';
 import { createAccount, newAgent, startWorld, UserSide, waitFor } from '../../helpers/agent-world.js';
 

@@ -12,9 +12,13 @@
  */
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ReceivedMessage, UserClient, UserClientOptions } from '../../../src/client/index.js';
-import type { WebSocketConstructor } from '../../../src/transport/ws/socket.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type {
+  ReceivedMessage,
+  UserClient,
+  UserClientOptions,
+} from '../../../packages/sdk/src/client/index.js';
+import type { WebSocketConstructor } from '../../../packages/sdk/src/transport/ws/socket.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { FAST_RECONNECT, waitFor } from '../../helpers/agent-world.js';
 import {
   newUserClient,

@@ -5,9 +5,13 @@
  * round trip user → agent → user, opened on both sides.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserClient, type ReceivedMessage } from '../../../src/client/index.js';
-import { isCryptoError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { UserClient, type ReceivedMessage } from '../../../packages/sdk/src/client/index.js';
+import {
+  isCryptoError,
+  isServiceError,
+  isValidationError,
+} from '../../../packages/sdk/src/core/errors/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   ACCOUNT_PASSWORD,
   CHEAP_BACKUP,

@@ -7,12 +7,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IncomingMessage as AgentMessage, RelationEvent } from '../../../src/agent/index.js';
-import { KeyRing, MemoryKeyStore } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import { createMemoryDedupStore } from '../../../src/webhook/index.js';
-import type { WebhookReceiver } from '../../../src/webhook/index.js';
-import type { NodeWebhookHandler } from '../../../src/webhook/node.js';
+import type {
+  IncomingMessage as AgentMessage,
+  RelationEvent,
+} from '../../../packages/sdk/src/agent/index.js';
+import { KeyRing, MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { createMemoryDedupStore } from '../../../packages/sdk/src/webhook/index.js';
+import type { WebhookReceiver } from '../../../packages/sdk/src/webhook/index.js';
+import type { NodeWebhookHandler } from '../../../packages/sdk/src/webhook/node.js';
 import { createTestAgent, createTestUser } from '../../helpers/server-agents.js';
 import {
   agentSigningKey,

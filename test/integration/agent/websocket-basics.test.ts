@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import type { IncomingMessage, RelationEvent } from '../../../src/agent/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import type { IncomingMessage, RelationEvent } from '../../../packages/sdk/src/agent/index.js';
 import {
   agentSigningKey,
   createAccount,

@@ -7,10 +7,10 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent } from '../../../src/agent/index.js';
-import { isTransportError } from '../../../src/core/errors/index.js';
-import { MemoryKeyStore } from '../../../src/crypto/index.js';
-import { runCli } from '../../../src/cli/run.js';
+import { Agent } from '../../../packages/sdk/src/agent/index.js';
+import { isTransportError } from '../../../packages/sdk/src/core/errors/index.js';
+import { MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 
 const TOKEN = `hsk_${'x9Y8'.repeat(10)}`;

@@ -4,9 +4,9 @@
  * talking to a service without acks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import { createMemoryDedupStore } from '../../../src/webhook/dedup/memory.js';
-import type { DedupStore } from '../../../src/webhook/dedup/types.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { createMemoryDedupStore } from '../../../packages/sdk/src/webhook/dedup/memory.js';
+import type { DedupStore } from '../../../packages/sdk/src/webhook/dedup/types.js';
 import {
   createAccount,
   gate,

@@ -4,7 +4,7 @@
  * routes check who is asking.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 import { sampleManifest } from '../../fixtures/manifests/manifests.js';
 
 let world: TestWorld;

@@ -13,8 +13,8 @@ import {
   manifestSizeBytes,
   type AgentWarning,
   type CapabilityManifest,
-} from '../../../src/index.js';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
+} from '../../../packages/sdk/src/index.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 import { manifestOfSize, sampleManifest } from '../../fixtures/manifests/manifests.js';
 
 let world: TestWorld | undefined;
@@ -209,7 +209,7 @@ describe('the owner decides; agent.capability_changed', () => {
   it("another user cannot see or decide on the agent's manifest", async () => {
     world = await createTestWorld();
     await world.agent.manifest.update(sampleManifest(), { basedOnVersion: 0 });
-    const { signUpUser } = await import('../../../src/testing/test-world-parts.js');
+    const { signUpUser } = await import('../../../packages/dev/src/testing/test-world-parts.js');
     const stranger = await signUpUser(world.server, 'Stranger');
     const err = await stranger.manifests.accept(world.agentId, 1).catch((e: unknown) => e);
     expect(isServiceError(err, 'AGENT_NOT_FOUND')).toBe(true);

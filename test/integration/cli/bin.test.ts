@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { startAgentServer } from '../../helpers/server-agents.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-const BIN = join(ROOT, 'src', 'cli', 'index.ts');
+const BIN = join(ROOT, 'packages', 'dev', 'src', 'cli', 'index.ts');
 
 /** Runs the real bin in a child process; resolves with its exit code and output. */
 function ams(args: string[], input = ''): Promise<{ code: number | null; out: string; err: string }> {

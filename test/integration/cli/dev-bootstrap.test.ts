@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import { runCli } from '../../../src/cli/run.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
 import { call } from '../../helpers/server-http.js';
 import { startAgentServer } from '../../helpers/server-agents.js';
 import { captureIo } from '../../unit/cli/helpers.js';

@@ -10,13 +10,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { Agent } from '../../../packages/sdk/src/agent/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { startWorld, waitFor } from '../../helpers/agent-world.js';
 import { bootstrap, echoAgent } from './dev-owner.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const BIN = join(ROOT, 'src', 'cli', 'index.ts');
+const BIN = join(ROOT, 'packages', 'dev', 'src', 'cli', 'index.ts');
 const CTRL_C = '\x03';
 const CTRL_D = '\x04';
 

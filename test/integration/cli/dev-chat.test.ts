@@ -3,9 +3,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
-import { runCli } from '../../../src/cli/run.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { Agent } from '../../../packages/sdk/src/agent/index.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call } from '../../helpers/server-http.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 import { startWorld, waitFor } from '../../helpers/agent-world.js';
@@ -13,7 +13,7 @@ import { bootstrap, echoAgent } from './dev-owner.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-const BIN = join(ROOT, 'src', 'cli', 'index.ts');
+const BIN = join(ROOT, 'packages', 'dev', 'src', 'cli', 'index.ts');
 
 describe('ams dev chat (spawned, typed into stdin)', () => {
   let server: ReferenceServer;

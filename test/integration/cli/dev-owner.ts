@@ -3,9 +3,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
-import { runCli } from '../../../src/cli/run.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { Agent } from '../../../packages/sdk/src/agent/index.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { newAgent } from '../../helpers/agent-world.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 

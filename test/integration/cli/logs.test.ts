@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryLogEntrySchema } from '../../../src/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import { runLogs } from '../../../src/cli/commands/logs.js';
-import { runCli } from '../../../src/cli/run.js';
+import { DeliveryLogEntrySchema } from '../../../packages/sdk/src/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { runLogs } from '../../../packages/dev/src/cli/commands/logs.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
 import {
   createTestAgent,
   createTestUser,

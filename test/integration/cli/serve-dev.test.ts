@@ -2,11 +2,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { devHint, runServe } from '../../../src/cli/commands/serve.js';
-import { runCli } from '../../../src/cli/run.js';
+import { devHint, runServe } from '../../../packages/dev/src/cli/commands/serve.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 import { newAgent } from '../../helpers/agent-world.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 
 describe('ams serve --dev', () => {
   it('tells a human on a terminal how to bootstrap a user and an agent, and the line works', async () => {

@@ -2,8 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookReceiver, verifyWebhook, type WebhookEvent } from '../../../src/webhook/index.js';
-import { runCli } from '../../../src/cli/run.js';
+import {
+  createWebhookReceiver,
+  verifyWebhook,
+  type WebhookEvent,
+} from '../../../packages/sdk/src/webhook/index.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
 import { answer, startScriptedReceiver, type ScriptedReceiver } from '../../helpers/server-receiver.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 import { createServer, type Server } from 'node:http';

@@ -8,17 +8,17 @@
  * string, the commitment and the sealed bundle.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserClient } from '../../../src/client/index.js';
-import { toBase64 } from '../../../src/core/encoding.js';
+import type { UserClient } from '../../../packages/sdk/src/client/index.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
 import {
   isConfigurationError,
   isCryptoError,
   isServiceError,
   isValidationError,
-} from '../../../src/core/errors/index.js';
-import { MIGRATION_ROUTES } from '../../../src/core/protocol/service-names.js';
-import { generateKeys } from '../../../src/crypto/keys.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+} from '../../../packages/sdk/src/core/errors/index.js';
+import { MIGRATION_ROUTES } from '../../../packages/sdk/src/core/protocol/service-names.js';
+import { generateKeys } from '../../../packages/sdk/src/crypto/keys.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { ACCOUNT_PASSWORD, newUserClient, PROTECTION_PASSWORD, signUp } from '../../helpers/client-setup.js';
 import { startTestServer } from '../../helpers/server-http.js';
 import { startTamperProxy, type TamperProxy } from '../../helpers/tamper-proxy.js';

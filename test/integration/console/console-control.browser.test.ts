@@ -6,8 +6,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyAgentEvent } from '../../../src/agent/events.js';
-import type { ReferenceServer } from '../../../src/server/index.js';
+import type { AnyAgentEvent } from '../../../packages/sdk/src/agent/events.js';
+import type { ReferenceServer } from '../../../packages/dev/src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   closeConsoleSession,

@@ -7,10 +7,10 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
-import type { DuplicateInfo } from '../../../src/agent/events.js';
-import { runCli } from '../../../src/cli/run.js';
-import type { ReferenceServer } from '../../../src/server/index.js';
+import type { Agent } from '../../../packages/sdk/src/agent/index.js';
+import type { DuplicateInfo } from '../../../packages/sdk/src/agent/events.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
+import type { ReferenceServer } from '../../../packages/dev/src/server/index.js';
 import { captureIo } from '../../unit/cli/helpers.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {

@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../src/core/limits.js';
-import { startWebhookHost } from '../../../src/testing/test-world-parts.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../packages/sdk/src/core/limits.js';
+import { startWebhookHost } from '../../../packages/dev/src/testing/test-world-parts.js';
 import {
   connectAgent,
   createTestAgent,

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/server/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   closeConsoleSession,

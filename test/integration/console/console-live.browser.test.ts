@@ -8,10 +8,10 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
-import type { ArtifactHandle } from '../../../src/agent/artifacts.js';
-import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../src/core/limits.js';
-import type { ReferenceServer } from '../../../src/server/index.js';
+import type { Agent } from '../../../packages/sdk/src/agent/index.js';
+import type { ArtifactHandle } from '../../../packages/sdk/src/agent/artifacts.js';
+import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../packages/sdk/src/core/limits.js';
+import type { ReferenceServer } from '../../../packages/dev/src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   closeConsoleSession,

@@ -5,7 +5,7 @@
  * 5 per 24 h (TOKEN_ROTATION_RATE_LIMITED), provoked for real.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { createTestAgent, createTestUser, startAgentServer } from '../../helpers/server-agents.js';
 import { call } from '../../helpers/server-http.js';
 

@@ -9,10 +9,10 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
-import type { ArtifactOutcome } from '../../../src/agent/artifacts.js';
-import type { ArtifactContent } from '../../../src/core/protocol/artifacts.js';
-import type { ReferenceServer } from '../../../src/server/index.js';
+import type { Agent } from '../../../packages/sdk/src/agent/index.js';
+import type { ArtifactOutcome } from '../../../packages/sdk/src/agent/artifacts.js';
+import type { ArtifactContent } from '../../../packages/sdk/src/core/protocol/artifacts.js';
+import type { ReferenceServer } from '../../../packages/dev/src/server/index.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   closeConsoleSession,

@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import { isLoopbackHost } from '../../../src/server/console/routes.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { isLoopbackHost } from '../../../packages/dev/src/server/console/routes.js';
 import { createTestAgent, createTestUser, startAgentServer } from '../../helpers/server-agents.js';
 import { ensureConsoleBuilt } from '../../helpers/console-browser.js';
 import { call, startTestServer } from '../../helpers/server-http.js';

@@ -10,8 +10,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AmsError } from '../../../src/core/errors/index.js';
-import type { ReferenceServer } from '../../../src/server/index.js';
+import type { AmsError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/server/index.js';
 import { SKIP_BROWSER, SKIP_REASON } from '../../helpers/console-browser.js';
 import {
   clickForEnv,

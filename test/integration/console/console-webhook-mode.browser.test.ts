@@ -7,9 +7,9 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../src/agent/index.js';
-import type { ReferenceServer } from '../../../src/server/index.js';
-import { startWebhookHost, type WebhookHost } from '../../../src/testing/test-world-parts.js';
+import type { Agent } from '../../../packages/sdk/src/agent/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/server/index.js';
+import { startWebhookHost, type WebhookHost } from '../../../packages/dev/src/testing/test-world-parts.js';
 import { SKIP_BROWSER } from '../../helpers/console-browser.js';
 import {
   clickForEnv,

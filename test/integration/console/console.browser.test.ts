@@ -9,7 +9,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../../../src/server/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../../packages/dev/src/server/index.js';
 import { SKIP_BROWSER, SKIP_REASON } from '../../helpers/console-browser.js';
 import {
   expectNoSecrets,

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { UserClient, type ReceivedMessage } from '../../../src/index.js';
-import { startReferenceServer, type ReferenceServer } from '../../../src/testing/index.js';
+import { UserClient, type ReceivedMessage } from '../../../packages/sdk/src/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 
 let server: ReferenceServer;
 let user: UserClient;

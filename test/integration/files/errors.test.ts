@@ -8,10 +8,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRateLimitError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
-import { createFileEncryptionParams, encryptFileBytes } from '../../../src/crypto/file-stream/encrypt.js';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
-import { createRestClient } from '../../../src/transport/rest/client.js';
+import {
+  isRateLimitError,
+  isServiceError,
+  isValidationError,
+} from '../../../packages/sdk/src/core/errors/index.js';
+import {
+  createFileEncryptionParams,
+  encryptFileBytes,
+} from '../../../packages/sdk/src/crypto/file-stream/encrypt.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
+import { createRestClient } from '../../../packages/sdk/src/transport/rest/client.js';
 
 const MAX_FILE = 32_768;
 

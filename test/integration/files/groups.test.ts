@@ -5,10 +5,10 @@
  * with NOT_CONVERSATION_MEMBER_UPLOAD and cannot fetch the object.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IncomingMessage as AgentMessage } from '../../../src/agent/index.js';
-import type { ReceivedMessage, UserClient } from '../../../src/client/index.js';
-import { isServiceError } from '../../../src/core/errors/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { IncomingMessage as AgentMessage } from '../../../packages/sdk/src/agent/index.js';
+import type { ReceivedMessage, UserClient } from '../../../packages/sdk/src/client/index.js';
+import { isServiceError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { newUserClient, signUp } from '../../helpers/client-setup.js';
 import { newAgent, startWorld, waitFor } from '../../helpers/agent-world.js';
 

@@ -5,10 +5,10 @@
  * it passes 100 MB. Each takes about a second on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isServiceError, isValidationError } from '../../../src/core/errors/index.js';
-import { FILE_MAX_BYTES } from '../../../src/core/limits/objects.js';
-import { maxCiphertextSize } from '../../../src/crypto/file-stream/format.js';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
+import { isServiceError, isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import { FILE_MAX_BYTES } from '../../../packages/sdk/src/core/limits/objects.js';
+import { maxCiphertextSize } from '../../../packages/sdk/src/crypto/file-stream/format.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 
 const MIB = new Uint8Array(1_048_576);
 

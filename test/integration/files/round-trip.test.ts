@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FilePayloadSchema } from '../../../src/core/protocol/file-payload.js';
-import { objectKeyPath } from '../../../src/transport/rest/paths.js';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
-import type { IncomingMessage } from '../../../src/agent/index.js';
-import { FileIntegrityError, isValidationError } from '../../../src/core/errors/index.js';
-import type { FileDownload } from '../../../src/files/index.js';
+import { FilePayloadSchema } from '../../../packages/sdk/src/core/protocol/file-payload.js';
+import { objectKeyPath } from '../../../packages/sdk/src/transport/rest/paths.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
+import type { IncomingMessage } from '../../../packages/sdk/src/agent/index.js';
+import { FileIntegrityError, isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { FileDownload } from '../../../packages/sdk/src/files/index.js';
 
 let world: TestWorld;
 let dir: string;

@@ -8,18 +8,22 @@
  * the agent is removed mid-stream), and data grants refused in a group.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent, AnyAgentEvent, IncomingMessage as AgentMessage } from '../../../src/agent/index.js';
+import type {
+  Agent,
+  AnyAgentEvent,
+  IncomingMessage as AgentMessage,
+} from '../../../packages/sdk/src/agent/index.js';
 import type {
   ReceivedMessage,
   StreamEnded,
   StreamFailure,
   StreamStarted,
   UserClient,
-} from '../../../src/client/index.js';
-import type { ReceivedArtifact, ReceivedReaction } from '../../../src/client/user-artifacts.js';
-import { isServiceError, StreamError } from '../../../src/core/errors/index.js';
-import { systemClock, type Clock } from '../../../src/core/clock.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+} from '../../../packages/sdk/src/client/index.js';
+import type { ReceivedArtifact, ReceivedReaction } from '../../../packages/sdk/src/client/user-artifacts.js';
+import { isServiceError, StreamError } from '../../../packages/sdk/src/core/errors/index.js';
+import { systemClock, type Clock } from '../../../packages/sdk/src/core/clock.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { newUserClient, signUp } from '../../helpers/client-setup.js';
 import { newAgent, startWorld, waitFor } from '../../helpers/agent-world.js';
 

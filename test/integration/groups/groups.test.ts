@@ -8,19 +8,27 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent, AnyAgentEvent, IncomingMessage as AgentMessage } from '../../../src/agent/index.js';
+import type {
+  Agent,
+  AnyAgentEvent,
+  IncomingMessage as AgentMessage,
+} from '../../../packages/sdk/src/agent/index.js';
 import type {
   GroupKeyRotatedEvent,
   GroupUpdatedEvent,
   ReceivedMessage,
   UserClient,
-} from '../../../src/client/index.js';
-import { isRateLimitError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
-import { routePath, SERVICE_ROUTES } from '../../../src/core/protocol/service-names.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+} from '../../../packages/sdk/src/client/index.js';
+import {
+  isRateLimitError,
+  isServiceError,
+  isValidationError,
+} from '../../../packages/sdk/src/core/errors/index.js';
+import { routePath, SERVICE_ROUTES } from '../../../packages/sdk/src/core/protocol/service-names.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { newUserClient, signUp } from '../../helpers/client-setup.js';
 import { newAgent, startWorld, waitFor } from '../../helpers/agent-world.js';
-import { systemClock, type Clock } from '../../../src/core/clock.js';
+import { systemClock, type Clock } from '../../../packages/sdk/src/core/clock.js';
 
 let server: ReferenceServer;
 const closers: (() => Promise<unknown>)[] = [];

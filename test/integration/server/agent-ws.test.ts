@@ -1,8 +1,8 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WS_CLOSE_CODES } from '../../../src/core/protocol/ws-close.js';
-import { keyFingerprint, generateKeys } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { WS_CLOSE_CODES } from '../../../packages/sdk/src/core/protocol/ws-close.js';
+import { keyFingerprint, generateKeys } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   agentSocket,
   connectAgent,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_TOKEN_PATTERN } from '../../../src/core/protocol/agent-token.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { AGENT_TOKEN_PATTERN } from '../../../packages/sdk/src/core/protocol/agent-token.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   connectAgent,
   createTestAgent,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { generateKeys, keyFingerprint } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { generateKeys, keyFingerprint } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   addAgent,
   createTestAgent,

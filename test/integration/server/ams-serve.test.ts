@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/run.js';
-import { parseServeArgs, runServe, serveWarnings } from '../../../src/cli/commands/serve.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
+import { parseServeArgs, runServe, serveWarnings } from '../../../packages/dev/src/cli/commands/serve.js';
 
 function capture() {
   const out: string[] = [];

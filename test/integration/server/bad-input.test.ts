@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call, expectError, registerUser, startTestServer, type Session } from '../../helpers/server-http.js';
 
 let server: ReferenceServer;

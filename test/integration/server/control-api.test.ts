@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../../../src/testing/index.js';
+import { startReferenceServer, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call, expectError, passwordLogin, startTestServer, uniqueEmail } from '../../helpers/server-http.js';
 
 const servers: ReferenceServer[] = [];

@@ -5,10 +5,14 @@
  * fetched with the SDK's ref fetcher) and bad input.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeliveryLogListSchema } from '../../../src/core/protocol/delivery-log.js';
-import { ENVELOPE_REF_MAX_BYTES, open } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
-import { createRefFetcher, verifyWebhook, type WebhookDelivery } from '../../../src/webhook/index.js';
+import { DeliveryLogListSchema } from '../../../packages/sdk/src/core/protocol/delivery-log.js';
+import { ENVELOPE_REF_MAX_BYTES, open } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import {
+  createRefFetcher,
+  verifyWebhook,
+  type WebhookDelivery,
+} from '../../../packages/sdk/src/webhook/index.js';
 import {
   addAgent,
   createTestAgent,

@@ -5,12 +5,15 @@
  * deliveries and timeouts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { DeliveryLogEntrySchema } from '../../../src/core/protocol/delivery-log.js';
-import { isUuidV7 } from '../../../src/core/protocol/primitives.js';
-import { createDeliveryEngine, type ReferenceDeliveryEngine } from '../../../src/server/delivery/index.js';
-import type { OutboundEvent } from '../../../src/server/delivery/types.js';
-import { createWebhookVerifier, verifyWebhook } from '../../../src/webhook/index.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { DeliveryLogEntrySchema } from '../../../packages/sdk/src/core/protocol/delivery-log.js';
+import { isUuidV7 } from '../../../packages/sdk/src/core/protocol/primitives.js';
+import {
+  createDeliveryEngine,
+  type ReferenceDeliveryEngine,
+} from '../../../packages/dev/src/server/delivery/index.js';
+import type { OutboundEvent } from '../../../packages/dev/src/server/delivery/types.js';
+import { createWebhookVerifier, verifyWebhook } from '../../../packages/sdk/src/webhook/index.js';
 import { answer, startScriptedReceiver, type ScriptedReceiver } from '../../helpers/server-receiver.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WS_CLOSE_CODES } from '../../../src/core/protocol/ws-close.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { WS_CLOSE_CODES } from '../../../packages/sdk/src/core/protocol/ws-close.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   agentSocket,
   connectAgent,

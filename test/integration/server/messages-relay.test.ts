@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { generateKeys, open, ENVELOPE_REF_MAX_BYTES } from '../../../src/crypto/index.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { generateKeys, open, ENVELOPE_REF_MAX_BYTES } from '../../../packages/sdk/src/crypto/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   addAgent,
   connectAgent,

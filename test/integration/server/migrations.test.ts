@@ -5,9 +5,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_COMMIT_LABEL } from '../../../src/core/protocol/migration.js';
-import { MIGRATION_ROUTES, routePath } from '../../../src/core/protocol/service-names.js';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import { MIGRATION_COMMIT_LABEL } from '../../../packages/sdk/src/core/protocol/migration.js';
+import { MIGRATION_ROUTES, routePath } from '../../../packages/sdk/src/core/protocol/service-names.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   call,
   expectError,

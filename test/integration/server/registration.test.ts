@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { generateKeys } from '../../../src/crypto/keys.js';
+import { generateKeys } from '../../../packages/sdk/src/crypto/keys.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   call,
   expectError,

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceServer } from '../../../src/testing/index.js';
+import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { call, registerUser, sessionOf, startTestServer } from '../../helpers/server-http.js';
 import { WsProbe } from '../../helpers/server-ws.js';
 

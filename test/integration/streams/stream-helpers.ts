@@ -2,8 +2,17 @@
  * Helpers of the stream integration tests: a world with the user connected
  * and every stream event recorded, and waiting for one.
  */
-import type { StreamDelta, StreamEnded, StreamFailure, StreamStarted } from '../../../src/client/index.js';
-import { createTestWorld, type TestWorld, type TestWorldOptions } from '../../../src/testing/index.js';
+import type {
+  StreamDelta,
+  StreamEnded,
+  StreamFailure,
+  StreamStarted,
+} from '../../../packages/sdk/src/client/index.js';
+import {
+  createTestWorld,
+  type TestWorld,
+  type TestWorldOptions,
+} from '../../../packages/dev/src/testing/index.js';
 
 /** Every stream event the user received, in order. */
 export interface StreamLog {

@@ -4,8 +4,8 @@
  * one-liners, and every stream error value provoked for real.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { StreamError } from '../../../src/core/errors/index.js';
-import type { TestWorld } from '../../../src/testing/index.js';
+import { StreamError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { TestWorld } from '../../../packages/dev/src/testing/index.js';
 import { streamWorld, until, type StreamLog } from './stream-helpers.js';
 
 let world: TestWorld | undefined;

@@ -4,8 +4,8 @@
  * hook on the agent's real socket (the server relays what it gets).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StreamFailureReason } from '../../../src/client/index.js';
-import type { TestWorld } from '../../../src/testing/index.js';
+import type { StreamFailureReason } from '../../../packages/sdk/src/client/index.js';
+import type { TestWorld } from '../../../packages/dev/src/testing/index.js';
 import { faultySocketClass, flipBit, type FrameFault } from './faulty-socket.js';
 import { streamWorld, until } from './stream-helpers.js';
 

@@ -4,9 +4,13 @@
  * malformed and unknown-stream requests. Nothing is retried.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isServiceError, StreamError, type ServiceError } from '../../../src/core/errors/index.js';
-import { routePath, STREAM_ROUTES } from '../../../src/core/protocol/service-names.js';
-import type { TestWorld } from '../../../src/testing/index.js';
+import {
+  isServiceError,
+  StreamError,
+  type ServiceError,
+} from '../../../packages/sdk/src/core/errors/index.js';
+import { routePath, STREAM_ROUTES } from '../../../packages/sdk/src/core/protocol/service-names.js';
+import type { TestWorld } from '../../../packages/dev/src/testing/index.js';
 import { streamWorld, until } from './stream-helpers.js';
 
 let world: TestWorld | undefined;

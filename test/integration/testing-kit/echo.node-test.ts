@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createTestWorld, type TestWorld } from '../../../src/testing/index.js';
+import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 
 let world: TestWorld;
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestWorld, type TestWorld } from 'agent-messaging-sdk/testing';
+import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
 
 describe('an echo bot', () => {
   let world: TestWorld;

@@ -3,7 +3,7 @@
  * worlds, an agent connected later, virtual time, and the helpers' failures.
  */
 import { describe, expect, it } from 'vitest';
-import { createTestWorld, TestWorldError } from '../../../src/testing/index.js';
+import { createTestWorld, TestWorldError } from '../../../packages/dev/src/testing/index.js';
 
 describe('createTestWorld in WebSocket mode', () => {
   it('connects the agent, delivers the relation then messages in order, reads replies', async () => {

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { isTransportError } from '../../../src/core/errors/guards.js';
-import { createRestClient, objectKeyPath, type RestClient } from '../../../src/transport/rest/index.js';
+import { isTransportError } from '../../../packages/sdk/src/core/errors/guards.js';
+import {
+  createRestClient,
+  objectKeyPath,
+  type RestClient,
+} from '../../../packages/sdk/src/transport/rest/index.js';
 import { json, stageHttpServer, type StagedHttpServer } from '../../helpers/transport-http.js';
 
 const TOKEN = 'hsk_' + 'Qw7e'.repeat(10);

@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { isServiceError, isTransportError } from '../../../src/core/errors/guards.js';
-import { WS_CLOSE_CODES } from '../../../src/core/protocol/ws-close.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { isServiceError, isTransportError } from '../../../packages/sdk/src/core/errors/guards.js';
+import { WS_CLOSE_CODES } from '../../../packages/sdk/src/core/protocol/ws-close.js';
 import {
   createWsDispatcher,
   type WsDispatcher,
   type WsDispatcherEventName,
   type WsDispatcherEvents,
   type WsDispatcherOptions,
-} from '../../../src/transport/ws/index.js';
+} from '../../../packages/sdk/src/transport/ws/index.js';
 import {
   acceptAuth,
   countingWebSocket,

@@ -3,7 +3,7 @@ import {
   createWebhookReceiver,
   type WebhookEvent,
   type WebhookReceiverEvent,
-} from '../../../src/webhook/index.js';
+} from '../../../packages/sdk/src/webhook/index.js';
 import { messageBody, newDeliveryId, SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
 import { FRAMEWORKS, ROUTES, type Running } from './servers.js';
 

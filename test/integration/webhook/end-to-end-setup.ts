@@ -8,10 +8,10 @@
  * The handler's behaviour is steered per test (`failNext`, `gate`), and every
  * answer the receiver gives is recorded.
  */
-import { fromBase64 } from '../../../src/core/encoding.js';
-import { ENVELOPE_REF_MAX_BYTES, open, type OpenedEnvelope } from '../../../src/crypto/index.js';
-import { SYSTEM_SENDER_ID, type ReferenceServer } from '../../../src/testing/index.js';
-import { getHeader } from '../../../src/webhook/headers.js';
+import { fromBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { ENVELOPE_REF_MAX_BYTES, open, type OpenedEnvelope } from '../../../packages/sdk/src/crypto/index.js';
+import { SYSTEM_SENDER_ID, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { getHeader } from '../../../packages/sdk/src/webhook/headers.js';
 import {
   createRefFetcher,
   createWebhookReceiver,
@@ -20,7 +20,7 @@ import {
   type WebhookReceiverEvent,
   type WebhookRequest,
   type WebhookResponse,
-} from '../../../src/webhook/index.js';
+} from '../../../packages/sdk/src/webhook/index.js';
 import {
   addAgent,
   createTestAgent,

@@ -7,9 +7,9 @@
  * so the 30 s and 2 min steps of the retry schedule pass at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryLogListSchema } from '../../../src/core/protocol/delivery-log.js';
-import { generateKeys } from '../../../src/crypto/index.js';
-import { SYSTEM_SENDER_ID, type ReferenceServer } from '../../../src/testing/index.js';
+import { DeliveryLogListSchema } from '../../../packages/sdk/src/core/protocol/delivery-log.js';
+import { generateKeys } from '../../../packages/sdk/src/crypto/index.js';
+import { SYSTEM_SENDER_ID, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { startAgentServer } from '../../helpers/server-agents.js';
 import { call } from '../../helpers/server-http.js';
 import { startEndToEnd, until, type EndToEnd } from './end-to-end-setup.js';

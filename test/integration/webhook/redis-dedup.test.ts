@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DedupClaimResult, DedupStore } from '../../../src/webhook/index.js';
-import { createRedisDedupStore } from '../../../src/webhook/redis.js';
+import type { DedupClaimResult, DedupStore } from '../../../packages/sdk/src/webhook/index.js';
+import { createRedisDedupStore } from '../../../packages/sdk/src/webhook/redis.js';
 import { messageBody, newDeliveryId, SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
 import { deleteKeys, testRedis, uniquePrefix } from './redis-server.js';
 

@@ -12,15 +12,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTimeoutError } from '../../../src/core/errors/guards.js';
-import { WEBHOOK_RESPONSE_TIMEOUT_MS } from '../../../src/core/limits/webhook.js';
+import { isTimeoutError } from '../../../packages/sdk/src/core/errors/guards.js';
+import { WEBHOOK_RESPONSE_TIMEOUT_MS } from '../../../packages/sdk/src/core/limits/webhook.js';
 import {
   createWebhookReceiver,
   type WebhookEvent,
   type WebhookReceiverEvent,
-} from '../../../src/webhook/index.js';
-import { createNodeHandler } from '../../../src/webhook/node.js';
-import { createRedisDedupStore, DEFAULT_REDIS_OPERATION_TIMEOUT_MS } from '../../../src/webhook/redis.js';
+} from '../../../packages/sdk/src/webhook/index.js';
+import { createNodeHandler } from '../../../packages/sdk/src/webhook/node.js';
+import {
+  createRedisDedupStore,
+  DEFAULT_REDIS_OPERATION_TIMEOUT_MS,
+} from '../../../packages/sdk/src/webhook/redis.js';
 import { messageBody, newDeliveryId, SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
 import { DOCS_REDIS_OPTIONS, docsRedisClient } from '../../fixtures/webhook/redis-client.js';
 import { redisServerInstalled, startRedisServer, uniquePrefix, type SpawnedRedis } from './redis-server.js';

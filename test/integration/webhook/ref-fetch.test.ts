@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isServiceError } from '../../../src/core/errors/guards.js';
+import { isServiceError } from '../../../packages/sdk/src/core/errors/guards.js';
 import {
   createRefFetcher,
   createWebhookReceiver,
   type WebhookReceiverEvent,
-} from '../../../src/webhook/index.js';
-import { createNodeHandler } from '../../../src/webhook/node.js';
+} from '../../../packages/sdk/src/webhook/index.js';
+import { createNodeHandler } from '../../../packages/sdk/src/webhook/node.js';
 import { newDeliveryId, refBody, SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
 
 const TOKEN = 'hsk_' + 'Z9y8'.repeat(10);

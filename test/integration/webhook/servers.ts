@@ -10,11 +10,11 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createExpressMiddleware } from '../../../src/webhook/express.js';
-import { createFastifyHandler, createFastifyPlugin } from '../../../src/webhook/fastify.js';
-import { createFetchHandler } from '../../../src/webhook/fetch.js';
-import type { WebhookReceiver } from '../../../src/webhook/index.js';
-import { createNodeHandler } from '../../../src/webhook/node.js';
+import { createExpressMiddleware } from '../../../packages/sdk/src/webhook/express.js';
+import { createFastifyHandler, createFastifyPlugin } from '../../../packages/sdk/src/webhook/fastify.js';
+import { createFetchHandler } from '../../../packages/sdk/src/webhook/fetch.js';
+import type { WebhookReceiver } from '../../../packages/sdk/src/webhook/index.js';
+import { createNodeHandler } from '../../../packages/sdk/src/webhook/node.js';
 
 export interface Running {
   url: string;

@@ -14,7 +14,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookReceiver } from '../../../src/webhook/index.js';
+import { createWebhookReceiver } from '../../../packages/sdk/src/webhook/index.js';
 import { SECRET, signedHeaders } from '../../fixtures/webhook/deliveries.js';
 import { FRAMEWORKS, ROUTES, type Running } from './servers.js';
 

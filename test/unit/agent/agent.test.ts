@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../../src/agent/index.js';
-import { isConfigurationError, isCryptoError } from '../../../src/core/errors/index.js';
-import { FileKeyStore, MemoryKeyStore } from '../../../src/crypto/index.js';
+import { Agent } from '../../../packages/sdk/src/agent/index.js';
+import { isConfigurationError, isCryptoError } from '../../../packages/sdk/src/core/errors/index.js';
+import { FileKeyStore, MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
 import { recordingLogger } from '../../helpers/agent-world.js';
 
 const TOKEN = `hsk_${'Q9w8'.repeat(10)}`;

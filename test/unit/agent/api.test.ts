@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentApi } from '../../../src/agent/api.js';
+import { createAgentApi } from '../../../packages/sdk/src/agent/api.js';
 import {
   AgentViewSchema,
   ConversationDetailSchema,
@@ -16,18 +16,18 @@ import {
   StoredMessageListSchema,
   TokenAnswerSchema,
   TokenRegenerationSchema,
-} from '../../../src/client/index.js';
+} from '../../../packages/sdk/src/client/index.js';
 import {
   isAmsError,
   isConfigurationError,
   isServiceError,
   isValidationError,
-} from '../../../src/core/errors/index.js';
-import { parseWith } from '../../../src/core/protocol/parse.js';
-import { hasControlChar } from '../../../src/core/protocol/primitives.js';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { buildKeyProof, generateKeys, keysFromPrivate } from '../../../src/crypto/index.js';
-import { createRestClient } from '../../../src/transport/rest/index.js';
+} from '../../../packages/sdk/src/core/errors/index.js';
+import { parseWith } from '../../../packages/sdk/src/core/protocol/parse.js';
+import { hasControlChar } from '../../../packages/sdk/src/core/protocol/primitives.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { buildKeyProof, generateKeys, keysFromPrivate } from '../../../packages/sdk/src/crypto/index.js';
+import { createRestClient } from '../../../packages/sdk/src/transport/rest/index.js';
 import { errorBody, JSON_HEADERS, mockService, ORIGIN, TOKEN } from '../../helpers/transport-rest.js';
 
 const AGENT = 'agent-1';

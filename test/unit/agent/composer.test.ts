@@ -4,11 +4,11 @@
  * and middleware errors on the one `error` channel.
  */
 import { describe, expect, it } from 'vitest';
-import { Composer, runComposer } from '../../../src/agent/composer.js';
-import { createContext, isMessage, type Context } from '../../../src/agent/context.js';
-import type { SendResult } from '../../../src/agent/events.js';
-import type { AmsError } from '../../../src/core/errors/index.js';
-import { isHandlerError } from '../../../src/core/errors/index.js';
+import { Composer, runComposer } from '../../../packages/sdk/src/agent/composer.js';
+import { createContext, isMessage, type Context } from '../../../packages/sdk/src/agent/context.js';
+import type { SendResult } from '../../../packages/sdk/src/agent/events.js';
+import type { AmsError } from '../../../packages/sdk/src/core/errors/index.js';
+import { isHandlerError } from '../../../packages/sdk/src/core/errors/index.js';
 import { CONVERSATION, createHarness, USER_ID, type Harness } from '../../helpers/agent-pipeline.js';
 
 function mount(h: Harness, composer: Composer): { errors: AmsError[] } {

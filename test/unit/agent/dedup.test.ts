@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createEventDedup, messageDedupKey } from '../../../src/agent/dedup.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { silentLogger, type Logger } from '../../../src/core/logger.js';
-import { createMemoryDedupStore } from '../../../src/webhook/dedup/memory.js';
-import type { DedupStore } from '../../../src/webhook/dedup/types.js';
+import { createEventDedup, messageDedupKey } from '../../../packages/sdk/src/agent/dedup.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { silentLogger, type Logger } from '../../../packages/sdk/src/core/logger.js';
+import { createMemoryDedupStore } from '../../../packages/sdk/src/webhook/dedup/memory.js';
+import type { DedupStore } from '../../../packages/sdk/src/webhook/dedup/types.js';
 
 const DELIVERY = '01890f3e-1c2a-7b3c-8d4e-5f6a7b8c9d0e';
 

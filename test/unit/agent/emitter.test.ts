@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TypedEmitter } from '../../../src/agent/emitter.js';
+import { TypedEmitter } from '../../../packages/sdk/src/agent/emitter.js';
 
 interface Events {
   ping: [n: number];

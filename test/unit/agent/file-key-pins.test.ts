@@ -6,9 +6,9 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileKeyPinStore } from '../../../src/agent/file-key-pins.js';
-import { KeyPins } from '../../../src/messaging/key-pins.js';
-import { isCryptoError } from '../../../src/core/errors/index.js';
+import { FileKeyPinStore } from '../../../packages/sdk/src/agent/file-key-pins.js';
+import { KeyPins } from '../../../packages/sdk/src/messaging/key-pins.js';
+import { isCryptoError } from '../../../packages/sdk/src/core/errors/index.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

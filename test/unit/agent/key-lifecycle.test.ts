@@ -5,19 +5,19 @@
  * logged or emitted.
  */
 import { describe, expect, it } from 'vitest';
-import type { KeyLifecycleApi, KeyLifecycleEvent } from '../../../src/agent/key-lifecycle.js';
-import { ensureAgentKeys } from '../../../src/agent/key-lifecycle.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { ServiceError } from '../../../src/core/errors/index.js';
-import { LIMITS } from '../../../src/core/limits.js';
+import type { KeyLifecycleApi, KeyLifecycleEvent } from '../../../packages/sdk/src/agent/key-lifecycle.js';
+import { ensureAgentKeys } from '../../../packages/sdk/src/agent/key-lifecycle.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { ServiceError } from '../../../packages/sdk/src/core/errors/index.js';
+import { LIMITS } from '../../../packages/sdk/src/core/limits.js';
 import {
   generateKeys,
   keyFingerprint,
   KeyRing,
   MemoryKeyStore,
   type AgentKeys,
-} from '../../../src/crypto/index.js';
+} from '../../../packages/sdk/src/crypto/index.js';
 import { recordingLogger } from '../../helpers/client-setup.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');

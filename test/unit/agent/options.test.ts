@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_AGENT_OPTIONS, resolveAgentOptions, type AgentOptions } from '../../../src/agent/options.js';
-import { isConfigurationError } from '../../../src/core/errors/index.js';
-import { FileKeyStore, MemoryKeyStore } from '../../../src/crypto/index.js';
+import {
+  DEFAULT_AGENT_OPTIONS,
+  resolveAgentOptions,
+  type AgentOptions,
+} from '../../../packages/sdk/src/agent/options.js';
+import { isConfigurationError } from '../../../packages/sdk/src/core/errors/index.js';
+import { FileKeyStore, MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
 
 const TOKEN = `hsk_${'a1B2'.repeat(10)}`;
 const base: AgentOptions = {

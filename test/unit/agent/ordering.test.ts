@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createOrderedScheduler } from '../../../src/agent/ordering.js';
-import { isConfigurationError } from '../../../src/core/errors/index.js';
+import { createOrderedScheduler } from '../../../packages/sdk/src/agent/ordering.js';
+import { isConfigurationError } from '../../../packages/sdk/src/core/errors/index.js';
 
 /** A task the test finishes by hand. */
 function gate(): { promise: Promise<void>; open: () => void } {

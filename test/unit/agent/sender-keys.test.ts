@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SENDER_KEY_MEMO_MS, senderKeys } from '../../../src/agent/sender-keys.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import { SENDER_KEY_MEMO_MS, senderKeys } from '../../../packages/sdk/src/agent/sender-keys.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
 
 function directory() {
   const calls: string[] = [];

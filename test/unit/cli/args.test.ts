@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { httpUrlOf, intOf, parseCommandArgs, stringsOf, UsageError } from '../../../src/cli/args.js';
+import {
+  httpUrlOf,
+  intOf,
+  parseCommandArgs,
+  stringsOf,
+  UsageError,
+} from '../../../packages/dev/src/cli/args.js';
 
 const OPTIONS = {
   name: { type: 'string' },

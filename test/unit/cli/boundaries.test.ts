@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const CLI = resolve(import.meta.dirname, '../../../src/cli');
+const CLI = resolve(import.meta.dirname, '../../../packages/dev/src/cli');
 const SRC = resolve(CLI, '..');
 /** The package's public entries: the only library modules the CLI may import. */
 const PUBLIC = ['index.ts', 'crypto/index.ts', 'webhook/index.ts', 'testing/index.ts'];

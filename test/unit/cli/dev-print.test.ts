@@ -1,6 +1,6 @@
 /** `ams dev send|chat` print a `file` payload by name, size and type, never its key. */
 import { describe, expect, it } from 'vitest';
-import { payloadText } from '../../../src/cli/dev/print.js';
+import { payloadText } from '../../../packages/dev/src/cli/dev/print.js';
 
 describe('payloadText', () => {
   it('prints a file payload without its key, control characters of the name blanked', () => {

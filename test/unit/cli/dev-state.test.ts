@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { devStatePath, loadDevState, saveDevState } from '../../../src/cli/dev/state.js';
+import { devStatePath, loadDevState, saveDevState } from '../../../packages/dev/src/cli/dev/state.js';
 
 describe('the ams dev owner state file', () => {
   const who = { baseUrl: 'http://127.0.0.1:8080', email: 'Dev@Example.com' };

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatEnvLines, quoteEnvValue } from '../../../src/cli/env-lines.js';
+import { formatEnvLines, quoteEnvValue } from '../../../packages/dev/src/cli/env-lines.js';
 
 describe('formatEnvLines', () => {
   it('writes NAME=value lines, skipping undefined values, quoting only when needed', () => {

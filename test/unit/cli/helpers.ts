@@ -1,5 +1,5 @@
 /** Captured streams for running CLI commands in-process. */
-import type { CliIo } from '../../../src/cli/io.js';
+import type { CliIo } from '../../../packages/dev/src/cli/io.js';
 
 /** A CliIo whose output is collected in `out` / `err`. */
 export interface CapturedIo extends CliIo {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackUrl } from '../../../src/cli/loopback.js';
+import { isLoopbackUrl } from '../../../packages/dev/src/cli/loopback.js';
 
 describe('isLoopbackUrl', () => {
   it.each([

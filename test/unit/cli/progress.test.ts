@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROGRESS_DELAY_MS, withProgress, type Schedule } from '../../../src/cli/progress.js';
+import { PROGRESS_DELAY_MS, withProgress, type Schedule } from '../../../packages/dev/src/cli/progress.js';
 import { captureIo } from './helpers.js';
 
 /** A scheduler that records its callbacks; tests fire them explicitly. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, ServiceError, TransportError } from '../../../src/index.js';
-import { UsageError } from '../../../src/cli/args.js';
-import { describeError, reportFailure } from '../../../src/cli/report.js';
+import { ConfigurationError, ServiceError, TransportError } from '../../../packages/sdk/src/index.js';
+import { UsageError } from '../../../packages/dev/src/cli/args.js';
+import { describeError, reportFailure } from '../../../packages/dev/src/cli/report.js';
 import { captureIo } from './helpers.js';
 
 describe('reportFailure', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/run.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
 import { captureIo } from './helpers.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/cli/args.js';
-import { parseTimeArg } from '../../../src/cli/time.js';
+import { UsageError } from '../../../packages/dev/src/cli/args.js';
+import { parseTimeArg } from '../../../packages/dev/src/cli/time.js';
 
 describe('parseTimeArg', () => {
   it('reads Unix seconds and ISO 8601 with a zone', () => {

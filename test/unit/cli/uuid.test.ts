@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isUuidV7 } from '../../../src/index.js';
-import { uuidV7 } from '../../../src/cli/uuid.js';
+import { isUuidV7 } from '../../../packages/sdk/src/index.js';
+import { uuidV7 } from '../../../packages/dev/src/cli/uuid.js';
 
 describe('uuidV7', () => {
   it('makes UUID v7s that carry the time in their first 48 bits', () => {

@@ -5,9 +5,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, parseRefreshSetCookie, RefreshCookieJar } from '../../../src/client/cookie-jar.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { isConfigurationError } from '../../../src/core/errors/index.js';
+import {
+  isLoopbackHost,
+  parseRefreshSetCookie,
+  RefreshCookieJar,
+} from '../../../packages/sdk/src/client/cookie-jar.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { isConfigurationError } from '../../../packages/sdk/src/core/errors/index.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const SERVICE = 'refresh_token=abc_DEF-123; HttpOnly; Secure; SameSite=Strict; Path=/auth; Max-Age=2592000';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DeliveryDedup, type DeliveryKey } from '../../../src/client/delivery-dedup.js';
+import { DeliveryDedup, type DeliveryKey } from '../../../packages/sdk/src/client/delivery-dedup.js';
 
 const key = (
   deliveryId: string | undefined,

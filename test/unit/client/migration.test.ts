@@ -10,7 +10,7 @@ import {
   MIGRATION_BUNDLE_MAX_BYTES,
   parseMigrationBundle,
   type MigrationBundle,
-} from '../../../src/client/migration/migration-bundle.js';
+} from '../../../packages/sdk/src/client/migration/migration-bundle.js';
 import {
   bundleKeyOf,
   commitmentOf,
@@ -20,18 +20,18 @@ import {
   splitSealedBundle,
   transcriptOf,
   verificationOf,
-} from '../../../src/client/migration/migration-crypto.js';
-import { toBase64, utf8 } from '../../../src/core/encoding.js';
-import { isCryptoError, isValidationError } from '../../../src/core/errors/index.js';
+} from '../../../packages/sdk/src/client/migration/migration-crypto.js';
+import { toBase64, utf8 } from '../../../packages/sdk/src/core/encoding.js';
+import { isCryptoError, isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
 import {
   formatMigrationCode,
   MIGRATION_CODE_ALPHABET,
   MigrationSessionSchema,
   normalizeMigrationCode,
   parseMigrationCode,
-} from '../../../src/core/protocol/migration.js';
-import { nodeBackend } from '../../../src/crypto/backend/node.js';
-import { portableBackend } from '../../../src/crypto/backend/portable.js';
+} from '../../../packages/sdk/src/core/protocol/migration.js';
+import { nodeBackend } from '../../../packages/sdk/src/crypto/backend/node.js';
+import { portableBackend } from '../../../packages/sdk/src/crypto/backend/portable.js';
 
 const node = nodeBackend()!;
 const code = fc.string({ unit: fc.constantFrom(...MIGRATION_CODE_ALPHABET), minLength: 8, maxLength: 8 });

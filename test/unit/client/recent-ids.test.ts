@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RecentMessageIds } from '../../../src/client/recent-ids.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { MESSAGE_DEDUP_MEMORY_MS } from '../../../src/crypto/freshness.js';
+import { RecentMessageIds } from '../../../packages/sdk/src/client/recent-ids.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { MESSAGE_DEDUP_MEMORY_MS } from '../../../packages/sdk/src/crypto/freshness.js';
 
 describe('RecentMessageIds (the UserClient de-duplication memory)', () => {
   it('remembers an id for MESSAGE_DEDUP_MEMORY_MS (25 h), then forgets it', () => {

@@ -11,10 +11,14 @@ import {
   StreamReceiver,
   type StreamEnded,
   type StreamFailure,
-} from '../../../src/client/streams/receiver.js';
-import { silentLogger } from '../../../src/core/logger.js';
-import { defaultSyncBackend } from '../../../src/crypto/backend/node-default.js';
-import { signStreamEnd, streamCipher, StreamTranscript } from '../../../src/crypto/stream/stream-crypto.js';
+} from '../../../packages/sdk/src/client/streams/receiver.js';
+import { silentLogger } from '../../../packages/sdk/src/core/logger.js';
+import { defaultSyncBackend } from '../../../packages/sdk/src/crypto/backend/node-default.js';
+import {
+  signStreamEnd,
+  streamCipher,
+  StreamTranscript,
+} from '../../../packages/sdk/src/crypto/stream/stream-crypto.js';
 
 const backend = defaultSyncBackend();
 const seed = new Uint8Array(32).fill(9);

@@ -4,8 +4,12 @@
  * failed refresh is logged (the server's 4003 then leads to a reconnect).
  */
 import { describe, expect, it } from 'vitest';
-import { RENEW_AT_FRACTION, TokenRenewal, type RenewableSession } from '../../../src/client/token-renewal.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import {
+  RENEW_AT_FRACTION,
+  TokenRenewal,
+  type RenewableSession,
+} from '../../../packages/sdk/src/client/token-renewal.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
 import { recordingLogger } from '../../helpers/client-setup.js';
 
 const LIFETIME_MS = 300_000;

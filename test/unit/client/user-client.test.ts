@@ -4,8 +4,12 @@
  * password), the refresh cookie on TOKEN_EXPIRED, and option checks.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { UserClient } from '../../../src/client/index.js';
-import { isConfigurationError, isServiceError, isValidationError } from '../../../src/core/errors/index.js';
+import { UserClient } from '../../../packages/sdk/src/client/index.js';
+import {
+  isConfigurationError,
+  isServiceError,
+  isValidationError,
+} from '../../../packages/sdk/src/core/errors/index.js';
 import { CHEAP_BACKUP, PROTECTION_PASSWORD } from '../../helpers/client-setup.js';
 import { errorBody, JSON_HEADERS, mockService, ORIGIN } from '../../helpers/transport-rest.js';
 

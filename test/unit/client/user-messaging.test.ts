@@ -5,19 +5,24 @@
  * signing keys accepted only for messages created before their retirement.
  */
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, type KeySource } from '../../../src/messaging/key-directory.js';
-import type { ReceivedMessage } from '../../../src/client/open-message.js';
-import type { ResolvedUserClientOptions } from '../../../src/client/options.js';
-import type { UserSession } from '../../../src/client/session.js';
-import type { UserApi } from '../../../src/client/user-api.js';
-import type { FailedMessage } from '../../../src/client/user-client-types.js';
-import { KeyPins } from '../../../src/messaging/key-pins.js';
-import { UserMessaging } from '../../../src/client/user-messaging.js';
-import type { PrincipalKeys } from '../../../src/messaging/wire/keys.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { silentLogger } from '../../../src/core/logger.js';
-import { generateKeys, seal, type AgentKeys, type SealOptions } from '../../../src/crypto/index.js';
+import { createKeyDirectory, type KeySource } from '../../../packages/sdk/src/messaging/key-directory.js';
+import type { ReceivedMessage } from '../../../packages/sdk/src/client/open-message.js';
+import type { ResolvedUserClientOptions } from '../../../packages/sdk/src/client/options.js';
+import type { UserSession } from '../../../packages/sdk/src/client/session.js';
+import type { UserApi } from '../../../packages/sdk/src/client/user-api.js';
+import type { FailedMessage } from '../../../packages/sdk/src/client/user-client-types.js';
+import { KeyPins } from '../../../packages/sdk/src/messaging/key-pins.js';
+import { UserMessaging } from '../../../packages/sdk/src/client/user-messaging.js';
+import type { PrincipalKeys } from '../../../packages/sdk/src/messaging/wire/keys.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { silentLogger } from '../../../packages/sdk/src/core/logger.js';
+import {
+  generateKeys,
+  seal,
+  type AgentKeys,
+  type SealOptions,
+} from '../../../packages/sdk/src/crypto/index.js';
 import { fakeSocketClass } from '../../helpers/transport-fake-socket.js';
 
 const HOUR = 3_600_000;

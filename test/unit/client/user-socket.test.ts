@@ -4,9 +4,9 @@
  * to (refresh and reconnect, back-off, or stop).
  */
 import { describe, expect, it } from 'vitest';
-import { UserSocket } from '../../../src/client/user-socket.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { silentLogger } from '../../../src/core/logger.js';
+import { UserSocket } from '../../../packages/sdk/src/client/user-socket.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { silentLogger } from '../../../packages/sdk/src/core/logger.js';
 import { fakeSocketClass } from '../../helpers/transport-fake-socket.js';
 
 const flush = () => new Promise((r) => setTimeout(r, 0));

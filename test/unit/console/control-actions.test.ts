@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { curlLine, shellQuote } from '../../../src/console/api.js';
-import { systemEventBody } from '../../../src/console/control-actions.js';
+import { curlLine, shellQuote } from '../../../packages/dev/src/console/api.js';
+import { systemEventBody } from '../../../packages/dev/src/console/control-actions.js';
 
 describe('systemEventBody', () => {
   it('builds the control API body, with the open conversation when there is one', () => {

@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatEnvLines } from '../../../src/cli/env-lines.js';
-import { agentEnvFile, envFileName, quoteEnvValue } from '../../../src/console/env-file.js';
+import { formatEnvLines } from '../../../packages/dev/src/cli/env-lines.js';
+import { agentEnvFile, envFileName, quoteEnvValue } from '../../../packages/dev/src/console/env-file.js';
 
 /** Reads a dotenv line as a shell would: `NAME=value` or `NAME='va'\''lue'`. */
 function parseLine(line: string): [string, string] {

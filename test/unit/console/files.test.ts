@@ -7,10 +7,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decryptFile, fileOf } from '../../../src/console/files.js';
-import { toBase64 } from '../../../src/core/encoding.js';
-import type { FilePayload } from '../../../src/core/protocol/file-payload.js';
-import { createFileEncryptionParams, encryptFileBytes } from '../../../src/crypto/file-stream/encrypt.js';
+import { decryptFile, fileOf } from '../../../packages/dev/src/console/files.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import type { FilePayload } from '../../../packages/sdk/src/core/protocol/file-payload.js';
+import {
+  createFileEncryptionParams,
+  encryptFileBytes,
+} from '../../../packages/sdk/src/crypto/file-stream/encrypt.js';
 
 async function sealed(plaintext: Uint8Array): Promise<{ object: Uint8Array; file: FilePayload }> {
   const params = createFileEncryptionParams(16_384);

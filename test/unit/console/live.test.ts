@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { coalesce, feedStateLine, parseFeedEvent } from '../../../src/console/live.js';
+import { coalesce, feedStateLine, parseFeedEvent } from '../../../packages/dev/src/console/live.js';
 
 describe('console live feed: parseFeedEvent', () => {
   it('reads a feed event', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseUserFeedEvent } from '../../../src/console/user-feed.js';
+import { parseUserFeedEvent } from '../../../packages/dev/src/console/user-feed.js';
 
 describe('parseUserFeedEvent', () => {
   it('takes the three event types of the user feed', () => {

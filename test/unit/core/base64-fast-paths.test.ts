@@ -7,10 +7,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isBase64 } from '../../../src/core/encoding.js';
-import { decodeBase64Strict } from '../../../src/crypto/envelope-wire.js';
-import { isWebhookVerificationError } from '../../../src/core/errors/guards.js';
-import { parseWebhookDelivery } from '../../../src/webhook/delivery.js';
+import { isBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { decodeBase64Strict } from '../../../packages/sdk/src/crypto/envelope-wire.js';
+import { isWebhookVerificationError } from '../../../packages/sdk/src/core/errors/guards.js';
+import { parseWebhookDelivery } from '../../../packages/sdk/src/webhook/delivery.js';
 
 /** The rule as first written (a regular expression), the reference for the fast paths. */
 const reference = (t: string): boolean => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, systemClock } from '../../../src/core/clock.js';
+import { ManualClock, systemClock } from '../../../packages/sdk/src/core/clock.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { concatBytes, fromBase64, fromUtf8, isBase64, toBase64, utf8 } from '../../../src/core/encoding.js';
+import {
+  concatBytes,
+  fromBase64,
+  fromUtf8,
+  isBase64,
+  toBase64,
+  utf8,
+} from '../../../packages/sdk/src/core/encoding.js';
 
 const nodeB64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 // The canonical-encoding oracle: a string is canonical base64 iff Buffer re-encodes it unchanged.
@@ -68,7 +75,7 @@ describe('base64 without Buffer (portable path)', () => {
   it('gives the same text as Buffer (property)', async () => {
     vi.resetModules();
     vi.stubGlobal('Buffer', undefined);
-    const portable = await import('../../../src/core/encoding.js');
+    const portable = await import('../../../packages/sdk/src/core/encoding.js');
     vi.unstubAllGlobals();
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {

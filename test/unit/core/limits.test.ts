@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS, WEBHOOK_MAX_FAILURES, WEBHOOK_RETRY_SCHEDULE_MS } from '../../../src/core/limits.js';
+import {
+  LIMITS,
+  WEBHOOK_MAX_FAILURES,
+  WEBHOOK_RETRY_SCHEDULE_MS,
+} from '../../../packages/sdk/src/core/limits.js';
 
 const S = 1000;
 const MIN = 60 * S;

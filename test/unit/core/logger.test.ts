@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactingLogger, silentLogger, type Logger } from '../../../src/core/logger.js';
+import { redactingLogger, silentLogger, type Logger } from '../../../packages/sdk/src/core/logger.js';
 
 const TOKEN = 'hsk_' + 'Lg9q'.repeat(10);
 

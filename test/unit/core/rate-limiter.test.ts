@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { createRateLimiter } from '../../../src/core/rate-limiter.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { createRateLimiter } from '../../../packages/sdk/src/core/rate-limiter.js';
 
 async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();

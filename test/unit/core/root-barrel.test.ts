@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as root from '../../../src/index.js';
+import * as root from '../../../packages/sdk/src/index.js';
 
 describe('root entry barrel (src/index.ts)', () => {
   it('uses explicit named exports only', () => {
-    const source = readFileSync(new URL('../../../src/index.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../../packages/sdk/src/index.ts', import.meta.url), 'utf8');
     expect(source).not.toMatch(/export \*/);
     expect(source).toMatch(/@module/);
   });

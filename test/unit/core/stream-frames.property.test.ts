@@ -12,7 +12,7 @@ import {
   parseUserStreamFrame,
   StreamDeltaBatchSchema,
   UserStreamFrameSchema,
-} from '../../../src/core/protocol/stream-frames.js';
+} from '../../../packages/sdk/src/core/protocol/stream-frames.js';
 
 const b64 = (n: number) =>
   fc.uint8Array({ minLength: n, maxLength: n }).map((b) => Buffer.from(b).toString('base64'));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isIsoUtcMillis } from '../../../src/core/timestamps.js';
+import { isIsoUtcMillis } from '../../../packages/sdk/src/core/timestamps.js';
 
 /** The definition the fast check must agree with: the pattern plus a Date round trip. */
 function oracle(text: string): boolean {

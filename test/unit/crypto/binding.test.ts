@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { concatBytes } from '../../../src/core/encoding.js';
-import { parseEnvelope } from '../../../src/crypto/envelope-format.js';
-import { generateKeys } from '../../../src/crypto/keys.js';
-import { open } from '../../../src/crypto/open.js';
-import { sealBytes } from '../../../src/crypto/seal.js';
-import type { SealOptions } from '../../../src/crypto/seal-options.js';
+import { concatBytes } from '../../../packages/sdk/src/core/encoding.js';
+import { parseEnvelope } from '../../../packages/sdk/src/crypto/envelope-format.js';
+import { generateKeys } from '../../../packages/sdk/src/crypto/keys.js';
+import { open } from '../../../packages/sdk/src/crypto/open.js';
+import { sealBytes } from '../../../packages/sdk/src/crypto/seal.js';
+import type { SealOptions } from '../../../packages/sdk/src/crypto/seal-options.js';
 import { resign } from '../../fixtures/envelope/tamper.js';
 import { catchCrypto } from './helpers.js';
 

@@ -6,12 +6,12 @@ import {
   ed25519KeyProblem,
   ed25519SignatureProblem,
   ed25519VerifyStrict,
-} from '../../../src/crypto/ed25519-rules.js';
-import { parseEnvelope, SIZES } from '../../../src/crypto/envelope-format.js';
-import { signedMessage } from '../../../src/crypto/key-schedule.js';
-import { keysFromPrivate } from '../../../src/crypto/keys.js';
-import { open, openAsync } from '../../../src/crypto/open.js';
-import { sealBytes } from '../../../src/crypto/seal.js';
+} from '../../../packages/sdk/src/crypto/ed25519-rules.js';
+import { parseEnvelope, SIZES } from '../../../packages/sdk/src/crypto/envelope-format.js';
+import { signedMessage } from '../../../packages/sdk/src/crypto/key-schedule.js';
+import { keysFromPrivate } from '../../../packages/sdk/src/crypto/keys.js';
+import { open, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import { sealBytes } from '../../../packages/sdk/src/crypto/seal.js';
 import { CONSTRUCTED_CASES, EDGE_CASES, SPECCHECK_CASES } from '../../fixtures/ed25519/edge-cases.js';
 import { unhex } from '../../fixtures/envelope/fixed-randomness.js';
 import { backends, catchCrypto, catchCryptoAsync, node, parties, sealOptionsFor } from './helpers.js';

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { concatBytes, utf8 } from '../../../src/core/encoding.js';
+import { concatBytes, utf8 } from '../../../packages/sdk/src/core/encoding.js';
 import {
   encodeHeader,
   isCreatedAt,
   parseEnvelope,
   SIZES,
   type EnvelopeHeader,
-} from '../../../src/crypto/envelope-format.js';
+} from '../../../packages/sdk/src/crypto/envelope-format.js';
 import { catchCrypto } from './helpers.js';
 
 const id = fc.string({ minLength: 1, maxLength: 60 }).filter((s) => utf8(s).length <= 255);

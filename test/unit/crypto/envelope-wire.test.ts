@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64, utf8 } from '../../../src/core/encoding.js';
-import { decodeBase64Strict, decodeEnvelopeInput } from '../../../src/crypto/envelope-wire.js';
+import { fromBase64, toBase64, utf8 } from '../../../packages/sdk/src/core/encoding.js';
+import { decodeBase64Strict, decodeEnvelopeInput } from '../../../packages/sdk/src/crypto/envelope-wire.js';
 import { catchCrypto } from './helpers.js';
 
 /** Strings near base64: valid encodings with a few characters replaced, inserted or removed. */

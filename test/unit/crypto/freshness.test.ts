@@ -4,7 +4,7 @@ import {
   freshnessFailure,
   MAX_CLOCK_SKEW_MS,
   MAX_ENVELOPE_AGE_MS,
-} from '../../../src/crypto/freshness.js';
+} from '../../../packages/sdk/src/crypto/freshness.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();

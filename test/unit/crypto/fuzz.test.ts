@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { open, openAsync } from '../../../src/crypto/open.js';
-import { sealBytes } from '../../../src/crypto/seal.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { open, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import { sealBytes } from '../../../packages/sdk/src/crypto/seal.js';
 import { resign } from '../../fixtures/envelope/tamper.js';
 import { expectEnvelopeError, parties, sealOptionsFor } from './helpers.js';
 

@@ -2,12 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { isCryptoError, type CryptoError } from '../../../src/core/errors/index.js';
-import { nodeBackend } from '../../../src/crypto/backend/node.js';
-import { createPortableBackend, portableBackend } from '../../../src/crypto/backend/portable.js';
-import type { CryptoBackend } from '../../../src/crypto/backend/types.js';
-import { generateKeys, type AgentKeys } from '../../../src/crypto/keys.js';
-import type { SealOptions } from '../../../src/crypto/seal-options.js';
+import { isCryptoError, type CryptoError } from '../../../packages/sdk/src/core/errors/index.js';
+import { nodeBackend } from '../../../packages/sdk/src/crypto/backend/node.js';
+import { createPortableBackend, portableBackend } from '../../../packages/sdk/src/crypto/backend/portable.js';
+import type { CryptoBackend } from '../../../packages/sdk/src/crypto/backend/types.js';
+import { generateKeys, type AgentKeys } from '../../../packages/sdk/src/crypto/keys.js';
+import type { SealOptions } from '../../../packages/sdk/src/crypto/seal-options.js';
 import { VectorFileSchema, type VectorFile } from '../../fixtures/envelope/vector-types.js';
 
 export const node = nodeBackend()!;

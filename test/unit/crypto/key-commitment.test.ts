@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { CryptoBackend, SyncCryptoBackend } from '../../../src/crypto/backend/types.js';
-import { parseEnvelope, SIZES } from '../../../src/crypto/envelope-format.js';
-import { deriveKek, WRAP_NONCE, wrapExpandInput, wrapSalt } from '../../../src/crypto/key-schedule.js';
-import { generateKeys } from '../../../src/crypto/keys.js';
-import { open, openAsync } from '../../../src/crypto/open.js';
-import { sealBytes } from '../../../src/crypto/seal.js';
-import type { EnvelopeVersionName } from '../../../src/crypto/seal-options.js';
+import type { CryptoBackend, SyncCryptoBackend } from '../../../packages/sdk/src/crypto/backend/types.js';
+import { parseEnvelope, SIZES } from '../../../packages/sdk/src/crypto/envelope-format.js';
+import {
+  deriveKek,
+  WRAP_NONCE,
+  wrapExpandInput,
+  wrapSalt,
+} from '../../../packages/sdk/src/crypto/key-schedule.js';
+import { generateKeys } from '../../../packages/sdk/src/crypto/keys.js';
+import { open, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import { sealBytes } from '../../../packages/sdk/src/crypto/seal.js';
+import type { EnvelopeVersionName } from '../../../packages/sdk/src/crypto/seal-options.js';
 import { withFixedRandomness } from '../../fixtures/envelope/fixed-randomness.js';
 import { resign } from '../../fixtures/envelope/tamper.js';
 import { backends, catchCrypto, catchCryptoAsync, node } from './helpers.js';

@@ -5,18 +5,18 @@
  */
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createKeyBackup } from '../../../src/crypto/backup/create.js';
-import { restoreKeyBackup } from '../../../src/crypto/backup/restore.js';
-import { KeyRing } from '../../../src/crypto/key-store/key-ring.js';
-import { decodeKeyRing, encodeKeyRing } from '../../../src/crypto/key-store/key-ring-codec.js';
+import { createKeyBackup } from '../../../packages/sdk/src/crypto/backup/create.js';
+import { restoreKeyBackup } from '../../../packages/sdk/src/crypto/backup/restore.js';
+import { KeyRing } from '../../../packages/sdk/src/crypto/key-store/key-ring.js';
+import { decodeKeyRing, encodeKeyRing } from '../../../packages/sdk/src/crypto/key-store/key-ring-codec.js';
 import {
   generateKeys,
   keysFromPrivate,
   REDACTED_PRIVATE_KEY,
   type AgentKeys,
-} from '../../../src/crypto/keys.js';
-import { open } from '../../../src/crypto/open.js';
-import { seal } from '../../../src/crypto/seal.js';
+} from '../../../packages/sdk/src/crypto/keys.js';
+import { open } from '../../../packages/sdk/src/crypto/open.js';
+import { seal } from '../../../packages/sdk/src/crypto/seal.js';
 import { cheap, cheapRestore, PASSWORD } from './backup/helpers.js';
 
 /** Every text form of a private key that could leak: hex (both cases), base64, base64url, decimal list. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isValidationError } from '../../../src/core/errors/index.js';
-import { generateKeys, keyFingerprint, keysFromPrivate } from '../../../src/crypto/keys.js';
+import { isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import { generateKeys, keyFingerprint, keysFromPrivate } from '../../../packages/sdk/src/crypto/keys.js';
 import { hex, unhex } from '../../fixtures/envelope/fixed-randomness.js';
 import { backends, node } from './helpers.js';
 

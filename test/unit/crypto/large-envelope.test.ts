@@ -9,12 +9,19 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { ValidationError } from '../../../src/core/errors/index.js';
-import { decodeBase64Strict, ENVELOPE_REF_MAX_BYTES } from '../../../src/crypto/envelope-wire.js';
-import { open, openAsync, openPayloadBytes } from '../../../src/crypto/open.js';
-import { checkPayloadJsonBytes } from '../../../src/crypto/payload.js';
-import { borrowScratch, releaseScratch, SCRATCH_MAX_BYTES } from '../../../src/crypto/scratch.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { ValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import {
+  decodeBase64Strict,
+  ENVELOPE_REF_MAX_BYTES,
+} from '../../../packages/sdk/src/crypto/envelope-wire.js';
+import { open, openAsync, openPayloadBytes } from '../../../packages/sdk/src/crypto/open.js';
+import { checkPayloadJsonBytes } from '../../../packages/sdk/src/crypto/payload.js';
+import {
+  borrowScratch,
+  releaseScratch,
+  SCRATCH_MAX_BYTES,
+} from '../../../packages/sdk/src/crypto/scratch.js';
 import {
   seal,
   sealAsync,
@@ -22,9 +29,9 @@ import {
   sealBytesAsync,
   sealPayloadBytes,
   sealPlaintext,
-} from '../../../src/crypto/seal.js';
-import type { CryptoBackend } from '../../../src/crypto/backend/types.js';
-import type { SealAsyncOptions, SealOptions } from '../../../src/crypto/seal-options.js';
+} from '../../../packages/sdk/src/crypto/seal.js';
+import type { CryptoBackend } from '../../../packages/sdk/src/crypto/backend/types.js';
+import type { SealAsyncOptions, SealOptions } from '../../../packages/sdk/src/crypto/seal-options.js';
 import { unhex, withFixedRandomness } from '../../fixtures/envelope/fixed-randomness.js';
 import { VectorFileSchema, type PositiveVector } from '../../fixtures/envelope/vector-types.js';
 import { backends, catchCrypto, node, parties, sealOptionsFor } from './helpers.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { toBase64, utf8 } from '../../../src/core/encoding.js';
-import type { CryptoError } from '../../../src/core/errors/index.js';
-import { generateKeys, type AgentKeys } from '../../../src/crypto/keys.js';
-import { open, openAsync } from '../../../src/crypto/open.js';
-import type { OpenAsyncOptions } from '../../../src/crypto/open-options.js';
-import { sealBytes, sealPlaintext } from '../../../src/crypto/seal.js';
+import { toBase64, utf8 } from '../../../packages/sdk/src/core/encoding.js';
+import type { CryptoError } from '../../../packages/sdk/src/core/errors/index.js';
+import { generateKeys, type AgentKeys } from '../../../packages/sdk/src/crypto/keys.js';
+import { open, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import type { OpenAsyncOptions } from '../../../packages/sdk/src/crypto/open-options.js';
+import { sealBytes, sealPlaintext } from '../../../packages/sdk/src/crypto/seal.js';
 import { hex } from '../../fixtures/envelope/fixed-randomness.js';
 import { flipByte, offsets, resign } from '../../fixtures/envelope/tamper.js';
 import {

@@ -7,15 +7,15 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { toBase64, utf8 } from '../../../src/core/encoding.js';
-import { CryptoError } from '../../../src/core/errors/index.js';
-import { generateKeys } from '../../../src/crypto/keys.js';
-import { open, openAsync } from '../../../src/crypto/open.js';
-import type { OpenAsyncOptions } from '../../../src/crypto/open-options.js';
-import { sealBytes, sealPlaintext } from '../../../src/crypto/seal.js';
-import { portableBackend } from '../../../src/crypto/backend/portable.js';
-import { OpenWorkerPool, type OpenWorkerHandle } from '../../../src/crypto/open-pool/pool.js';
-import { peekSenderId } from '../../../src/crypto/open-pool/peek.js';
+import { toBase64, utf8 } from '../../../packages/sdk/src/core/encoding.js';
+import { CryptoError } from '../../../packages/sdk/src/core/errors/index.js';
+import { generateKeys } from '../../../packages/sdk/src/crypto/keys.js';
+import { open, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import type { OpenAsyncOptions } from '../../../packages/sdk/src/crypto/open-options.js';
+import { sealBytes, sealPlaintext } from '../../../packages/sdk/src/crypto/seal.js';
+import { portableBackend } from '../../../packages/sdk/src/crypto/backend/portable.js';
+import { OpenWorkerPool, type OpenWorkerHandle } from '../../../packages/sdk/src/crypto/open-pool/pool.js';
+import { peekSenderId } from '../../../packages/sdk/src/crypto/open-pool/peek.js';
 import { flipByte, offsets, resign } from '../../fixtures/envelope/tamper.js';
 import { catchCryptoAsync, parties, sealOptionsFor } from './helpers.js';
 

@@ -4,11 +4,11 @@
  * envelope costs one hash and one verify, not a decryption and a JSON.parse.
  */
 import { describe, expect, it } from 'vitest';
-import type { SyncCryptoBackend } from '../../../src/crypto/backend/types.js';
-import { ENVELOPE_REF_MAX_BYTES } from '../../../src/crypto/envelope-wire.js';
-import { generateKeys } from '../../../src/crypto/keys.js';
-import { OPEN_VERIFY_FIRST_BYTES, openAsync } from '../../../src/crypto/open.js';
-import { sealBytes } from '../../../src/crypto/seal.js';
+import type { SyncCryptoBackend } from '../../../packages/sdk/src/crypto/backend/types.js';
+import { ENVELOPE_REF_MAX_BYTES } from '../../../packages/sdk/src/crypto/envelope-wire.js';
+import { generateKeys } from '../../../packages/sdk/src/crypto/keys.js';
+import { OPEN_VERIFY_FIRST_BYTES, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import { sealBytes } from '../../../packages/sdk/src/crypto/seal.js';
 import { flipByte } from '../../fixtures/envelope/tamper.js';
 import { catchCryptoAsync, node, nobleBackend } from './helpers.js';
 

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { utf8 } from '../../../src/core/encoding.js';
-import { isValidationError } from '../../../src/core/errors/index.js';
-import { decodePayload, encodePayload, EnvelopePayloadSchema } from '../../../src/crypto/payload.js';
+import { utf8 } from '../../../packages/sdk/src/core/encoding.js';
+import { isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import {
+  decodePayload,
+  encodePayload,
+  EnvelopePayloadSchema,
+} from '../../../packages/sdk/src/crypto/payload.js';
 
 describe('payload encoding', () => {
   it('round-trips any JSON object', () => {

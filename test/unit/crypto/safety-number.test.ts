@@ -3,7 +3,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fingerprint, safetyNumber, type SafetyNumberParty } from '../../../src/crypto/index.js';
+import { fingerprint, safetyNumber, type SafetyNumberParty } from '../../../packages/sdk/src/crypto/index.js';
 
 const party = (id: string, s: number, e: number): SafetyNumberParty => ({
   id,

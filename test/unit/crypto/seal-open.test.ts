@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { fromBase64, utf8 } from '../../../src/core/encoding.js';
-import { isConfigurationError, isValidationError } from '../../../src/core/errors/index.js';
-import { parseEnvelope } from '../../../src/crypto/envelope-format.js';
-import { ENVELOPE_REF_MAX_BYTES } from '../../../src/crypto/envelope-wire.js';
-import { generateKeys, keyFingerprint } from '../../../src/crypto/keys.js';
-import { open, openAsync } from '../../../src/crypto/open.js';
-import { seal, sealAsync, sealBytes } from '../../../src/crypto/seal.js';
-import { portableBackend } from '../../../src/crypto/backend/portable.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { fromBase64, utf8 } from '../../../packages/sdk/src/core/encoding.js';
+import { isConfigurationError, isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import { parseEnvelope } from '../../../packages/sdk/src/crypto/envelope-format.js';
+import { ENVELOPE_REF_MAX_BYTES } from '../../../packages/sdk/src/crypto/envelope-wire.js';
+import { generateKeys, keyFingerprint } from '../../../packages/sdk/src/crypto/keys.js';
+import { open, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import { seal, sealAsync, sealBytes } from '../../../packages/sdk/src/crypto/seal.js';
+import { portableBackend } from '../../../packages/sdk/src/crypto/backend/portable.js';
 import { backends, catchCrypto, parties, sealOptionsFor } from './helpers.js';
 
 const text = (n: number) => ({ type: 'text', text: 'x'.repeat(n) });

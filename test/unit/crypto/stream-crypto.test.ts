@@ -14,10 +14,10 @@ import {
   streamOpenerAsync,
   StreamTranscript,
   verifyStreamEnd,
-} from '../../../src/crypto/stream/stream-crypto.js';
-import { portableBackend } from '../../../src/crypto/backend/portable.js';
+} from '../../../packages/sdk/src/crypto/stream/stream-crypto.js';
+import { portableBackend } from '../../../packages/sdk/src/crypto/backend/portable.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { defaultSyncBackend } from '../../../src/crypto/backend/node-default.js';
+import { defaultSyncBackend } from '../../../packages/sdk/src/crypto/backend/node-default.js';
 
 interface Vectors {
   stream_key: string;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { streamKeyOf } from '../../../src/crypto/stream/stream-start.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { streamKeyOf } from '../../../packages/sdk/src/crypto/stream/stream-start.js';
 
 const ID = 'stream-01';
 const key = new Uint8Array(32).fill(9);

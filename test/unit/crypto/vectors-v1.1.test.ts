@@ -2,11 +2,11 @@ import { createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64 } from '../../../src/core/encoding.js';
-import { parseEnvelope } from '../../../src/crypto/envelope-format.js';
-import { open, openAsync } from '../../../src/crypto/open.js';
-import { sealAsync, sealBytes } from '../../../src/crypto/seal.js';
-import type { SealOptions } from '../../../src/crypto/seal-options.js';
+import { fromBase64, toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { parseEnvelope } from '../../../packages/sdk/src/crypto/envelope-format.js';
+import { open, openAsync } from '../../../packages/sdk/src/crypto/open.js';
+import { sealAsync, sealBytes } from '../../../packages/sdk/src/crypto/seal.js';
+import type { SealOptions } from '../../../packages/sdk/src/crypto/seal-options.js';
 import { hex, unhex, withFixedRandomness } from '../../fixtures/envelope/fixed-randomness.js';
 import {
   VectorFileSchema,

@@ -31,7 +31,7 @@ function plant(base: ImportGraph, from: string, to: string): ImportGraph {
   return copy;
 }
 
-describe('src/ against docs/architecture.md', () => {
+describe('packages/*/src/ against docs/architecture.md', () => {
   it('has no import against the layer table and no cycle', () => {
     expect(graph.size).toBeGreaterThan(300);
     expect(checkLayers(graph, layers)).toEqual([]);
@@ -52,49 +52,63 @@ describe('src/ against docs/architecture.md', () => {
   });
 
   it('puts every file in the layer of its folder', () => {
-    expect(layerOf('src/messaging/sender.ts', layers)?.name).toBe('messaging');
-    expect(layerOf('src/index.ts', layers)?.name).toBe('entry');
-    expect(layerOf('src/server/http/router.ts', layers)?.name).toBe('server');
-    expect(layerOf('src/nowhere.ts', layers)).toBeUndefined();
+    expect(layerOf('packages/sdk/src/messaging/sender.ts', layers)?.name).toBe('messaging');
+    expect(layerOf('packages/sdk/src/index.ts', layers)?.name).toBe('entry');
+    expect(layerOf('packages/sdk/src/protocol.ts', layers)?.name).toBe('entry');
+    expect(layerOf('packages/dev/src/server/http/router.ts', layers)?.name).toBe('server');
+    expect(layerOf('packages/sdk/src/nowhere.ts', layers)).toBeUndefined();
   });
 });
 
 describe('a planted violation fails the check', () => {
   it('client importing agent', () => {
-    const problems = checkLayers(plant(graph, 'src/client/user-client.ts', 'src/agent/agent.ts'), layers);
+    const problems = checkLayers(
+      plant(graph, 'packages/sdk/src/client/user-client.ts', 'packages/sdk/src/agent/agent.ts'),
+      layers,
+    );
     expect(problems).toContain(
-      'src/client/user-client.ts (client) imports src/agent/agent.ts (agent): "client" may not import "agent"',
+      'packages/sdk/src/client/user-client.ts (client) imports packages/sdk/src/agent/agent.ts (agent): "client" may not import "agent"',
     );
   });
 
   it('core importing crypto, which also closes a cycle', () => {
-    const problems = checkLayers(plant(graph, 'src/core/encoding.ts', 'src/crypto/keys.ts'), layers);
-    expect(problems.some((p) => p.includes('"core" may not import "crypto"'))).toBe(true);
-    expect(problems.some((p) => p.startsWith('import cycle of') && p.includes('src/core/encoding.ts'))).toBe(
-      true,
+    const problems = checkLayers(
+      plant(graph, 'packages/sdk/src/core/encoding.ts', 'packages/sdk/src/crypto/keys.ts'),
+      layers,
     );
+    expect(problems.some((p) => p.includes('"core" may not import "crypto"'))).toBe(true);
+    expect(
+      problems.some(
+        (p) => p.startsWith('import cycle of') && p.includes('packages/sdk/src/core/encoding.ts'),
+      ),
+    ).toBe(true);
   });
 
   it('the server importing the UserClient', () => {
-    const problems = checkLayers(plant(graph, 'src/server/start.ts', 'src/client/user-client.ts'), layers);
+    const problems = checkLayers(
+      plant(graph, 'packages/dev/src/server/start.ts', 'packages/sdk/src/client/user-client.ts'),
+      layers,
+    );
     expect(problems).toEqual([
-      'src/server/start.ts (server) imports src/client/user-client.ts (client): "server" may not import "client"',
+      'packages/dev/src/server/start.ts (server) imports packages/sdk/src/client/user-client.ts (client): "server" may not import "client"',
     ]);
   });
 
   it('a cycle inside one layer', () => {
     const problems = checkLayers(
-      plant(graph, 'src/server/http/router.ts', 'src/server/create-context.ts'),
+      plant(graph, 'packages/dev/src/server/http/router.ts', 'packages/dev/src/server/create-context.ts'),
       layers,
     );
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^import cycle of \d+ file\(s\): .*src\/server\/create-context\.ts/);
+    expect(problems[0]).toMatch(
+      /^import cycle of \d+ file\(s\): .*packages\/dev\/src\/server\/create-context\.ts/,
+    );
   });
 
   it('a file in no layer', () => {
-    const withStray = new Map(graph).set('src/stray/x.ts', ['src/core/clock.ts']);
+    const withStray = new Map(graph).set('packages/sdk/src/stray/x.ts', ['packages/sdk/src/core/clock.ts']);
     expect(checkLayers(withStray, layers)).toEqual([
-      'src/stray/x.ts belongs to no layer (add its folder to the layer table)',
+      'packages/sdk/src/stray/x.ts belongs to no layer (add its folder to the layer table)',
     ]);
   });
 });

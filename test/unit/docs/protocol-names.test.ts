@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildServiceNames } from '../../../scripts/service-names-doc.js';
-import { isValidationError } from '../../../src/core/errors/index.js';
-import { SERVICE_ROUTES, routePath } from '../../../src/core/protocol/service-names.js';
+import { isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
+import { SERVICE_ROUTES, routePath } from '../../../packages/sdk/src/core/protocol/service-names.js';
 
 describe('docs/protocol-names.md', () => {
   it('is generated from service-names.ts (run npm run docs:names)', () => {

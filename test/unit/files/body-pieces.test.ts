@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { forEachPiece } from '../../../src/files/body-pieces.js';
+import { forEachPiece } from '../../../packages/sdk/src/files/body-pieces.js';
 
 const bytes = (n: number): Uint8Array => Uint8Array.of(n);
 

@@ -7,15 +7,15 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FileIntegrityError } from '../../../src/core/errors/file-integrity-error.js';
-import { decryptFileStream } from '../../../src/crypto/file-stream/decrypt.js';
+import { FileIntegrityError } from '../../../packages/sdk/src/core/errors/file-integrity-error.js';
+import { decryptFileStream } from '../../../packages/sdk/src/crypto/file-stream/decrypt.js';
 import {
   createFileEncryptionParams,
   encryptFileBytes,
   encryptFileStream,
   type FileEncryptionParams,
-} from '../../../src/crypto/file-stream/encrypt.js';
-import { ciphertextSize, encodeFileHeader } from '../../../src/crypto/file-stream/format.js';
+} from '../../../packages/sdk/src/crypto/file-stream/encrypt.js';
+import { ciphertextSize, encodeFileHeader } from '../../../packages/sdk/src/crypto/file-stream/format.js';
 
 const VECTOR_PARAMS: FileEncryptionParams = {
   key: Uint8Array.from({ length: 32 }, (_, i) => i),

@@ -9,13 +9,16 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/core/errors/validation-error.js';
-import { hasControlChar } from '../../../src/core/field-rules.js';
-import { FileIntegrityError } from '../../../src/core/errors/file-integrity-error.js';
-import { FilePayloadSchema, parseFilePayload } from '../../../src/core/protocol/file-payload.js';
-import { ChunkReader, type SealedChunk } from '../../../src/crypto/file-stream/chunk-reader.js';
-import { decryptFileStream } from '../../../src/crypto/file-stream/decrypt.js';
-import { createFileEncryptionParams, encryptFileBytes } from '../../../src/crypto/file-stream/encrypt.js';
+import { ValidationError } from '../../../packages/sdk/src/core/errors/validation-error.js';
+import { hasControlChar } from '../../../packages/sdk/src/core/field-rules.js';
+import { FileIntegrityError } from '../../../packages/sdk/src/core/errors/file-integrity-error.js';
+import { FilePayloadSchema, parseFilePayload } from '../../../packages/sdk/src/core/protocol/file-payload.js';
+import { ChunkReader, type SealedChunk } from '../../../packages/sdk/src/crypto/file-stream/chunk-reader.js';
+import { decryptFileStream } from '../../../packages/sdk/src/crypto/file-stream/decrypt.js';
+import {
+  createFileEncryptionParams,
+  encryptFileBytes,
+} from '../../../packages/sdk/src/crypto/file-stream/encrypt.js';
 
 function frame(pieces: Uint8Array[]): SealedChunk[] {
   const reader = new ChunkReader();

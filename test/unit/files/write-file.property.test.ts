@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { writeBatchesToFile, WRITE_BATCH_BYTES } from '../../../src/files/write-file.js';
+import { writeBatchesToFile, WRITE_BATCH_BYTES } from '../../../packages/sdk/src/files/write-file.js';
 
 function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   const points = cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b);

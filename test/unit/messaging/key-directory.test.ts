@@ -5,12 +5,20 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, toPeerKeys, type KeySource } from '../../../src/messaging/key-directory.js';
-import type { ConversationDetail, PrincipalKeys } from '../../../src/client/index.js';
-import { ManualClock } from '../../../src/core/clock.js';
-import { fromBase64, toBase64 } from '../../../src/core/encoding.js';
-import { isConfigurationError, isValidationError, ServiceError } from '../../../src/core/errors/index.js';
-import { keysFromPrivate } from '../../../src/crypto/keys.js';
+import {
+  createKeyDirectory,
+  toPeerKeys,
+  type KeySource,
+} from '../../../packages/sdk/src/messaging/key-directory.js';
+import type { ConversationDetail, PrincipalKeys } from '../../../packages/sdk/src/client/index.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { fromBase64, toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import {
+  isConfigurationError,
+  isValidationError,
+  ServiceError,
+} from '../../../packages/sdk/src/core/errors/index.js';
+import { keysFromPrivate } from '../../../packages/sdk/src/crypto/keys.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const key = (n: number): string => toBase64(new Uint8Array(32).fill(n));

@@ -4,13 +4,13 @@
  * the key directory.
  */
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, type PeerKeys } from '../../../src/messaging/key-directory.js';
-import { KeyPins, type KeyChangedEvent } from '../../../src/messaging/key-pins.js';
-import type { PrincipalKeys } from '../../../src/client/index.js';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { isCryptoError } from '../../../src/core/errors/index.js';
-import { fingerprint, generateKeys } from '../../../src/crypto/index.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import { createKeyDirectory, type PeerKeys } from '../../../packages/sdk/src/messaging/key-directory.js';
+import { KeyPins, type KeyChangedEvent } from '../../../packages/sdk/src/messaging/key-pins.js';
+import type { PrincipalKeys } from '../../../packages/sdk/src/client/index.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import { isCryptoError } from '../../../packages/sdk/src/core/errors/index.js';
+import { fingerprint, generateKeys } from '../../../packages/sdk/src/crypto/index.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
 
 const gen = () => {
   const k = generateKeys();

@@ -4,8 +4,8 @@
  * feeds it the recipient set (without itself).
  */
 import { describe, expect, it } from 'vitest';
-import { MemberWatch, type MembersChangedEvent } from '../../../src/messaging/member-watch.js';
-import { isCryptoError } from '../../../src/core/errors/index.js';
+import { MemberWatch, type MembersChangedEvent } from '../../../packages/sdk/src/messaging/member-watch.js';
+import { isCryptoError } from '../../../packages/sdk/src/core/errors/index.js';
 
 describe('MemberWatch', () => {
   it("under 'warn' reports added and removed recipients and moves on", () => {

@@ -4,12 +4,16 @@
  * through typed.
  */
 import { describe, expect, it } from 'vitest';
-import { createKeyDirectory, type KeySource } from '../../../src/messaging/key-directory.js';
-import { createMessageSender, type MessagePoster } from '../../../src/messaging/sender.js';
-import type { PrincipalKeys, SentMessageResult } from '../../../src/client/index.js';
-import { toBase64 } from '../../../src/core/encoding.js';
-import { isServiceError, isValidationError, ServiceError } from '../../../src/core/errors/index.js';
-import { generateKeys, KeyRing, open, type AgentKeys } from '../../../src/crypto/index.js';
+import { createKeyDirectory, type KeySource } from '../../../packages/sdk/src/messaging/key-directory.js';
+import { createMessageSender, type MessagePoster } from '../../../packages/sdk/src/messaging/sender.js';
+import type { PrincipalKeys, SentMessageResult } from '../../../packages/sdk/src/client/index.js';
+import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
+import {
+  isServiceError,
+  isValidationError,
+  ServiceError,
+} from '../../../packages/sdk/src/core/errors/index.js';
+import { generateKeys, KeyRing, open, type AgentKeys } from '../../../packages/sdk/src/crypto/index.js';
 import { recordingLogger } from '../../helpers/client-setup.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');

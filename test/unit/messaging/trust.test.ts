@@ -4,11 +4,11 @@
  * refuse an unknown policy.
  */
 import { describe, expect, it } from 'vitest';
-import type { PeerKeys } from '../../../src/messaging/key-directory.js';
-import { resolveAgentOptions } from '../../../src/agent/options.js';
-import { trustParts } from '../../../src/messaging/trust.js';
-import { resolveUserClientOptions } from '../../../src/client/options.js';
-import { isConfigurationError, isCryptoError } from '../../../src/core/errors/index.js';
+import type { PeerKeys } from '../../../packages/sdk/src/messaging/key-directory.js';
+import { resolveAgentOptions } from '../../../packages/sdk/src/agent/options.js';
+import { trustParts } from '../../../packages/sdk/src/messaging/trust.js';
+import { resolveUserClientOptions } from '../../../packages/sdk/src/client/options.js';
+import { isConfigurationError, isCryptoError } from '../../../packages/sdk/src/core/errors/index.js';
 import { recordingLogger } from '../../helpers/agent-world.js';
 
 const peer = (n: number): PeerKeys => ({

@@ -59,6 +59,8 @@ describe('the samples .ci/newcomer.sh runs', () => {
 
   it('the script runs in CI after the type matrix', () => {
     const run = read('.ci/run');
-    expect(run).toMatch(/bash \.ci\/types\.sh "\$tarball" &&\n\s*bash \.ci\/newcomer\.sh "\$tarball"/);
+    expect(run).toMatch(
+      /bash \.ci\/types\.sh "\$tarball" "\$dev_tarball" &&\n\s*bash \.ci\/newcomer\.sh "\$tarball" "\$dev_tarball"/,
+    );
   });
 });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../packages/sdk/', import.meta.url));
 let dir: string;
 
 /** The check, written once for both module systems (`load` imports or requires the crypto entry). */

@@ -1,11 +1,10 @@
 /**
- * What `npm pack` would publish: only the build, the README, the changelog,
- * the guides (docs/*.md, so the README's links resolve for an npm user), the
- * runnable examples (not the demo, which imports the sources) and
- * package.json; no tests, fixtures, sources or CI files; and nothing
- * in the published files (sourcemaps included) that looks like a secret or
- * a test fixture's private key. Needs `npm run build` first (CI builds
- * before it tests).
+ * What `npm pack` of each of the two packages would publish: only the build
+ * (without sourcemaps), the README, the changelog, the guides (docs/*.md, so
+ * the README's links resolve for an npm user), the license and package.json;
+ * no tests, fixtures, sources or CI files; and nothing in the published files
+ * that looks like a secret or a test fixture's private key. Needs
+ * `npm run build` first (CI builds before it tests).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,11 +19,26 @@ interface PackFile {
   readonly size: number;
 }
 
-/** The file list of `npm pack --dry-run --json`. */
-function packedFiles(): PackFile[] {
+/** The workspace's two published packages, by folder. */
+const PACKAGES = [
+  {
+    dir: 'packages/sdk',
+    name: 'agent-messaging-sdk',
+    entries: ['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts'],
+  },
+  {
+    dir: 'packages/dev',
+    name: '@agent-messaging/dev',
+    entries: ['dist/testing/index.js', 'dist/cli/index.js'],
+  },
+] as const;
+
+/** The file list of `npm pack --dry-run --json` in one package's folder (after scripts/stage-package.mjs). */
+function packedFiles(dir: string): PackFile[] {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  execFileSync(process.execPath, [`${root}scripts/stage-package.mjs`, `${root}${dir}`], { stdio: 'ignore' });
   const out = execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: root,
+    cwd: `${root}${dir}`,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -46,45 +60,41 @@ function fixtureSecrets(): string[] {
 const AGENT_TOKEN = /hsk_[A-Za-z0-9]{40}/;
 const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
 
-describe('the published package', () => {
+describe.each(PACKAGES)('the published package $name', ({ dir, entries }) => {
   let files: PackFile[];
+  const readPacked = (path: string): string => read(`${dir}/${path}`);
   beforeAll(() => {
-    if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run `npm run build` first.');
-    files = packedFiles();
+    if (!existsSync(`${root}${dir}/${entries[0]}`))
+      throw new Error(`${dir}/dist is missing: run \`npm run build\` first.`);
+    files = packedFiles(dir);
   });
 
-  it('holds only dist/, docs/*.md (and their images), examples, README.md, CHANGELOG.md, package.json (and LICENSE when present)', () => {
+  it('holds only dist/ (no sourcemaps), docs/*.md (and their images), README.md, CHANGELOG.md, LICENSE and package.json', () => {
     const allowed = (p: string): boolean =>
-      p.startsWith('dist/') ||
+      (p.startsWith('dist/') && !p.endsWith('.map')) ||
       /^docs\/[^/]+\.md$/.test(p) ||
       /^docs\/images\/[^/]+\.png$/.test(p) || // screenshots the guides show (docs/console.md)
-      /^examples\/([^/]+\.ts|README\.md)$/.test(p) ||
       ['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE'].includes(p);
     expect(files.length).toBeGreaterThan(10);
     expect(files.map((f) => f.path).filter((p) => !allowed(p))).toEqual([]);
-    for (const entry of ['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/testing/index.js']) {
+    for (const entry of [...entries, 'README.md', 'CHANGELOG.md', 'LICENSE', 'docs/README.md']) {
       expect(files.map((f) => f.path)).toContain(entry);
     }
-    if (existsSync(`${root}LICENSE`)) expect(files.map((f) => f.path)).toContain('LICENSE');
-    // The examples import ./env.js: it ships with them.
-    expect(files.map((f) => f.path)).toContain('examples/env.ts');
-    expect(files.map((f) => f.path)).toContain('CHANGELOG.md');
   });
 
   it('runs no script when installed: the build runs before packing (prepack), not on install (prepare)', () => {
-    const { scripts = {} } = JSON.parse(read('package.json')) as { scripts?: Record<string, string> };
+    const { scripts = {} } = JSON.parse(read(`${dir}/package.json`)) as { scripts?: Record<string, string> };
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
       expect(scripts).not.toHaveProperty(hook);
-    expect(scripts['prepack']).toBe('npm run build');
+    expect(scripts['prepack']).toBe('npm run build && node ../../scripts/stage-package.mjs .');
   });
 
-  it('holds no tests, fixtures, sources, CI files, the demo or packed tarballs', () => {
-    const forbidden =
-      /(^|\/)(test|tests|fixtures|src|\.ci|bench|scripts)\/|\.test\.|\.tgz$|^examples\/demo\.ts$/;
+  it('holds no tests, fixtures, sources, CI files or packed tarballs', () => {
+    const forbidden = /(^|\/)(test|tests|fixtures|src|\.ci|bench|scripts|examples)\/|\.test\.|\.tgz$/;
     expect(files.map((f) => f.path).filter((p) => forbidden.test(p))).toEqual([]);
   });
 
-  it('embeds no agent token, PEM private key or fixture secret, sourcemaps included', () => {
+  it('embeds no agent token, PEM private key or fixture secret', () => {
     const secrets = fixtureSecrets();
     expect(secrets.length).toBeGreaterThanOrEqual(10); // 8 fixture keys (hex and base64) and 2 webhook secrets
     const findings: string[] = [];
@@ -93,27 +103,41 @@ describe('the published package', () => {
       // the rest of docs/envelope.md is scanned like every other file.
       const text =
         path === 'docs/envelope.md'
-          ? read(path).replace(
+          ? readPacked(path).replace(
               /<!-- vectors(-v[\d.]+)?:begin -->[\s\S]*?<!-- vectors(-v[\d.]+)?:end -->/g,
               '',
             )
-          : read(path);
+          : readPacked(path);
       if (AGENT_TOKEN.test(text)) findings.push(`${path}: hsk_ token`);
       if (PEM_PRIVATE_KEY.test(text)) findings.push(`${path}: PEM private key`);
       for (const s of secrets) if (text.includes(s)) findings.push(`${path}: a fixture secret`);
     }
     expect(findings).toEqual([]);
   });
+});
 
-  it('ships sourcemaps that point at the package sources only, never at tests', () => {
-    const maps = files.filter((f) => f.path.endsWith('.map'));
-    expect(maps.length).toBeGreaterThan(0);
-    for (const { path } of maps) {
-      const map = JSON.parse(read(path)) as { sources: string[] };
-      expect(
-        map.sources.filter((s) => /(^|\/)(test|fixtures)\//.test(s)),
-        path,
-      ).toEqual([]);
-    }
+describe('the two packages', () => {
+  it('are released in lockstep: same version, the dev package depends on exactly that SDK', () => {
+    const sdk = JSON.parse(read('packages/sdk/package.json')) as {
+      version: string;
+      dependencies: Record<string, string>;
+    };
+    const dev = JSON.parse(read('packages/dev/package.json')) as {
+      version: string;
+      dependencies: Record<string, string>;
+    };
+    expect(dev.version).toBe(sdk.version);
+    expect(dev.dependencies['agent-messaging-sdk']).toBe(sdk.version);
+  });
+
+  it("keep the SDK lean: five dependencies, none of the reference server's", () => {
+    const sdk = JSON.parse(read('packages/sdk/package.json')) as { dependencies: Record<string, string> };
+    expect(Object.keys(sdk.dependencies).sort()).toEqual([
+      'eventemitter3',
+      'hash-wasm',
+      'undici',
+      'ws',
+      'zod',
+    ]);
   });
 });

@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 // fails on one (.ci/runtimes.sh bundles them for workerd). node:crypto, node:fs and
 // node:path are reached through process.getBuiltinModule at first use instead.
 const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-const PORTABLE_ENTRIES = ['src/crypto/index.ts', 'src/webhook/index.ts', 'src/webhook/fetch.ts'];
+const PORTABLE_ENTRIES = [
+  'packages/sdk/src/crypto/index.ts',
+  'packages/sdk/src/webhook/index.ts',
+  'packages/sdk/src/webhook/fetch.ts',
+];
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 /** Value (non-type) import and re-export specifiers of a module. */
@@ -48,6 +52,6 @@ describe('entries that run on Workers', () => {
     expect(valueImports("import { x } from 'node:fs';\nimport type { Y } from 'node:net';")).toEqual([
       'node:fs',
     ]);
-    expect(builtinsReached('src/testing/index.ts').length).toBeGreaterThan(0);
+    expect(builtinsReached('packages/dev/src/testing/index.ts').length).toBeGreaterThan(0);
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRequestHandler } from '../../../src/server/app.js';
-import { createAgent } from '../../../src/server/agents/service.js';
-import { createServerContext } from '../../../src/server/create-context.js';
-import { ok } from '../../../src/server/http/respond.js';
-import { bodyLimitOf, defineRoute, Router } from '../../../src/server/http/router.js';
-import type { ServerRequest } from '../../../src/server/http/types.js';
+import { createRequestHandler } from '../../../packages/dev/src/server/app.js';
+import { createAgent } from '../../../packages/dev/src/server/agents/service.js';
+import { createServerContext } from '../../../packages/dev/src/server/create-context.js';
+import { ok } from '../../../packages/dev/src/server/http/respond.js';
+import { bodyLimitOf, defineRoute, Router } from '../../../packages/dev/src/server/http/router.js';
+import type { ServerRequest } from '../../../packages/dev/src/server/http/types.js';
 
 function request(method: string, path: string, token: string | undefined, body?: unknown): ServerRequest {
   const bytes = body === undefined ? new Uint8Array() : new TextEncoder().encode(JSON.stringify(body));

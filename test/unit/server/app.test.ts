@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createRequestHandler } from '../../../src/server/app.js';
-import { createServerContext } from '../../../src/server/create-context.js';
-import { fail } from '../../../src/server/http/failure.js';
-import { ok } from '../../../src/server/http/respond.js';
-import { defineRoute, Router } from '../../../src/server/http/router.js';
-import type { ServerRequest } from '../../../src/server/http/types.js';
+import { createRequestHandler } from '../../../packages/dev/src/server/app.js';
+import { createServerContext } from '../../../packages/dev/src/server/create-context.js';
+import { fail } from '../../../packages/dev/src/server/http/failure.js';
+import { ok } from '../../../packages/dev/src/server/http/respond.js';
+import { defineRoute, Router } from '../../../packages/dev/src/server/http/router.js';
+import type { ServerRequest } from '../../../packages/dev/src/server/http/types.js';
 
 const req = (path: string): ServerRequest => ({
   method: 'GET',

@@ -5,10 +5,10 @@
  * `return()`), and ends a page that falls too far behind.
  */
 import { describe, expect, it } from 'vitest';
-import { createServerContext } from '../../../src/server/create-context.js';
-import { feedRoute } from '../../../src/server/console/feed.js';
-import { FEED_BACKLOG_MAX, type FeedEvent } from '../../../src/server/console/feed-hub.js';
-import type { ServerResponse } from '../../../src/server/http/types.js';
+import { createServerContext } from '../../../packages/dev/src/server/create-context.js';
+import { feedRoute } from '../../../packages/dev/src/server/console/feed.js';
+import { FEED_BACKLOG_MAX, type FeedEvent } from '../../../packages/dev/src/server/console/feed-hub.js';
+import type { ServerResponse } from '../../../packages/dev/src/server/http/types.js';
 
 const A1 = '0195523b-0000-4000-8000-000000000001';
 

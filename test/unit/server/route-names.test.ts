@@ -8,13 +8,17 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CORE_ROUTES, SERVICE_ROUTES, type ServiceRoute } from '../../../src/core/protocol/service-names.js';
-import { WS_AGENT_PATH } from '../../../src/core/protocol/ws-close.js';
-import { createServerContext } from '../../../src/server/create-context.js';
-import { ControlApi } from '../../../src/server/control/control-api.js';
-import type { AuthKind, Route } from '../../../src/server/http/router.js';
-import { buildRouter } from '../../../src/server/routes.js';
-import { WS_PATH } from '../../../src/server/ws/frames.js';
+import {
+  CORE_ROUTES,
+  SERVICE_ROUTES,
+  type ServiceRoute,
+} from '../../../packages/sdk/src/core/protocol/service-names.js';
+import { WS_AGENT_PATH } from '../../../packages/sdk/src/core/protocol/ws-close.js';
+import { createServerContext } from '../../../packages/dev/src/server/create-context.js';
+import { ControlApi } from '../../../packages/dev/src/server/control/control-api.js';
+import type { AuthKind, Route } from '../../../packages/dev/src/server/http/router.js';
+import { buildRouter } from '../../../packages/dev/src/server/routes.js';
+import { WS_PATH } from '../../../packages/dev/src/server/ws/frames.js';
 
 /** The endpoints the service interface gives ("Endpoints" table and the V2 placeholders), method and path. */
 const SPEC_ROUTES = [
@@ -93,7 +97,7 @@ describe('reference server routes and the table of names', () => {
 });
 
 describe('the SDK builds gap paths with routePath(SERVICE_ROUTES.x)', () => {
-  const root = join(import.meta.dirname, '..', '..', '..', 'src');
+  const root = join(import.meta.dirname, '..', '..', '..', 'packages');
   const walk = (dir: string): string[] =>
     readdirSync(join(root, dir)).flatMap((f) =>
       statSync(join(root, dir, f)).isDirectory()
@@ -102,7 +106,10 @@ describe('the SDK builds gap paths with routePath(SERVICE_ROUTES.x)', () => {
           ? [join(dir, f)]
           : [],
     );
-  const files = ['client', 'agent', 'cli', 'testing', 'transport', 'webhook', 'crypto'].flatMap(walk);
+  const files = [
+    ...['client', 'agent', 'transport', 'webhook', 'crypto'].map((d) => `sdk/src/${d}`),
+    ...['cli', 'testing'].map((d) => `dev/src/${d}`),
+  ].flatMap(walk);
 
   /** Code lines of a file (doc comments and line comments left out: examples may show paths). */
   const code = (file: string): string =>
@@ -138,7 +145,7 @@ describe('the SDK builds gap paths with routePath(SERVICE_ROUTES.x)', () => {
   );
 
   it.each(checkable)(
-    '%s is never spelled as a literal in src/{client,agent,cli,testing,transport,webhook,crypto}',
+    '%s is never spelled as a literal in the SDK (client, agent, transport, webhook, crypto) or the CLI and testing kit',
     (_name, route) => {
       const hits = files.filter((f) => literalForms(route.path).some((re) => re.test(code(f))));
       expect(hits).toEqual([]);

@@ -7,11 +7,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidationError, isWebhookVerificationError } from '../../../src/core/errors/guards.js';
-import { parseWebhookDeliveryBody } from '../../../src/core/protocol/webhook-delivery.js';
-import { isIsoUtcMillis as isIsoUtcMillisByDate } from '../../../src/core/protocol/primitives.js';
-import { isIsoUtcMillis } from '../../../src/core/field-rules.js';
-import { toWebhookDelivery } from '../../../src/webhook/index.js';
+import {
+  isValidationError,
+  isWebhookVerificationError,
+} from '../../../packages/sdk/src/core/errors/guards.js';
+import { parseWebhookDeliveryBody } from '../../../packages/sdk/src/core/protocol/webhook-delivery.js';
+import { isIsoUtcMillis as isIsoUtcMillisByDate } from '../../../packages/sdk/src/core/protocol/primitives.js';
+import { isIsoUtcMillis } from '../../../packages/sdk/src/core/field-rules.js';
+import { toWebhookDelivery } from '../../../packages/sdk/src/webhook/index.js';
 
 type Body = Record<string, unknown>;
 type Verdict = { ok: true; value: Body } | { ok: false };

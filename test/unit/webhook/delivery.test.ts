@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isWebhookVerificationError } from '../../../src/core/errors/guards.js';
-import { parseWebhookDelivery, toWebhookDelivery } from '../../../src/webhook/index.js';
+import { isWebhookVerificationError } from '../../../packages/sdk/src/core/errors/guards.js';
+import { parseWebhookDelivery, toWebhookDelivery } from '../../../packages/sdk/src/webhook/index.js';
 
 const base = {
   type: 'message.new',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getHeader } from '../../../src/webhook/headers.js';
-import { bytesToHex, decodeHex } from '../../../src/webhook/hex.js';
+import { getHeader } from '../../../packages/sdk/src/webhook/headers.js';
+import { bytesToHex, decodeHex } from '../../../packages/sdk/src/webhook/hex.js';
 
 describe('hex', () => {
   it('round-trips bytes in either case and agrees with Buffer', () => {

@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { resolveHmacBackend, type HmacBackend } from '../../../src/webhook/hmac.js';
-import { ONE_SHOT_MAX_BYTES } from '../../../src/webhook/hmac.node.js';
-import { webHmacBackend } from '../../../src/webhook/hmac.web.js';
+import { resolveHmacBackend, type HmacBackend } from '../../../packages/sdk/src/webhook/hmac.js';
+import { ONE_SHOT_MAX_BYTES } from '../../../packages/sdk/src/webhook/hmac.node.js';
+import { webHmacBackend } from '../../../packages/sdk/src/webhook/hmac.web.js';
 
 const node: HmacBackend = resolveHmacBackend('node');
 const prefix = fc.string({ unit: fc.constantFrom(...'0123456789.-_abcXYZ'.split('')), maxLength: 142 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { CryptoError } from '../../../src/core/errors/crypto-error.js';
-import { TransportError } from '../../../src/core/errors/transport-error.js';
-import { LIMITS } from '../../../src/core/limits.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { CryptoError } from '../../../packages/sdk/src/core/errors/crypto-error.js';
+import { TransportError } from '../../../packages/sdk/src/core/errors/transport-error.js';
+import { LIMITS } from '../../../packages/sdk/src/core/limits.js';
 import {
   createMemoryDedupStore,
   createWebhookReceiver,
@@ -11,7 +11,7 @@ import {
   type WebhookReceiverEvent,
   type WebhookReceiverOptions,
   type WebhookResponse,
-} from '../../../src/webhook/index.js';
+} from '../../../packages/sdk/src/webhook/index.js';
 import {
   messageBody,
   newDeliveryId,

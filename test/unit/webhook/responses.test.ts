@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorResponseSchema, i18nKeyFor } from '../../../src/core/protocol/error-object.js';
-import { errorResponse, i18nKeyOf, okResponse } from '../../../src/webhook/responses.js';
+import { ErrorResponseSchema, i18nKeyFor } from '../../../packages/sdk/src/core/protocol/error-object.js';
+import { errorResponse, i18nKeyOf, okResponse } from '../../../packages/sdk/src/webhook/responses.js';
 
 const CODES = [
   'WEBHOOK_SIGNATURE_INVALID',

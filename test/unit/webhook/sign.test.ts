@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isConfigurationError } from '../../../src/core/errors/guards.js';
-import { createWebhookSigner, signWebhook } from '../../../src/webhook/index.js';
+import { isConfigurationError } from '../../../packages/sdk/src/core/errors/guards.js';
+import { createWebhookSigner, signWebhook } from '../../../packages/sdk/src/webhook/index.js';
 import { FIXTURES, SECRET } from '../../fixtures/webhook/deliveries.js';
 
 describe('signWebhook', () => {

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { isWebhookVerificationError } from '../../../src/core/errors/guards.js';
-import { createWebhookVerifier, signWebhook, toWebhookDelivery } from '../../../src/webhook/index.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { isWebhookVerificationError } from '../../../packages/sdk/src/core/errors/guards.js';
+import {
+  createWebhookVerifier,
+  signWebhook,
+  toWebhookDelivery,
+} from '../../../packages/sdk/src/webhook/index.js';
 import { SECRET, T0_MS } from '../../fixtures/webhook/deliveries.js';
 
 const verifier = createWebhookVerifier({ secret: SECRET, clock: new ManualClock(T0_MS) });

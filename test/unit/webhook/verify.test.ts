@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { isConfigurationError, isWebhookVerificationError } from '../../../src/core/errors/guards.js';
-import { createWebhookVerifier, verifyWebhook, type WebhookVerifier } from '../../../src/webhook/index.js';
+import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import {
+  isConfigurationError,
+  isWebhookVerificationError,
+} from '../../../packages/sdk/src/core/errors/guards.js';
+import {
+  createWebhookVerifier,
+  verifyWebhook,
+  type WebhookVerifier,
+} from '../../../packages/sdk/src/webhook/index.js';
 import {
   FIXTURES,
   ROTATED_SECRET,

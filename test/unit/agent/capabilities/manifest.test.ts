@@ -4,15 +4,18 @@
  * a service 429 waited out, and the size warning.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { RateLimitError } from '../../../../src/core/errors/rate-limit-error.js';
-import { ServiceError } from '../../../../src/core/errors/service-error.js';
-import { ManifestTooLargeError } from '../../../../src/core/errors/manifest-too-large-error.js';
-import { isRateLimitError } from '../../../../src/core/errors/guards.js';
-import { silentLogger } from '../../../../src/core/logger.js';
-import { LIMITS } from '../../../../src/core/limits.js';
-import { AgentManifest, type AgentWarning } from '../../../../src/agent/capabilities/manifest.js';
-import type { RestClient } from '../../../../src/transport/rest/client.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { RateLimitError } from '../../../../packages/sdk/src/core/errors/rate-limit-error.js';
+import { ServiceError } from '../../../../packages/sdk/src/core/errors/service-error.js';
+import { ManifestTooLargeError } from '../../../../packages/sdk/src/core/errors/manifest-too-large-error.js';
+import { isRateLimitError } from '../../../../packages/sdk/src/core/errors/guards.js';
+import { silentLogger } from '../../../../packages/sdk/src/core/logger.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
+import {
+  AgentManifest,
+  type AgentWarning,
+} from '../../../../packages/sdk/src/agent/capabilities/manifest.js';
+import type { RestClient } from '../../../../packages/sdk/src/transport/rest/client.js';
 import { manifestOfSize, sampleManifest } from '../../../fixtures/manifests/manifests.js';
 
 type Answer = () => unknown;

@@ -4,11 +4,11 @@ import {
   eventFromCleartext,
   eventFromEnvelope,
   type BuildContext,
-} from '../../../../src/agent/pipeline/build-event.js';
-import { checkObject } from '../../../../src/agent/pipeline/open-envelope.js';
-import type { InboundEvent } from '../../../../src/agent/pipeline/types.js';
-import { isTransportError, isValidationError } from '../../../../src/core/errors/index.js';
-import type { OpenedEnvelope } from '../../../../src/crypto/index.js';
+} from '../../../../packages/sdk/src/agent/pipeline/build-event.js';
+import { checkObject } from '../../../../packages/sdk/src/agent/pipeline/open-envelope.js';
+import type { InboundEvent } from '../../../../packages/sdk/src/agent/pipeline/types.js';
+import { isTransportError, isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import type { OpenedEnvelope } from '../../../../packages/sdk/src/crypto/index.js';
 
 const ctx: BuildContext = {
   transport: 'webhook',

@@ -4,16 +4,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveAgentOptions, type AgentOptions } from '../../../../src/agent/options.js';
+import { resolveAgentOptions, type AgentOptions } from '../../../../packages/sdk/src/agent/options.js';
 import {
   DEFAULT_FLOW_CONTROL,
   FlowControl,
   resolveFlowControl,
   type FlowControlOptions,
-} from '../../../../src/agent/pipeline/flow-control.js';
-import { isConfigurationError } from '../../../../src/core/errors/index.js';
-import type { Logger } from '../../../../src/core/logger.js';
-import { MemoryKeyStore } from '../../../../src/crypto/index.js';
+} from '../../../../packages/sdk/src/agent/pipeline/flow-control.js';
+import { isConfigurationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import type { Logger } from '../../../../packages/sdk/src/core/logger.js';
+import { MemoryKeyStore } from '../../../../packages/sdk/src/crypto/index.js';
 
 const base: AgentOptions = {
   baseUrl: 'https://api.example.com/',

@@ -4,10 +4,10 @@ import {
   inboundOfFrame,
   looksLikeEvent,
   parseUnknownEventFrame,
-} from '../../../../src/agent/pipeline/frames.js';
-import { isValidationError } from '../../../../src/core/errors/index.js';
-import { toBase64 } from '../../../../src/core/encoding.js';
-import { parseWsFrame } from '../../../../src/core/protocol/ws-frames.js';
+} from '../../../../packages/sdk/src/agent/pipeline/frames.js';
+import { isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { parseWsFrame } from '../../../../packages/sdk/src/core/protocol/ws-frames.js';
 
 const metadata = { conversation_id: 'c1', sender_id: 'system', created_at: '2026-03-01T12:00:00.000Z' };
 const DELIVERY = '01890f3e-1c2a-7b3c-8d4e-5f6a7b8c9d0e';

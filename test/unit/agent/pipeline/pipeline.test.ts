@@ -8,12 +8,16 @@ import type {
   GovernanceEvent,
   IncomingMessage,
   RelationEvent,
-} from '../../../../src/agent/events.js';
-import type { AmsError } from '../../../../src/core/errors/index.js';
-import { CryptoError, isHandlerError, TransportError } from '../../../../src/core/errors/index.js';
-import { utf8 } from '../../../../src/core/encoding.js';
-import { generateKeys } from '../../../../src/crypto/index.js';
-import { sealPlaintext } from '../../../../src/crypto/seal.js';
+} from '../../../../packages/sdk/src/agent/events.js';
+import type { AmsError } from '../../../../packages/sdk/src/core/errors/index.js';
+import {
+  CryptoError,
+  isHandlerError,
+  TransportError,
+} from '../../../../packages/sdk/src/core/errors/index.js';
+import { utf8 } from '../../../../packages/sdk/src/core/encoding.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/index.js';
+import { sealPlaintext } from '../../../../packages/sdk/src/crypto/seal.js';
 import { flipByte, offsets, resign } from '../../../fixtures/envelope/tamper.js';
 import {
   AGENT_ID,

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { DecryptFailure, DuplicateInfo, IncomingMessage } from '../../../../src/agent/events.js';
+import type {
+  DecryptFailure,
+  DuplicateInfo,
+  IncomingMessage,
+} from '../../../../packages/sdk/src/agent/events.js';
 import {
   MAX_CLOCK_SKEW_MS,
   MAX_ENVELOPE_AGE_MS,
   MESSAGE_DEDUP_MEMORY_MS,
-} from '../../../../src/crypto/freshness.js';
-import { LIMITS } from '../../../../src/core/limits.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/freshness.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 import { createHarness, USER_ID, type Harness } from '../../../helpers/agent-pipeline.js';
 
 const HOUR = 3_600_000;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { AmsError } from '../../../../src/core/errors/index.js';
-import type { DecryptFailure } from '../../../../src/agent/events.js';
-import { createPipelineReceiver } from '../../../../src/agent/pipeline/webhook-bridge.js';
-import { silentLogger } from '../../../../src/core/logger.js';
-import { generateKeys } from '../../../../src/crypto/index.js';
-import { createWebhookSigner } from '../../../../src/webhook/index.js';
+import type { AmsError } from '../../../../packages/sdk/src/core/errors/index.js';
+import type { DecryptFailure } from '../../../../packages/sdk/src/agent/events.js';
+import { createPipelineReceiver } from '../../../../packages/sdk/src/agent/pipeline/webhook-bridge.js';
+import { silentLogger } from '../../../../packages/sdk/src/core/logger.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/index.js';
+import { createWebhookSigner } from '../../../../packages/sdk/src/webhook/index.js';
 import { createHarness, deliveryId, type Harness } from '../../../helpers/agent-pipeline.js';
 import { recordingLogger } from '../../../helpers/agent-world.js';
 

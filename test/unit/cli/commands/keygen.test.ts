@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileKeyStore, keyFingerprint } from '../../../../src/crypto/index.js';
-import { resolveAgentOptions } from '../../../../src/agent/options.js';
-import { runCli } from '../../../../src/cli/run.js';
+import { FileKeyStore, keyFingerprint } from '../../../../packages/sdk/src/crypto/index.js';
+import { resolveAgentOptions } from '../../../../packages/sdk/src/agent/options.js';
+import { runCli } from '../../../../packages/dev/src/cli/run.js';
 import { captureIo } from '../helpers.js';
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'ams-keygen-')), 'keys');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../../src/cli/args.js';
+import { UsageError } from '../../../../packages/dev/src/cli/args.js';
 import {
   canonicalHeaderName,
   formatHttpCapture,
@@ -8,7 +8,7 @@ import {
   headerOf,
   headerRecord,
   parseCapture,
-} from '../../../../src/cli/webhook/capture.js';
+} from '../../../../packages/dev/src/cli/webhook/capture.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const url = new URL('http://127.0.0.1:3000/hook?x=1');

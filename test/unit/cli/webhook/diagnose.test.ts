@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { signWebhook, verifyWebhook } from '../../../../src/webhook/index.js';
-import { diagnoseDelivery } from '../../../../src/cli/webhook/diagnose.js';
-import { defaultDeliveryBody } from '../../../../src/cli/commands/webhook-sign.js';
+import { signWebhook, verifyWebhook } from '../../../../packages/sdk/src/webhook/index.js';
+import { diagnoseDelivery } from '../../../../packages/dev/src/cli/webhook/diagnose.js';
+import { defaultDeliveryBody } from '../../../../packages/dev/src/cli/commands/webhook-sign.js';
 
 const SECRET = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==';
 const OLD_SECRET = 'b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQ=';

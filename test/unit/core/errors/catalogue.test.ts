@@ -7,7 +7,7 @@ import {
   isTerminalCode,
   statusOf,
   type ErrorCode,
-} from '../../../../src/core/errors/index.js';
+} from '../../../../packages/sdk/src/core/errors/index.js';
 
 // Copied from the service interface's Errors section (code → HTTP status).
 // The five marked GAP are "not shown" there; their statuses are our decision (docs/errors.md).

@@ -21,7 +21,7 @@ import {
   isTransportError,
   isValidationError,
   isWebhookVerificationError,
-} from '../../../../src/core/errors/index.js';
+} from '../../../../packages/sdk/src/core/errors/index.js';
 
 const samples = {
   service: new ServiceError({ code: 'RELATION_REVOKED', status: 403, message: 'revoked' }),

@@ -10,7 +10,7 @@ import {
   parseRetryAfter,
   readHeader,
   toServiceError,
-} from '../../../../src/core/errors/index.js';
+} from '../../../../packages/sdk/src/core/errors/index.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 

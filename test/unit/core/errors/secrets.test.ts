@@ -14,7 +14,7 @@ import {
   redactSecrets,
   toServiceError,
   type AmsError,
-} from '../../../../src/core/errors/index.js';
+} from '../../../../packages/sdk/src/core/errors/index.js';
 
 const AGENT_TOKEN = 'hsk_' + 'aZ09'.repeat(10);
 const JWT =

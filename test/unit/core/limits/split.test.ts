@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS } from '../../../../src/core/limits.js';
-import * as objects from '../../../../src/core/limits/objects.js';
-import * as units from '../../../../src/core/limits/units.js';
-import * as webhook from '../../../../src/core/limits/webhook.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
+import * as objects from '../../../../packages/sdk/src/core/limits/objects.js';
+import * as units from '../../../../packages/sdk/src/core/limits/units.js';
+import * as webhook from '../../../../packages/sdk/src/core/limits/webhook.js';
 
 // The webhook and object rows are defined one constant per export (so that
 // `./webhook` bundles only what it uses); LIMITS must hold each of them under

@@ -5,8 +5,8 @@ import {
   BASE62_ALPHABET,
   generateAgentToken,
   isAgentToken,
-} from '../../../../src/core/protocol/index.js';
-import { ConfigurationError } from '../../../../src/core/errors/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
+import { ConfigurationError } from '../../../../packages/sdk/src/core/errors/index.js';
 
 const base62 = fc.constantFrom(...BASE62_ALPHABET.split(''));
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidationError } from '../../../../src/core/errors/index.js';
+import { isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   answerDataProblems,
   ARTIFACT_LIMITS,
@@ -17,7 +17,7 @@ import {
   parseForwardRequest,
   parseReactionPayload,
   type ArtifactContent,
-} from '../../../../src/core/protocol/artifacts.js';
+} from '../../../../packages/sdk/src/core/protocol/artifacts.js';
 
 const id = fc.stringMatching(/^[A-Za-z0-9-]{1,40}$/);
 const title = fc.string({ minLength: 1, maxLength: 200 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../src/core/errors/index.js';
+import { ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   CONNECTION_STATUSES,
   ConnectionStatusSchema,
   isKnownConnectionStatus,
   parseRecoverConnectionResult,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 
 describe('connection status', () => {
   it('knows ready and unreachable, keeps other values as-is', () => {

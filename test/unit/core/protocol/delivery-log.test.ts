@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../src/core/errors/index.js';
-import { parseDeliveryLogEntry, parseDeliveryLogList } from '../../../../src/core/protocol/index.js';
+import { ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import {
+  parseDeliveryLogEntry,
+  parseDeliveryLogList,
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 import { deliveredEntry } from './fixtures.js';
 
 function pathsOf(input: unknown): string[] {

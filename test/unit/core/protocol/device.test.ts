@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../src/core/errors/index.js';
-import { DeviceSchema, parseDeviceList } from '../../../../src/core/protocol/index.js';
+import { ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { DeviceSchema, parseDeviceList } from '../../../../packages/sdk/src/core/protocol/index.js';
 
 describe('devices', () => {
   it('parses a device list, keeping unknown fields', () => {

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, isServiceError, toServiceError } from '../../../../src/core/errors/index.js';
-import { ErrorResponseSchema, errorBody, i18nKeyFor } from '../../../../src/core/protocol/index.js';
+import {
+  ERROR_CODES,
+  isServiceError,
+  toServiceError,
+} from '../../../../packages/sdk/src/core/errors/index.js';
+import {
+  ErrorResponseSchema,
+  errorBody,
+  i18nKeyFor,
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 
 describe('i18nKeyFor', () => {
   it('is errors. + the lower-cased code', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { ARTIFACT_DENIED_REASONS, ValidationError } from '../../../../src/core/errors/index.js';
+import { ARTIFACT_DENIED_REASONS, ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   EVENT_TYPES,
   isEventType,
@@ -12,7 +12,7 @@ import {
   type GrantRevokedPayload,
   type OpaqueEventPayload,
   type RelationRevokedPayload,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 
 // Copied from the service interface's Events section.
 const SPEC_WEBHOOK = [

@@ -12,7 +12,7 @@ import {
   isValidationError,
   parseGrantData,
   parseGrantScope,
-} from '../../../../src/index.js';
+} from '../../../../packages/sdk/src/index.js';
 
 function scopeOutcome(input: unknown): string {
   try {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidationError } from '../../../../src/core/errors/index.js';
+import { isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   CreateGroupRequestSchema,
   GroupKeyRotatedPayloadSchema,
@@ -11,9 +11,9 @@ import {
   normalizeInviteCode,
   parseInviteCode,
   RotateGroupKeyRequestSchema,
-} from '../../../../src/core/protocol/groups.js';
-import { GroupDetailSchema } from '../../../../src/messaging/wire/groups.js';
-import { ConversationDetailSchema } from '../../../../src/messaging/wire/conversations.js';
+} from '../../../../packages/sdk/src/core/protocol/groups.js';
+import { GroupDetailSchema } from '../../../../packages/sdk/src/messaging/wire/groups.js';
+import { ConversationDetailSchema } from '../../../../packages/sdk/src/messaging/wire/conversations.js';
 
 const CANONICAL = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 const bytes8 = fc.uint8Array({ minLength: 8, maxLength: 8 });

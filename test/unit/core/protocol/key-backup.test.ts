@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../src/core/errors/index.js';
+import { ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   isFullKeyBackup,
   KeyBackupRecordSchema,
   parseKeyBackupRecord,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 import { b64, fullBackup, minimalBackup } from './fixtures.js';
 
 function issuesOf(input: unknown): string[] {

@@ -15,7 +15,7 @@ import {
   parseCapabilityManifest,
   checkManifest,
   type CapabilityManifest,
-} from '../../../../src/index.js';
+} from '../../../../packages/sdk/src/index.js';
 import { manifestOfSize, sampleManifest } from '../../../fixtures/manifests/manifests.js';
 
 function outcome(input: unknown): 'ok' | 'invalid' {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSafeObjectKey, ObjectRefSchema } from '../../../../src/core/protocol/index.js';
+import { isSafeObjectKey, ObjectRefSchema } from '../../../../packages/sdk/src/core/protocol/index.js';
 
 const ref = { type: 'r2', object_key: 'a/b/c', size: 5_000_000, content_type: 'application/octet-stream' };
 

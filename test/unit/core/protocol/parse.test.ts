@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { isValidationError, ValidationError } from '../../../../src/core/errors/index.js';
+import { isValidationError, ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   parseDeliveryLogEntry,
   parseDeliveryLogList,
@@ -14,7 +14,7 @@ import {
   parseWebhookDeliveryBody,
   parseWith,
   parseWsFrame,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 import { marker } from './fixtures.js';
 
 const PARSERS: readonly [string, (input: unknown) => unknown][] = [

@@ -5,7 +5,7 @@ import {
   isTimestampWithZone,
   isUuid,
   isUuidV7,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 import { isoMillis } from './fixtures.js';
 
 describe('isIsoUtcMillis', () => {

@@ -5,9 +5,9 @@ import {
   sealedTypeProblem,
   SYSTEM_SEALED_EVENT_TYPES,
   SYSTEM_SENDER_ID,
-} from '../../../../src/core/protocol/system-events.js';
-import { SYSTEM_EVENT_TYPES } from '../../../../src/agent/events.js';
-import { SYSTEM_SENDER_ID as SERVER_SYSTEM_SENDER_ID } from '../../../../src/server/agents/system-sender.js';
+} from '../../../../packages/sdk/src/core/protocol/system-events.js';
+import { SYSTEM_EVENT_TYPES } from '../../../../packages/sdk/src/agent/events.js';
+import { SYSTEM_SENDER_ID as SERVER_SYSTEM_SENDER_ID } from '../../../../packages/dev/src/server/agents/system-sender.js';
 
 describe('system-sealed event types: one list', () => {
   it('lists exactly what the service seals with the system sender', () => {

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../src/core/errors/index.js';
+import { ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   isReferencedDelivery,
   parseJson,
   parseWebhookDeliveryBody,
   WebhookDeliveryBodySchema,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 import { inlineBody, isoMillis, referencedBody } from './fixtures.js';
 
 function pathsOf(input: unknown): string[] {

@@ -10,7 +10,7 @@ import {
   isTerminalClose,
   WS_AUTH_ERROR_REASONS,
   WS_CLOSE_CODES,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 
 describe('WebSocket close codes', () => {
   it('classifies every named code', () => {

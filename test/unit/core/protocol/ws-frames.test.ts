@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../src/core/errors/index.js';
+import { ValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   ackFrame,
   authFrame,
@@ -10,7 +10,7 @@ import {
   WS_CONTROL_FRAME_TYPES,
   WS_EVENT_FRAME_TYPES,
   type WsControlFrame,
-} from '../../../../src/core/protocol/index.js';
+} from '../../../../packages/sdk/src/core/protocol/index.js';
 import { inlineBody, referencedBody } from './fixtures.js';
 
 const TOKEN = 'hsk_' + 'k'.repeat(40);

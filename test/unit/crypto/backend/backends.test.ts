@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isConfigurationError, utf8 } from '../../../../src/core/index.js';
+import { isConfigurationError, utf8 } from '../../../../packages/sdk/src/core/index.js';
 import {
   defaultBackend,
   defaultSyncBackend,
   requireSync,
-} from '../../../../src/crypto/backend/node-default.js';
-import { portableBackend } from '../../../../src/crypto/backend/portable.js';
-import type { AsyncPrimitives } from '../../../../src/crypto/backend/types.js';
-import { keysFromPrivate } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/backend/node-default.js';
+import { portableBackend } from '../../../../packages/sdk/src/crypto/backend/portable.js';
+import type { AsyncPrimitives } from '../../../../packages/sdk/src/crypto/backend/types.js';
+import { keysFromPrivate } from '../../../../packages/sdk/src/crypto/keys.js';
 import { hex, unhex } from '../../../fixtures/envelope/fixed-randomness.js';
 import { backends, nobleBackend, node } from '../helpers.js';
 

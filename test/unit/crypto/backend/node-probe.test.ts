@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { nodeBackend } from '../../../../src/crypto/backend/node.js';
-import { passesKnownAnswers } from '../../../../src/crypto/backend/node-probe.js';
-import type { SyncCryptoBackend } from '../../../../src/crypto/backend/types.js';
+import { nodeBackend } from '../../../../packages/sdk/src/crypto/backend/node.js';
+import { passesKnownAnswers } from '../../../../packages/sdk/src/crypto/backend/node-probe.js';
+import type { SyncCryptoBackend } from '../../../../packages/sdk/src/crypto/backend/types.js';
 
 // workerd's node:crypto (nodejs_compat) fails these; .ci/runtimes.sh checks that a
 // Worker then falls back to the portable backend.

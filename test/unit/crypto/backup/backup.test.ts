@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64 } from '../../../../src/core/encoding.js';
-import { isCryptoError, isValidationError } from '../../../../src/core/errors/index.js';
+import { fromBase64, toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { isCryptoError, isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   ARGON2_PARAMS_FLOOR,
   BACKUP_BLOB_BYTES,
@@ -9,9 +9,9 @@ import {
   createKeyBackup,
   createMinimalKeyBackup,
   restoreKeyBackup,
-} from '../../../../src/crypto/backup/index.js';
-import type { KeyBackupFull } from '../../../../src/core/protocol/key-backup.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/backup/index.js';
+import type { KeyBackupFull } from '../../../../packages/sdk/src/core/protocol/key-backup.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 import { CHEAP, PASSWORD, TEST_FLOOR, cheap, cheapRestore } from './helpers.js';
 
 const keys = generateKeys();

@@ -1,20 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64 } from '../../../../src/core/encoding.js';
-import { isCryptoError } from '../../../../src/core/errors/index.js';
+import { fromBase64, toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { isCryptoError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   isFullKeyBackup,
   parseKeyBackupRecord,
   type KeyBackupFull,
-} from '../../../../src/core/protocol/key-backup.js';
+} from '../../../../packages/sdk/src/core/protocol/key-backup.js';
 import {
   ARGON2_PARAMS_MAX,
   BACKUP_BLOB_BYTES,
   checkKeyBackupRecord,
   createKeyBackup,
   createMinimalKeyBackup,
-} from '../../../../src/crypto/backup/index.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/backup/index.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 import { PASSWORD, cheap } from './helpers.js';
 
 const record: KeyBackupFull = await createKeyBackup(generateKeys(), PASSWORD, {

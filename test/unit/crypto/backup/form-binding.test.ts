@@ -7,17 +7,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64 } from '../../../../src/core/encoding.js';
-import { isCryptoError, isValidationError } from '../../../../src/core/errors/index.js';
-import type { KeyBackupFull, KeyBackupMinimal } from '../../../../src/core/protocol/key-backup.js';
+import { fromBase64, toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { isCryptoError, isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import type {
+  KeyBackupFull,
+  KeyBackupMinimal,
+} from '../../../../packages/sdk/src/core/protocol/key-backup.js';
 import {
   BACKUP_BLOB_BYTES,
   checkKeyBackupRecord,
   createKeyBackup,
   createMinimalKeyBackup,
   restoreKeyBackup,
-} from '../../../../src/crypto/backup/index.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/backup/index.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 import { cheap, cheapRestore, PASSWORD } from './helpers.js';
 
 interface V1File {

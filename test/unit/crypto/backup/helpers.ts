@@ -1,4 +1,4 @@
-import type { Argon2Params } from '../../../../src/core/protocol/key-backup.js';
+import type { Argon2Params } from '../../../../packages/sdk/src/core/protocol/key-backup.js';
 
 /** Cheap Argon2id parameters for tests that do not test the defaults. */
 export const CHEAP: Argon2Params = { m: 64, t: 1, p: 1 };

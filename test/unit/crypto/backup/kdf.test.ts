@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isCryptoError } from '../../../../src/core/errors/index.js';
-import { deriveBackupKey } from '../../../../src/crypto/backup/kdf.js';
-import { BACKUP_KEY_ID, openPrivateKey, sealPrivateKey } from '../../../../src/crypto/backup/layout.js';
+import { isCryptoError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { deriveBackupKey } from '../../../../packages/sdk/src/crypto/backup/kdf.js';
+import {
+  BACKUP_KEY_ID,
+  openPrivateKey,
+  sealPrivateKey,
+} from '../../../../packages/sdk/src/crypto/backup/layout.js';
 import { CHEAP } from './helpers.js';
 
 const salt = new Uint8Array(32).fill(7);

@@ -1,18 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isCryptoError, isValidationError } from '../../../../src/core/errors/index.js';
-import { ARGON2_PARAM_BOUNDS, Argon2ParamsSchema } from '../../../../src/core/protocol/key-backup.js';
+import { isCryptoError, isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import {
+  ARGON2_PARAM_BOUNDS,
+  Argon2ParamsSchema,
+} from '../../../../packages/sdk/src/core/protocol/key-backup.js';
 import {
   ARGON2_PARAMS_FLOOR,
   ARGON2_PARAMS_MAX,
   DEFAULT_ARGON2_PARAMS,
   MINIMAL_FORM_ARGON2_PARAMS,
-} from '../../../../src/crypto/backup/index.js';
+} from '../../../../packages/sdk/src/crypto/backup/index.js';
 import {
   argon2ParamsAboveCeiling,
   assertArgon2Floor,
   parseArgon2Option,
-} from '../../../../src/crypto/backup/params.js';
+} from '../../../../packages/sdk/src/crypto/backup/params.js';
 
 /** True when parseArgon2Option accepts; any rejection must be a ValidationError. */
 function accepted(value: unknown): boolean {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isConfigurationError } from '../../../../src/core/errors/guards.js';
-import { nodeFs, nodePath } from '../../../../src/crypto/key-store/file-system-builtins.js';
+import { isConfigurationError } from '../../../../packages/sdk/src/core/errors/guards.js';
+import { nodeFs, nodePath } from '../../../../packages/sdk/src/crypto/key-store/file-system-builtins.js';
 
 describe('the file key store on a runtime without node:fs', () => {
   afterEach(() => vi.restoreAllMocks());

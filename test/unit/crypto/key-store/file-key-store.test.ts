@@ -3,18 +3,18 @@ import { mkdtemp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isCryptoError } from '../../../../src/core/errors/index.js';
-import { LIMITS } from '../../../../src/core/limits.js';
-import type { Logger } from '../../../../src/core/logger.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isCryptoError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
+import type { Logger } from '../../../../packages/sdk/src/core/logger.js';
 import {
   FileKeyStore,
   KeyRing,
   encodeKeyRing,
   nodeFileSystem,
   type FileKeyStoreFs,
-} from '../../../../src/crypto/key-store/index.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/key-store/index.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 
 const posix = process.platform !== 'win32';
 let root: string;

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromUtf8, toBase64, utf8 } from '../../../../src/core/encoding.js';
-import { isCryptoError } from '../../../../src/core/errors/index.js';
+import { fromUtf8, toBase64, utf8 } from '../../../../packages/sdk/src/core/encoding.js';
+import { isCryptoError } from '../../../../packages/sdk/src/core/errors/index.js';
 import {
   KEY_RING_MAX_BYTES,
   KeyRing,
   decodeKeyRing,
   decodeKeyRingFile,
   encodeKeyRing,
-} from '../../../../src/crypto/key-store/index.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/key-store/index.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const first = generateKeys();

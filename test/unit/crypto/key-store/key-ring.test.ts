@@ -1,11 +1,11 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { toBase64 } from '../../../../src/core/encoding.js';
-import { isValidationError } from '../../../../src/core/errors/index.js';
-import { LIMITS } from '../../../../src/core/limits.js';
-import { KeyRing } from '../../../../src/crypto/key-store/index.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { isValidationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
+import { KeyRing } from '../../../../packages/sdk/src/crypto/key-store/index.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');

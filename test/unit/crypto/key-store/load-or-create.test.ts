@@ -2,16 +2,16 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isCryptoError } from '../../../../src/core/errors/index.js';
-import { LIMITS } from '../../../../src/core/limits.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isCryptoError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
 import {
   FileKeyStore,
   MemoryKeyStore,
   loadOrCreateKeys,
   rotateStoredKeys,
-} from '../../../../src/crypto/key-store/index.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+} from '../../../../packages/sdk/src/crypto/key-store/index.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 
 const T0 = Date.parse('2026-02-01T00:00:00Z');
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { LIMITS } from '../../../../src/core/limits.js';
-import { KeyRing, MemoryKeyStore } from '../../../../src/crypto/key-store/index.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
+import { KeyRing, MemoryKeyStore } from '../../../../packages/sdk/src/crypto/key-store/index.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
 
 describe('MemoryKeyStore', () => {
   it('is empty, then holds a copy of what was saved, then is wiped', async () => {

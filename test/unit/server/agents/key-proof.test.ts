@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64 } from '../../../../src/core/encoding.js';
-import { generateKeys } from '../../../../src/crypto/index.js';
+import { fromBase64, toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/index.js';
 import {
   buildKeyProof,
   verifyKeyProof,
   type IssuedChallenge,
-} from '../../../../src/server/agents/key-proof.js';
+} from '../../../../packages/dev/src/server/agents/key-proof.js';
 
 function issue(agentId: string): IssuedChallenge {
   const server = generateKeys().encryption;

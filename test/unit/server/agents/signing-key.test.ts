@@ -4,16 +4,16 @@
  * `R = identity, S = 0` (node:crypto accepted it), without any secret.
  */
 import { describe, expect, it } from 'vitest';
-import { concatBytes, fromBase64, toBase64 } from '../../../../src/core/encoding.js';
-import { nodeBackend } from '../../../../src/crypto/backend/node.js';
-import { keyProofMacKey, keyProofTranscript } from '../../../../src/crypto/key-proof.js';
-import { generateKeys } from '../../../../src/crypto/keys.js';
-import { verifyKeyProof } from '../../../../src/server/agents/key-proof.js';
-import { registerKeys } from '../../../../src/server/agents/key-registration.js';
-import { createAgent } from '../../../../src/server/agents/service.js';
-import { createServerContext } from '../../../../src/server/create-context.js';
-import { isServerFailure, type ServerFailure } from '../../../../src/server/http/failure.js';
-import { refuseUnacceptableSigningKey } from '../../../../src/server/keys/signing-key.js';
+import { concatBytes, fromBase64, toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { nodeBackend } from '../../../../packages/sdk/src/crypto/backend/node.js';
+import { keyProofMacKey, keyProofTranscript } from '../../../../packages/sdk/src/crypto/key-proof.js';
+import { generateKeys } from '../../../../packages/sdk/src/crypto/keys.js';
+import { verifyKeyProof } from '../../../../packages/dev/src/server/agents/key-proof.js';
+import { registerKeys } from '../../../../packages/dev/src/server/agents/key-registration.js';
+import { createAgent } from '../../../../packages/dev/src/server/agents/service.js';
+import { createServerContext } from '../../../../packages/dev/src/server/create-context.js';
+import { isServerFailure, type ServerFailure } from '../../../../packages/dev/src/server/http/failure.js';
+import { refuseUnacceptableSigningKey } from '../../../../packages/dev/src/server/keys/signing-key.js';
 
 const node = nodeBackend()!;
 const IDENTITY = Uint8Array.of(1, ...new Uint8Array(31));

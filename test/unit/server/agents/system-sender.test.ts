@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { toBase64 } from '../../../../src/core/encoding.js';
-import { generateKeys, open } from '../../../../src/crypto/index.js';
-import { createSystemSender } from '../../../../src/server/agents/system-sender.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { generateKeys, open } from '../../../../packages/sdk/src/crypto/index.js';
+import { createSystemSender } from '../../../../packages/dev/src/server/agents/system-sender.js';
 
 describe('the system sender', () => {
   it('seals v1.1 envelopes that bind the event type it delivers them as', () => {

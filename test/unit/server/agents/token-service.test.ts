@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { AGENT_TOKEN_PATTERN } from '../../../../src/core/protocol/agent-token.js';
-import { createAgentTokenService } from '../../../../src/server/agents/token-service.js';
-import type { AgentRecord } from '../../../../src/server/store/agent-types.js';
-import { createMemoryAgentStore } from '../../../../src/server/store/memory-agents.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { AGENT_TOKEN_PATTERN } from '../../../../packages/sdk/src/core/protocol/agent-token.js';
+import { createAgentTokenService } from '../../../../packages/dev/src/server/agents/token-service.js';
+import type { AgentRecord } from '../../../../packages/dev/src/server/store/agent-types.js';
+import { createMemoryAgentStore } from '../../../../packages/dev/src/server/store/memory-agents.js';
 
 async function setup() {
   const clock = new ManualClock(0);

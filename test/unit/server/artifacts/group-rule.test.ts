@@ -5,7 +5,7 @@
  * the group case is proven end to end in test/integration/groups/group-features.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { immediateDenial } from '../../../../src/server/artifacts/service.js';
+import { immediateDenial } from '../../../../packages/dev/src/server/artifacts/service.js';
 
 describe('tool_not_supported_in_group', () => {
   it('denies a tool request among more than one human, nothing else', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isConfigurationError } from '../../../../src/core/errors/index.js';
-import { createAccessTokenService } from '../../../../src/server/auth/access-token.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isConfigurationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { createAccessTokenService } from '../../../../packages/dev/src/server/auth/access-token.js';
 
 const subject = { userId: 'u-1', deviceId: 'd-1', sessionId: 's-1' };
 

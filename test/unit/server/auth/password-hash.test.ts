@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isConfigurationError } from '../../../../src/core/errors/index.js';
-import { createPasswordHasher, DEFAULT_PASSWORD_HASHING } from '../../../../src/server/auth/password-hash.js';
+import { isConfigurationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import {
+  createPasswordHasher,
+  DEFAULT_PASSWORD_HASHING,
+} from '../../../../packages/dev/src/server/auth/password-hash.js';
 
 const fast = createPasswordHasher({ logN: 10, parallelization: 1 });
 

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isConfigurationError } from '../../../../src/core/errors/index.js';
-import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../../src/core/limits.js';
-import { DeliveryLogEntrySchema } from '../../../../src/core/protocol/delivery-log.js';
-import { parseWsFrame } from '../../../../src/core/protocol/ws-frames.js';
-import { createDeliveryEngine, type ReferenceDeliveryEngine } from '../../../../src/server/delivery/index.js';
-import type { OutboundEvent } from '../../../../src/server/delivery/types.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isConfigurationError } from '../../../../packages/sdk/src/core/errors/index.js';
+import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../../packages/sdk/src/core/limits.js';
+import { DeliveryLogEntrySchema } from '../../../../packages/sdk/src/core/protocol/delivery-log.js';
+import { parseWsFrame } from '../../../../packages/sdk/src/core/protocol/ws-frames.js';
+import {
+  createDeliveryEngine,
+  type ReferenceDeliveryEngine,
+} from '../../../../packages/dev/src/server/delivery/index.js';
+import type { OutboundEvent } from '../../../../packages/dev/src/server/delivery/types.js';
 import { event, FakeSender, FakeTarget, SECRET, status } from './fakes.js';
 
 const A1 = '0195523b-0000-4000-8000-000000000001';

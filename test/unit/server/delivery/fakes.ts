@@ -2,12 +2,12 @@
  * Fakes for the delivery engine's unit tests: a scripted in-memory sender and
  * a target whose modes and sockets the test controls.
  */
-import type { OutboundEvent } from '../../../../src/server/delivery/types.js';
+import type { OutboundEvent } from '../../../../packages/dev/src/server/delivery/types.js';
 import type {
   WebhookSendRequest,
   WebhookSendResult,
   WebhookSender,
-} from '../../../../src/server/delivery/webhook-sender.js';
+} from '../../../../packages/dev/src/server/delivery/webhook-sender.js';
 
 /** A recorded send. */
 export interface FakeSend {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSafeObjectKey } from '../../../../src/core/protocol/object-ref.js';
-import { isUuidV7 } from '../../../../src/core/protocol/primitives.js';
-import { newObjectKey, uuidV7 } from '../../../../src/server/delivery/ids.js';
+import { isSafeObjectKey } from '../../../../packages/sdk/src/core/protocol/object-ref.js';
+import { isUuidV7 } from '../../../../packages/sdk/src/core/protocol/primitives.js';
+import { newObjectKey, uuidV7 } from '../../../../packages/dev/src/server/delivery/ids.js';
 
 describe('uuidV7', () => {
   it('is a UUID v7 carrying the given millisecond time (property)', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { DeliveryLogEntrySchema } from '../../../../src/core/protocol/delivery-log.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { DeliveryLogEntrySchema } from '../../../../packages/sdk/src/core/protocol/delivery-log.js';
 import {
   DeliveryLogBook,
   MAX_LOG_ENTRIES_PER_AGENT,
   type LogInput,
-} from '../../../../src/server/delivery/logs.js';
-import { uuidV7 } from '../../../../src/server/delivery/ids.js';
+} from '../../../../packages/dev/src/server/delivery/logs.js';
+import { uuidV7 } from '../../../../packages/dev/src/server/delivery/ids.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const DAY = 86_400_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Fifo } from '../../../../src/server/delivery/queue.js';
+import { Fifo } from '../../../../packages/dev/src/server/delivery/queue.js';
 
 describe('Fifo', () => {
   it('behaves like an array used as a queue (property)', () => {

@@ -5,9 +5,9 @@
  * on the retry schedule, Retry-After).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../../src/core/limits.js';
-import { createDeliveryEngine } from '../../../../src/server/delivery/index.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../../packages/sdk/src/core/limits.js';
+import { createDeliveryEngine } from '../../../../packages/dev/src/server/delivery/index.js';
 import { event, FakeSender, FakeTarget, SECRET, status } from './fakes.js';
 
 const A1 = '0195523b-0000-4000-8000-000000000001';

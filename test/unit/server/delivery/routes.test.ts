@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isServerFailure, type ServerFailure } from '../../../../src/server/http/failure.js';
-import { DELIVERY_LOGS_LIMIT, parseLogsLimit } from '../../../../src/server/delivery/routes.js';
+import { isServerFailure, type ServerFailure } from '../../../../packages/dev/src/server/http/failure.js';
+import { DELIVERY_LOGS_LIMIT, parseLogsLimit } from '../../../../packages/dev/src/server/delivery/routes.js';
 
 function failureOf(query: string): ServerFailure {
   try {

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../../src/core/limits.js';
+import { WEBHOOK_RETRY_SCHEDULE_MS } from '../../../../packages/sdk/src/core/limits.js';
 import {
   classifyResponse,
   nextRetryDelayMs,
   parseRetryAfter,
   RETRY_AFTER_BOUNDS_MS,
   statusClass,
-} from '../../../../src/server/delivery/schedule.js';
+} from '../../../../packages/dev/src/server/delivery/schedule.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { createDeliveryEngine, type ReferenceDeliveryEngine } from '../../../../src/server/delivery/index.js';
-import type { WsAckOptions, WsSession } from '../../../../src/server/delivery/types.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import {
+  createDeliveryEngine,
+  type ReferenceDeliveryEngine,
+} from '../../../../packages/dev/src/server/delivery/index.js';
+import type { WsAckOptions, WsSession } from '../../../../packages/dev/src/server/delivery/types.js';
 import { event, FakeSender, FakeTarget, SECRET } from './fakes.js';
 
 const A1 = '0195523b-0000-4000-8000-000000000001';

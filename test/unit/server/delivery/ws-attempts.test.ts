@@ -4,10 +4,10 @@
  * latency), and the engine's observer hears every change.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { createDeliveryEngine } from '../../../../src/server/delivery/index.js';
-import type { DeliveryObservation } from '../../../../src/server/delivery/observer.js';
-import type { WsSession } from '../../../../src/server/delivery/types.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { createDeliveryEngine } from '../../../../packages/dev/src/server/delivery/index.js';
+import type { DeliveryObservation } from '../../../../packages/dev/src/server/delivery/observer.js';
+import type { WsSession } from '../../../../packages/dev/src/server/delivery/types.js';
 import { event, FakeSender, FakeTarget } from './fakes.js';
 
 const A1 = '0195523b-0000-4000-8000-000000000001';

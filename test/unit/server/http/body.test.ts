@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonBody } from '../../../../src/server/http/body.js';
-import { isServerFailure } from '../../../../src/server/http/failure.js';
-import type { ServerRequest } from '../../../../src/server/http/types.js';
+import { decodeJsonBody } from '../../../../packages/dev/src/server/http/body.js';
+import { isServerFailure } from '../../../../packages/dev/src/server/http/failure.js';
+import type { ServerRequest } from '../../../../packages/dev/src/server/http/types.js';
 
 const req = (body: Uint8Array, contentType?: string, tooLarge = false): ServerRequest => ({
   method: 'POST',

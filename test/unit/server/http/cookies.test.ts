@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clearedRefreshCookie, readCookie, refreshCookie } from '../../../../src/server/http/cookies.js';
+import {
+  clearedRefreshCookie,
+  readCookie,
+  refreshCookie,
+} from '../../../../packages/dev/src/server/http/cookies.js';
 
 describe('refresh cookie', () => {
   it('has exactly the attributes of the service interface', () => {

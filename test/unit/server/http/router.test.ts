@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ok } from '../../../../src/server/http/respond.js';
-import { defineRoute, Router } from '../../../../src/server/http/router.js';
+import { ok } from '../../../../packages/dev/src/server/http/respond.js';
+import { defineRoute, Router } from '../../../../packages/dev/src/server/http/router.js';
 
 const route = (method: 'GET' | 'POST' | 'DELETE', path: string) =>
   defineRoute({ method, path, auth: 'none', handler: () => ok({ path }) });

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { isServerFailure, type ServerFailure } from '../../../../src/server/http/failure.js';
-import { boundedText, graphemeCount, parseBody } from '../../../../src/server/http/validation.js';
+import { isServerFailure, type ServerFailure } from '../../../../packages/dev/src/server/http/failure.js';
+import {
+  boundedText,
+  graphemeCount,
+  parseBody,
+} from '../../../../packages/dev/src/server/http/validation.js';
 
 function failureOf(fn: () => unknown): ServerFailure {
   try {

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isServerFailure } from '../../../../src/server/http/failure.js';
-import { RATE_LIMIT_RULES, RateLimiter, RateLimits } from '../../../../src/server/limits/rate-limiter.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isServerFailure } from '../../../../packages/dev/src/server/http/failure.js';
+import {
+  RATE_LIMIT_RULES,
+  RateLimiter,
+  RateLimits,
+} from '../../../../packages/dev/src/server/limits/rate-limiter.js';
 
 const rule = { limit: 5, windowMs: 1_000, code: 'MESSAGE_RATE_LIMITED', what: 'messages' } as const;
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toBase64 } from '../../../../src/core/encoding.js';
-import { generateKeys, seal } from '../../../../src/crypto/index.js';
-import { isServerFailure } from '../../../../src/server/http/failure.js';
-import { checkEnvelope } from '../../../../src/server/messages/envelope-check.js';
+import { toBase64 } from '../../../../packages/sdk/src/core/encoding.js';
+import { generateKeys, seal } from '../../../../packages/sdk/src/crypto/index.js';
+import { isServerFailure } from '../../../../packages/dev/src/server/http/failure.js';
+import { checkEnvelope } from '../../../../packages/dev/src/server/messages/envelope-check.js';
 
 const user = { id: 'user-1', keys: generateKeys() };
 const agent = { id: 'agent-1', keys: generateKeys() };

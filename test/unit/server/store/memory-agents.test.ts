@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AgentRecord } from '../../../../src/server/store/agent-types.js';
+import type { AgentRecord } from '../../../../packages/dev/src/server/store/agent-types.js';
 import {
   createMemoryAgentStore,
   createMemoryConversationStore,
   createMemoryMessageStore,
-} from '../../../../src/server/store/memory-agents.js';
+} from '../../../../packages/dev/src/server/store/memory-agents.js';
 
 const agent = (agentId: string, ownerId: string): AgentRecord => ({
   agentId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryDeviceStore } from '../../../../src/server/store/memory-devices.js';
+import { createMemoryDeviceStore } from '../../../../packages/dev/src/server/store/memory-devices.js';
 
 const DAY = 86_400_000;
 const signIn = (deviceId: string, name: string, nowMs = 0, hash = `h-${deviceId}-${nowMs}`) => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryUserStore } from '../../../../src/server/store/memory-users.js';
-import { createMemoryCodeStore } from '../../../../src/server/store/memory-misc.js';
+import { createMemoryUserStore } from '../../../../packages/dev/src/server/store/memory-users.js';
+import { createMemoryCodeStore } from '../../../../packages/dev/src/server/store/memory-misc.js';
 
 const policy = { maxFailures: 5, lockMs: 900_000 };
 const newUser = (email: string) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import type { UserPrincipal } from '../../../../src/server/http/types.js';
-import { WsHub, type AuthOutcome } from '../../../../src/server/ws/hub.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import type { UserPrincipal } from '../../../../packages/dev/src/server/http/types.js';
+import { WsHub, type AuthOutcome } from '../../../../packages/dev/src/server/ws/hub.js';
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
 const principal: UserPrincipal = { kind: 'user', userId: 'u', deviceId: 'd', sessionId: 's', expiresAtMs: 0 };

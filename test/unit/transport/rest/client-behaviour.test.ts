@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isAmsError, isConfigurationError } from '../../../../src/core/errors/guards.js';
-import { createRestClient, type RestClientOptions } from '../../../../src/transport/rest/index.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isAmsError, isConfigurationError } from '../../../../packages/sdk/src/core/errors/guards.js';
+import {
+  createRestClient,
+  type RestClientOptions,
+} from '../../../../packages/sdk/src/transport/rest/index.js';
 import {
   errorBody,
   fakeSleep,

@@ -1,19 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
 import {
   isRateLimitError,
   isServiceError,
   isTimeoutError,
   isTransportError,
   isValidationError,
-} from '../../../../src/core/errors/guards.js';
+} from '../../../../packages/sdk/src/core/errors/guards.js';
 import {
   createRestClient,
   type RateLimitedInfo,
   type RestClientOptions,
   type RetryInfo,
-} from '../../../../src/transport/rest/index.js';
+} from '../../../../packages/sdk/src/transport/rest/index.js';
 import {
   connectionReset,
   errorBody,

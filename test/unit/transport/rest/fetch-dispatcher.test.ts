@@ -2,9 +2,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAmsError } from '../../../../src/core/errors/guards.js';
-import { createFetchDispatcher, usableDispatcher } from '../../../../src/transport/rest/fetch-dispatcher.js';
-import { createRestClient } from '../../../../src/transport/rest/index.js';
+import { isAmsError } from '../../../../packages/sdk/src/core/errors/guards.js';
+import {
+  createFetchDispatcher,
+  usableDispatcher,
+} from '../../../../packages/sdk/src/transport/rest/fetch-dispatcher.js';
+import { createRestClient } from '../../../../packages/sdk/src/transport/rest/index.js';
 
 // The fallback the REST client uses on Bun (whose `undici` has no working Agent),
 // checked here on Node's fetch against a real HTTP server; .ci/runtimes.sh runs an

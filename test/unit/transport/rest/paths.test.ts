@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isConfigurationError, isValidationError } from '../../../../src/core/errors/guards.js';
-import { objectKeyPath, pathSegment } from '../../../../src/transport/rest/index.js';
-import { targetOf } from '../../../../src/transport/rest/paths.js';
+import { isConfigurationError, isValidationError } from '../../../../packages/sdk/src/core/errors/guards.js';
+import { objectKeyPath, pathSegment } from '../../../../packages/sdk/src/transport/rest/index.js';
+import { targetOf } from '../../../../packages/sdk/src/transport/rest/paths.js';
 
 const base = new URL('https://api.test/prefix/');
 

@@ -1,12 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RateLimitError } from '../../../../src/core/errors/rate-limit-error.js';
-import { ServiceError } from '../../../../src/core/errors/service-error.js';
-import { TimeoutError } from '../../../../src/core/errors/timeout-error.js';
-import { TransportError } from '../../../../src/core/errors/transport-error.js';
-import { ValidationError } from '../../../../src/core/errors/validation-error.js';
-import { fullJitterDelay, isIdempotentMethod, retryReasonOf } from '../../../../src/transport/rest/index.js';
-import { retryDelayFor } from '../../../../src/transport/rest/retry.js';
+import { RateLimitError } from '../../../../packages/sdk/src/core/errors/rate-limit-error.js';
+import { ServiceError } from '../../../../packages/sdk/src/core/errors/service-error.js';
+import { TimeoutError } from '../../../../packages/sdk/src/core/errors/timeout-error.js';
+import { TransportError } from '../../../../packages/sdk/src/core/errors/transport-error.js';
+import { ValidationError } from '../../../../packages/sdk/src/core/errors/validation-error.js';
+import {
+  fullJitterDelay,
+  isIdempotentMethod,
+  retryReasonOf,
+} from '../../../../packages/sdk/src/transport/rest/index.js';
+import { retryDelayFor } from '../../../../packages/sdk/src/transport/rest/retry.js';
 
 const service = (code: string, status: number): ServiceError =>
   new ServiceError({ code, status, message: code });
@@ -105,8 +109,8 @@ describe('isIdempotentMethod', () => {
 
 describe('clockSleep', () => {
   it('on the system clock, a wait keeps the process alive (a ref’d timer) and can be aborted', async () => {
-    const { clockSleep } = await import('../../../../src/transport/rest/index.js');
-    const { systemClock } = await import('../../../../src/core/clock.js');
+    const { clockSleep } = await import('../../../../packages/sdk/src/transport/rest/index.js');
+    const { systemClock } = await import('../../../../packages/sdk/src/core/clock.js');
     const timeouts = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timeouts();
     const controller = new AbortController();
@@ -118,8 +122,8 @@ describe('clockSleep', () => {
   });
 
   it('on a manual clock, it waits for virtual time', async () => {
-    const { clockSleep } = await import('../../../../src/transport/rest/index.js');
-    const { ManualClock } = await import('../../../../src/core/clock.js');
+    const { clockSleep } = await import('../../../../packages/sdk/src/transport/rest/index.js');
+    const { ManualClock } = await import('../../../../packages/sdk/src/core/clock.js');
     const clock = new ManualClock(0);
     let done = false;
     const waiting = clockSleep(clock)(500).then(() => (done = true));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createBackoff } from '../../../../src/transport/ws/index.js';
+import { createBackoff } from '../../../../packages/sdk/src/transport/ws/index.js';
 
 describe('backoff', () => {
   it('draws each delay in [0, min(cap, base·2^(n-1))] (property)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectionEnd } from '../../../../src/transport/ws/index.js';
-import { decide, fatalError } from '../../../../src/transport/ws/decide.js';
+import type { ConnectionEnd } from '../../../../packages/sdk/src/transport/ws/index.js';
+import { decide, fatalError } from '../../../../packages/sdk/src/transport/ws/decide.js';
 
 const end = (patch: Partial<ConnectionEnd>): ConnectionEnd => ({
   code: 1000,

@@ -1,9 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isAmsError } from '../../../../src/core/errors/guards.js';
-import { ServiceError } from '../../../../src/core/errors/service-error.js';
-import { createWsDispatcher, type WsDispatcherOptions } from '../../../../src/transport/ws/index.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isAmsError } from '../../../../packages/sdk/src/core/errors/guards.js';
+import { ServiceError } from '../../../../packages/sdk/src/core/errors/service-error.js';
+import {
+  createWsDispatcher,
+  type WsDispatcherOptions,
+} from '../../../../packages/sdk/src/transport/ws/index.js';
 import { fakeSocketClass, type FakeSocketOptions } from '../../../helpers/transport-fake-socket.js';
 
 const TOKEN = 'hsk_' + 'Fk3e'.repeat(10);

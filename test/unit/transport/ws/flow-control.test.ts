@@ -3,14 +3,14 @@
  * socket that has `pause()` / `resume()` like `ws`, and the heartbeat's
  * suspension while paused.
  */
-import { DEFAULT_HEARTBEAT } from '../../../../src/transport/ws/heartbeat.js';
+import { DEFAULT_HEARTBEAT } from '../../../../packages/sdk/src/transport/ws/heartbeat.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
 import {
   createWsDispatcher,
   type WebSocketConstructor,
   type WebSocketLike,
-} from '../../../../src/transport/ws/index.js';
+} from '../../../../packages/sdk/src/transport/ws/index.js';
 import { fakeSocketClass, type FakeSocket } from '../../../helpers/transport-fake-socket.js';
 
 const TOKEN = 'hsk_' + 'Fk3e'.repeat(10);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { createHeartbeat } from '../../../../src/transport/ws/index.js';
-import { resolveHeartbeat } from '../../../../src/transport/ws/heartbeat.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { createHeartbeat } from '../../../../packages/sdk/src/transport/ws/index.js';
+import { resolveHeartbeat } from '../../../../packages/sdk/src/transport/ws/heartbeat.js';
 
 function setup(ping = true): {
   clock: ManualClock;

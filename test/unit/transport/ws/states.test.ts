@@ -4,8 +4,8 @@ import {
   isFinalState,
   WS_STATES,
   WS_TRANSITIONS,
-} from '../../../../src/transport/ws/index.js';
-import { createStateMachine } from '../../../../src/transport/ws/states.js';
+} from '../../../../packages/sdk/src/transport/ws/index.js';
+import { createStateMachine } from '../../../../packages/sdk/src/transport/ws/states.js';
 
 describe('state machine', () => {
   it('has an explicit table over every state; closed and fatal are final', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createFetchHandler } from '../../../../src/webhook/fetch.js';
-import { createWebhookReceiver } from '../../../../src/webhook/index.js';
+import { createFetchHandler } from '../../../../packages/sdk/src/webhook/fetch.js';
+import { createWebhookReceiver } from '../../../../packages/sdk/src/webhook/index.js';
 import { SECRET } from '../../../fixtures/webhook/deliveries.js';
 
 const MB = 1024 * 1024;

@@ -4,7 +4,7 @@ import {
   DISCARD_MAX_BYTES,
   readNodeStream,
   type RawBodyResult,
-} from '../../../../src/webhook/adapters/node-body.js';
+} from '../../../../packages/sdk/src/webhook/adapters/node-body.js';
 
 function request(headers: Record<string, string> = {}): PassThrough & { headers: Record<string, string> } {
   return Object.assign(new PassThrough(), { headers });

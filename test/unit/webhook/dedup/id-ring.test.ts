@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EntryState, IdRing } from '../../../../src/webhook/dedup/id-ring.js';
-import { idToWords } from '../../../../src/webhook/dedup/id-words.js';
+import { EntryState, IdRing } from '../../../../packages/sdk/src/webhook/dedup/id-ring.js';
+import { idToWords } from '../../../../packages/sdk/src/webhook/dedup/id-words.js';
 
 function words(id: string): Uint32Array {
   const w = new Uint32Array(4);

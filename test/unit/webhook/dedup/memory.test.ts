@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { LIMITS } from '../../../../src/core/limits.js';
-import { createMemoryDedupStore, type DedupClaimResult } from '../../../../src/webhook/index.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
+import { createMemoryDedupStore, type DedupClaimResult } from '../../../../packages/sdk/src/webhook/index.js';
 
 const DAY = LIMITS.WEBHOOK_DEDUP_WINDOW_MS;
 const LEASE = 60_000;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isTimeoutError } from '../../../../src/core/errors/guards.js';
-import { TimeoutError } from '../../../../src/core/errors/timeout-error.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import { isTimeoutError } from '../../../../packages/sdk/src/core/errors/guards.js';
+import { TimeoutError } from '../../../../packages/sdk/src/core/errors/timeout-error.js';
 import {
   createRedisDedupStore,
   DEFAULT_REDIS_OPERATION_TIMEOUT_MS,
   type RedisClientLike,
-} from '../../../../src/webhook/redis.js';
+} from '../../../../packages/sdk/src/webhook/redis.js';
 
 /** One command the fake client received, answered when the test says so. */
 interface Call {

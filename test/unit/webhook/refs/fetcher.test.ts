@@ -1,9 +1,13 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { isRateLimitError, isServiceError, isTransportError } from '../../../../src/core/errors/guards.js';
-import { createRefFetcher, type WebhookRef } from '../../../../src/webhook/index.js';
+import { ManualClock } from '../../../../packages/sdk/src/core/clock.js';
+import {
+  isRateLimitError,
+  isServiceError,
+  isTransportError,
+} from '../../../../packages/sdk/src/core/errors/guards.js';
+import { createRefFetcher, type WebhookRef } from '../../../../packages/sdk/src/webhook/index.js';
 
 const BASE = 'https://service.test';
 const TOKEN = 'hsk_' + 'A1b2'.repeat(10);

@@ -1,0 +1,112 @@
+/**
+ * The parts a test world is built from: a signed-up user, a webhook
+ * receiver on 127.0.0.1, and a real-time poll with a time limit.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UserClient } from 'agent-messaging-sdk';
+import { systemClock, type Clock } from 'agent-messaging-sdk/protocol';
+import type { ReferenceServer } from '../server/index.js';
+import { DEFAULT_TEST_WORLD_OPTIONS } from './test-world-options.js';
+
+/** An error of the test world: a wait that ran out of time, or a failed assertion. */
+export class TestWorldError extends Error {
+  override readonly name = 'TestWorldError';
+}
+
+/** Test-only passwords of the simulated user (never real secrets). */
+const ACCOUNT_PASSWORD = 'world-account-password';
+const PROTECTION_PASSWORD = 'world-protection-password';
+
+/** Signs a new user up through the real flow: send-code, register, keys, key backup. */
+export async function signUpUser(server: ReferenceServer, displayName: string): Promise<UserClient> {
+  const client = new UserClient({ baseUrl: server.url, keyBackup: DEFAULT_TEST_WORLD_OPTIONS.keyBackup });
+  const email = `user-${randomUUID()}@example.test`;
+  await client.sendCode({ email, scene: 'register', turnstileToken: 'test-world' });
+  const code = server.control.latestCode(email, 'register');
+  if (code === undefined) throw new TestWorldError('The reference server sent no verification code.');
+  await client.register({
+    email,
+    code,
+    accountPassword: ACCOUNT_PASSWORD,
+    displayName,
+    deviceLocale: 'en-GB',
+    turnstileToken: 'test-world',
+    protectionPassword: PROTECTION_PASSWORD,
+  });
+  return client;
+}
+
+/** A node:http listener, e.g. `agent.webhookHandler()`. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** An HTTP server on 127.0.0.1 (free port) that hands requests to a handler set later. */
+export interface WebhookHost {
+  readonly url: string;
+  use(listener: NodeListener): void;
+  close(): Promise<void>;
+}
+
+/** Starts a {@link WebhookHost}; until a handler is set it answers 503 (the service retries). */
+export async function startWebhookHost(): Promise<WebhookHost> {
+  let listener: NodeListener | undefined;
+  const http = createServer((req, res) => {
+    if (listener === undefined) {
+      res.writeHead(503).end();
+      return;
+    }
+    void listener(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/webhook`,
+    use: (next) => void (listener = next),
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * The agent's clock in a world: the service's (virtual) time for `now()`,
+ * so webhook timestamps, de-duplication windows and key grace agree with
+ * the server after `advanceTime`; timers on real time, so reconnects,
+ * retries and time limits still fire.
+ */
+export function worldClock(server: ReferenceServer): Clock {
+  if (server.virtualClock === undefined) return systemClock;
+  return {
+    now: () => server.clock.now(),
+    setTimeout: (fn, ms, options) => systemClock.setTimeout(fn, ms, options),
+    clearTimeout: (handle) => systemClock.clearTimeout(handle),
+  };
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Calls `check` until it returns a value other than undefined, on real time.
+ *
+ * @throws {@link TestWorldError} after `timeoutMs`, naming `what`.
+ */
+export async function pollUntil<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs: number,
+  intervalMs = 5,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline)
+      throw new TestWorldError(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
+    await pause(intervalMs);
+  }
+}

@@ -144,7 +144,9 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
       ...(options.retry === undefined ? {} : { retry: options.retry }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      rateLimits: false,
+      // The service limits a user's uploads and object fetches (5 per second each) but not
+      // the user's messages: uploads and fetches queue as the Agent's do (issue #28).
+      rateLimits: { messages: false },
     });
     this.#api = createUserApi(this.#rest);
     this.files = new FileTransfer({ rest: () => this.#rest, send: (c, p) => this.send(c, p) });

@@ -115,6 +115,8 @@ export class Agent {
   readonly #warned = new Set<string>();
   #token: string;
   #state: AgentState = 'idle';
+  /** The code of the error that stopped the agent for good (`fatal`), if any. */
+  #fatalCode: string | undefined;
   #ring: KeyRing | undefined;
   #keys: Promise<KeyRing> | undefined;
   #connecting: Promise<void> | undefined;
@@ -410,9 +412,15 @@ export class Agent {
    * Moves the agent onto a regenerated token: REST calls and later
    * WebSocket connections use it, an open WebSocket is renewed in place
    * (`auth.renew`), and the key lifecycle rotates to a new key pair (the old
-   * one keeps opening messages until the service's grace ends).
+   * one keeps opening messages until the service's grace ends). An agent
+   * that stopped for good because its token became invalid (an emergency
+   * regeneration, a revoked token: `fatal` with `AGENT_TOKEN_INVALID`) starts
+   * again with the new token: keys, then a new connection; resolves once
+   * connected. An agent stopped for another reason (suspended, banned) stays
+   * stopped.
    *
-   * @throws {@link ConfigurationError} for a malformed token; errors of the key lifecycle.
+   * @throws {@link ConfigurationError} for a malformed token; errors of the key lifecycle and of
+   *   connecting again.
    */
   async renewToken(token: string): Promise<void> {
     if (!isAgentToken(token)) {
@@ -422,6 +430,16 @@ export class Agent {
       });
     }
     this.#token = token;
+    if (this.#state === 'fatal' && this.#fatalCode === 'AGENT_TOKEN_INVALID') {
+      // The stopped dispatcher is not reused: a new one connects with the new token.
+      const stopped = this.#ws;
+      [this.#ws, this.#flow, this.#connecting, this.#keys] = [undefined, undefined, undefined, undefined];
+      this.#fatalCode = undefined;
+      this.#state = 'idle';
+      await stopped?.close();
+      await this.connect();
+      return;
+    }
     if (this.#ws?.state === 'open') {
       try {
         this.#ws.renew(token);
@@ -507,6 +525,7 @@ export class Agent {
   #fatal(error: AmsError, info: FatalInfo | undefined): void {
     if (this.#state === 'fatal' || this.#state === 'closed') return;
     this.#state = 'fatal';
+    this.#fatalCode = error.code;
     this.#unwatchSignals();
     const listened = this.#emitter.listenerCount('fatal') > 0;
     reportFatal({ error, info, logger: this.#o.logger, listened, host: this.#host });

@@ -3,6 +3,7 @@
  * the bundle JSON and the sealed-bundle framing, with fast-check properties
  * over arbitrary input (they throw ValidationError or CryptoError only).
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -190,6 +191,19 @@ describe('migration crypto', () => {
     ).toBe(true);
     expect(await commitmentOf(node, old.publicKey)).toEqual(
       await commitmentOf(portableBackend, old.publicKey),
+    );
+  });
+
+  it('the string is 64 bits of SHA-256(label ‖ T) mod 10⁶, on either backend', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 32, maxLength: 32 }), async (t) => {
+        const h = createHash('sha256').update('ams/migration/v2/verification').update(t).digest();
+        const expected = String(h.readBigUInt64BE(0) % 1_000_000n).padStart(6, '0');
+        const shown = `${expected.slice(0, 3)} ${expected.slice(3)}`;
+        expect(await verificationOf(node, t)).toBe(shown);
+        expect(await verificationOf(portableBackend, t)).toBe(shown);
+      }),
+      { numRuns: 50 },
     );
   });
 

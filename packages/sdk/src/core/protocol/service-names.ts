@@ -460,7 +460,7 @@ export const MIGRATION_ROUTES = {
     method: 'POST',
     path: '/migrations/:id/bundle',
     auth: 'user',
-    summary: 'The old device posts the bundle sealed to the session key.',
+    summary: 'The old device posts the bundle sealed to the session key and the account key.',
   },
   closeMigration: {
     method: 'DELETE',

@@ -97,6 +97,7 @@ export {
   MIGRATION_COMMIT_LABEL,
   MIGRATION_SESSION_TTL_MS,
   MigrationBundleBodySchema,
+  MigrationKeyBodySchema,
   type MigrationState,
   normalizeMigrationCode,
   RevealMigrationKeyBodySchema,

@@ -36,7 +36,9 @@ const SPAWNS = Number(process.env['BENCH_PACKAGE_SPAWNS'] ?? 15);
 const TARGETS = { entry: './webhook', importMs: 15, bytes: 50 * 1024 } as const;
 /** grammY's main entry, as `import 'grammy'` resolves it on Node (a CommonJS file). */
 const GRAMMY = createRequire(import.meta.url).resolve('grammy');
-const GRAMMY_VERSION = (createRequire(import.meta.url)('grammy/package.json') as { version: string }).version;
+const GRAMMY_VERSION = (
+  JSON.parse(readFileSync(join(dirname(GRAMMY), '..', 'package.json'), 'utf8')) as { version: string }
+).version; // grammy/out/mod.js; its exports do not include ./package.json
 
 interface Closure {
   readonly staticFiles: Set<string>;

@@ -35,7 +35,7 @@ describe('KeyPins', () => {
     expect((await pins.pinned('a1'))?.current.encryption).toBe(toBase64(k.encryption));
   });
 
-  it("under 'warn' reports a change once, with fingerprints, and re-pins", async () => {
+  it("under 'warn' reports a change once, with fingerprints, re-pins, and kills the old generation", async () => {
     const events: KeyChangedEvent[] = [];
     const pins = new KeyPins({ onKeyChanged: (e) => events.push(e) });
     const [k1, k2] = [gen(), gen()];
@@ -47,7 +47,8 @@ describe('KeyPins', () => {
     expect(events[0]!.fingerprints.previous).toBe(fingerprint({ id: 'a1', ...k1 }));
     expect(events[0]!.fingerprints.current).toBe(fingerprint({ id: 'a1', ...k2 }));
     expect(events[0]!.policy).toBe('warn');
-    expect(out.retired.map((r) => r.encryption)).toEqual([k1.encryption]);
+    // No statement vouches for k2: the old generation is dead, not retired (not wrapped to, not a signer).
+    expect(out.retired).toEqual([]);
   });
 
   it("under 'block' refuses with KEY_CHANGED until confirmKey", async () => {

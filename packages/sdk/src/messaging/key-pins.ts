@@ -116,6 +116,8 @@ const MAX_RETIRED = 16;
 const MAX_DEAD = 64;
 /** Statements followed at most in one chain. */
 const MAX_CHAIN = 16;
+/** Refused keys (each reported once) and records kept in memory; forgotten all at once beyond this. */
+const MAX_REPORTED = 10_000;
 
 /** An in-memory {@link KeyPinStore}. */
 export class MemoryKeyPinStore implements KeyPinStore {
@@ -179,8 +181,10 @@ export class KeyPins {
   readonly #onRefused: ((event: KeyRefusedEvent) => void) | undefined;
   /** Changes refused under `'block'`, waiting for `confirmKey`. */
   readonly #pending = new Map<string, { keys: PinnedKeys; generation: number | null }>();
-  /** `peerId key_id` already reported as refused. */
+  /** `peerId key` already reported as refused. */
   readonly #reported = new Set<string>();
+  /** Records read or written by this instance (validated once, not on every look-up). */
+  readonly #records = new Map<string, PinRecord>();
 
   constructor(options: KeyPinsOptions = {}) {
     this.policy = options.policy ?? 'warn';
@@ -192,7 +196,21 @@ export class KeyPins {
 
   /** The pin of a peer, if any. @throws {@link CryptoError} `KEY_STORE_CORRUPT` for a malformed stored record. */
   async pinned(peerId: string): Promise<PinRecord | undefined> {
-    return parsePinRecord(peerId, await this.#store.get(peerId));
+    const known = this.#records.get(peerId);
+    if (known !== undefined) return known;
+    const record = parsePinRecord(peerId, await this.#store.get(peerId));
+    if (record !== undefined) this.#remember(peerId, record);
+    return record;
+  }
+
+  #remember(peerId: string, record: PinRecord): void {
+    if (this.#records.size >= MAX_REPORTED && !this.#records.has(peerId)) this.#records.clear();
+    this.#records.set(peerId, record);
+  }
+
+  async #save(peerId: string, record: PinRecord): Promise<void> {
+    await this.#store.set(peerId, record);
+    this.#remember(peerId, record);
   }
 
   /**
@@ -209,7 +227,7 @@ export class KeyPins {
     let record = await this.pinned(id);
     if (record === undefined) {
       record = { current: now, generation: keys.generation ?? null, retired: [], dead: [] };
-      await this.#store.set(id, record);
+      await this.#save(id, record);
       return { ...keys, retired: [] };
     }
     if (!same(record.current, now)) {
@@ -254,7 +272,7 @@ export class KeyPins {
           retired: [...retired, ...record.retired].slice(0, MAX_RETIRED),
           dead: record.dead,
         };
-        await this.#store.set(id, updated);
+        await this.#save(id, updated);
         return updated;
       }
     }
@@ -286,11 +304,11 @@ export class KeyPins {
   }
 
   #refused(peerId: string, pin: PinnedKeys, reason: KeyRefusedEvent['reason']): void {
-    const keyId = keyIdOf(pin);
-    const tag = `${peerId} ${keyId}`;
+    const tag = `${peerId} ${pin.encryption}`;
     if (this.#reported.has(tag)) return;
+    if (this.#reported.size >= MAX_REPORTED) this.#reported.clear();
     this.#reported.add(tag);
-    this.#onRefused?.({ peerId, keyId, reason });
+    this.#onRefused?.({ peerId, keyId: keyIdOf(pin), reason });
   }
 
   async #changed(peerId: string, record: PinRecord, now: PinnedKeys, keys: PeerKeys): Promise<PinRecord> {
@@ -329,7 +347,7 @@ export class KeyPins {
     ];
     const dead = [...killed, ...record.dead].filter((d) => !sameEncryption(d, now)).slice(0, MAX_DEAD);
     const updated: PinRecord = { current: now, generation, retired: [], dead };
-    await this.#store.set(peerId, updated);
+    await this.#save(peerId, updated);
     return updated;
   }
 

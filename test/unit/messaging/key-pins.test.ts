@@ -11,7 +11,7 @@ import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
 import { isCryptoError } from '../../../packages/sdk/src/core/errors/index.js';
 import { fingerprint, generateKeys } from '../../../packages/sdk/src/crypto/index.js';
 import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
-import { signKeyStatement } from '../../../packages/sdk/src/crypto/key-statement.js';
+import { keyStatementToWire, signKeyStatement } from '../../../packages/sdk/src/crypto/key-statement.js';
 import { keyFingerprint, type AgentKeys } from '../../../packages/sdk/src/crypto/keys.js';
 import type { KeyRefusedEvent } from '../../../packages/sdk/src/messaging/key-pins.js';
 import { MemoryKeyPinStore, parsePinRecord } from '../../../packages/sdk/src/messaging/key-pins.js';
@@ -110,16 +110,18 @@ const DAY = 24 * 3_600_000;
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 /** A statement by `prev` vouching for `next` as generation `generation`, dated `atMs` by the peer. */
 const vouch = (prev: AgentKeys, next: AgentKeys, generation: number, atMs: number) =>
-  signKeyStatement(
-    {
-      subject: 'a1',
-      generation,
-      encryption: next.encryption.publicKey,
-      signing: next.signing.publicKey,
-      previousKeyId: keyFingerprint(prev.encryption.publicKey),
-      issuedAtMs: atMs,
-    },
-    prev.signing,
+  keyStatementToWire(
+    signKeyStatement(
+      {
+        subject: 'a1',
+        generation,
+        encryption: next.encryption.publicKey,
+        signing: next.signing.publicKey,
+        previousKeyId: keyFingerprint(prev.encryption.publicKey),
+        issuedAtMs: atMs,
+      },
+      prev.signing,
+    ),
   );
 const view = (k: AgentKeys) => ({ signing: k.signing.publicKey, encryption: k.encryption.publicKey });
 const answer = (

@@ -18,7 +18,7 @@ import { fromBase64 } from '../core/encoding.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import { ed25519KeyProblem } from '../crypto/ed25519-rules.js';
-import { keyStatementFromWire, type KeyStatement } from '../crypto/key-statement.js';
+import type { KeyStatementWire } from '../core/protocol/key-statement.js';
 import type { ConversationDetail } from './wire/conversations.js';
 import type { PrincipalKeys } from './wire/keys.js';
 
@@ -100,8 +100,12 @@ export interface PeerKeys {
   readonly retired: readonly RetiredPeerKey[];
   /** Number of the current generation, as the service says (not trusted for anything but ordering). */
   readonly generation?: number | undefined;
-  /** Key succession statements the service served, decoded (unverified: {@link KeyPins} verifies them). */
-  readonly statements?: readonly KeyStatement[];
+  /**
+   * Key succession statements the service served (wire form, shape-checked,
+   * unverified): {@link KeyPins} decodes and verifies them only when the
+   * current generation differs from the pin.
+   */
+  readonly statements?: readonly KeyStatementWire[];
 }
 
 /** Public keys of peers and members of conversations, cached. */
@@ -182,7 +186,7 @@ export function toPeerKeys(
     signing: signingKey(k.signing_public_key, 'signing_public_key'),
     retired,
     ...(k.generation == null ? {} : { generation: k.generation }),
-    ...(k.key_statements === undefined ? {} : { statements: k.key_statements.map(keyStatementFromWire) }),
+    ...(k.key_statements === undefined ? {} : { statements: k.key_statements }),
   };
 }
 

@@ -33,7 +33,7 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../core/clock.js';
 import { fromBase64, toBase64 } from '../core/encoding.js';
 import { CryptoError } from '../core/errors/crypto-error.js';
-import { verifyKeyStatement, type KeyStatement } from '../crypto/key-statement.js';
+import { keyStatementFromWire, verifyKeyStatement, type KeyStatement } from '../crypto/key-statement.js';
 import { keyFingerprint } from '../crypto/keys.js';
 import { fingerprint } from '../crypto/safety-number.js';
 import { DEFAULT_KEY_DIRECTORY, type PeerKeys, type RetiredPeerKey } from './key-directory.js';
@@ -243,8 +243,8 @@ export class KeyPins {
     now: PinnedKeys,
     keys: PeerKeys,
   ): Promise<PinRecord | undefined> {
-    const statements = keys.statements ?? [];
-    if (statements.length === 0) return undefined;
+    if (keys.statements === undefined || keys.statements.length === 0) return undefined;
+    const statements = keys.statements.map(keyStatementFromWire);
     const sightMs = this.#clock.now();
     let cur = record.current;
     let generation = record.generation;

@@ -54,12 +54,12 @@ export class FilePinStore implements PinRecordStore {
     this.#fs = options.fs ?? nodeFileSystem;
   }
 
-  /** The stored record of `peerId`, unvalidated. @throws {@link CryptoError} `KEY_STORE_IO` / `KEY_STORE_CORRUPT`. */
+  /** The stored record of `peerId`, unvalidated. @throws {@link index!CryptoError | CryptoError} `KEY_STORE_IO` / `KEY_STORE_CORRUPT`. */
   async get(peerId: string): Promise<unknown> {
     return (await this.#load()).get(peerId);
   }
 
-  /** Stores `record` for `peerId` and rewrites the file atomically. @throws {@link CryptoError} `KEY_STORE_IO`. */
+  /** Stores `record` for `peerId` and rewrites the file atomically. @throws {@link index!CryptoError | CryptoError} `KEY_STORE_IO`. */
   async set(peerId: string, record: unknown): Promise<void> {
     const pins = await this.#load();
     if (!pins.has(peerId) && pins.size >= MAX_PEERS) pins.delete(pins.keys().next().value!);

@@ -191,3 +191,8 @@ export { streamKeyOf } from './crypto/stream/stream-start.js';
 export { createWebhookSigner, type WebhookSigner } from './webhook/sign.js';
 export { createAgentApi, type AgentApi } from './agent/api.js';
 export { ensureAgentKeys } from './agent/key-lifecycle.js';
+export {
+  KEY_STATEMENT_MAX_GENERATION,
+  KeyStatementSchema,
+  type KeyStatementWire,
+} from './core/protocol/key-statement.js';

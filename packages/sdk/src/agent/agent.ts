@@ -357,7 +357,9 @@ export class Agent {
 
   /**
    * The safety number of this agent and `peerId` (60 digits in 12 groups of 5),
-   * to compare with the one the peer's app shows.
+   * to compare with the one the peer's app shows. It covers every key a sender
+   * wraps to: each side's current keys and its retired generations in grace
+   * (this agent's from its ring, the peer's as vouched for by its statements).
    *
    * @throws {@link CryptoError} `KEY_CHANGED` under `'block'` while a change waits for `confirmKey`.
    */
@@ -365,9 +367,20 @@ export class Agent {
     const ring = await this.#ensureKeys();
     const peer = await this.#parts.directory.keys(peerId);
     const own = ring.current.keys;
+    const now = this.#o.clock.now();
     return safetyNumber(
-      { id: this.agentId, signing: own.signing.publicKey, encryption: own.encryption.publicKey },
-      { id: peerId, signing: peer.signing, encryption: peer.encryption },
+      {
+        id: this.agentId,
+        signing: own.signing.publicKey,
+        encryption: own.encryption.publicKey,
+        retired: ring.retired.filter((r) => r.notAfter > now).map((r) => r.encryption.publicKey),
+      },
+      {
+        id: peerId,
+        signing: peer.signing,
+        encryption: peer.encryption,
+        retired: peer.retired.map((r) => r.encryption),
+      },
     );
   }
 

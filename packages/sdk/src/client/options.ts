@@ -70,7 +70,10 @@ export interface UserClientOptions {
    * @defaultValue `'warn'`
    */
   keyChangePolicy?: KeyChangePolicy;
-  /** Where pinned keys are kept. @defaultValue in memory (pins are lost on restart) */
+  /**
+   * Where peers' pinned keys are kept.
+   * @defaultValue in memory: the user's keys live in memory, so pins are lost on restart (pass a `FilePinStore` to keep them)
+   */
   keyPinStore?: KeyPinStore;
   /** Where log lines go (redacted; never tokens, keys or plaintext). @defaultValue silent */
   logger?: Logger;

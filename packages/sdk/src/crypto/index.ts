@@ -25,6 +25,16 @@ export { ed25519KeyProblem, type Ed25519KeyProblem, type Ed25519SignatureProblem
 
 // --- proof of key possession (agent key registration and check) ---
 export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFields } from './key-proof.js';
+export {
+  KEY_STATEMENT_LABEL,
+  keyStatementBytes,
+  keyStatementFromWire,
+  keyStatementToWire,
+  signKeyStatement,
+  verifyKeyStatement,
+  type KeyStatement,
+  type KeyStatementFields,
+} from './key-statement.js';
 
 // --- streamed replies (stream v1: docs/envelope.md, "Streamed replies") ---
 export {
@@ -146,6 +156,10 @@ export {
   encodeKeyRing,
   MemoryKeyStore,
   FileKeyStore,
+  FilePinStore,
+  PIN_FILE_NAME,
+  type FilePinStoreOptions,
+  type PinRecordStore,
   KEY_DIRECTORY_MODE,
   KEY_FILE_MODE,
   PREVIOUS_KEY_FILE_SUFFIX,

@@ -24,7 +24,7 @@ async function runArgon2id(
   salt: Uint8Array,
   params: Argon2Params,
 ): Promise<Uint8Array> {
-  const { argon2id } = await import('hash-wasm');
+  const { argon2id } = await import('./argon2id.js');
   try {
     return await argon2id({
       password,

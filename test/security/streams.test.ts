@@ -99,6 +99,12 @@ async function forceMemberRefetch(world: SecurityWorld): Promise<void> {
   world.relay.onResponse = before;
 }
 
+/** Waits (real time, up to 5 s) until `done()`. */
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done() && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+  expect(done()).toBe(true);
+}
+
 /** Records the user's stream events. */
 function streamEvents(client: UserClient): {
   deltas: StreamDelta[];
@@ -168,7 +174,6 @@ describe('streams go through the member watch', () => {
     expect(world.agent.confirmMembers(world.conversationId)).toBe(true);
     const w = await world.agent.stream(world.conversationId);
     await w.end('now sealed to the confirmed members');
-    await new Promise((r) => setTimeout(r, 50));
     expect(starts).toHaveLength(1);
   });
 });
@@ -244,7 +249,7 @@ describe('a member holding the stream key cannot speak as the agent', () => {
     const events = streamEvents(world.user.client);
     const { writer, cipher, userSocket } = await openWatched();
     await writer.write('genuine');
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => events.deltas.length === 1);
     expect(events.deltas.map((d) => d.delta)).toEqual(['genuine']);
     const bogus = m.keys.signing.privateKey.slice(0, 32); // any 64 bytes that are not the agent's signature
     const forged = frameStreamDelta(utf8(' and FORGED'), concatBytes(bogus, bogus));
@@ -265,7 +270,7 @@ describe('a member holding the stream key cannot speak as the agent', () => {
     const events = streamEvents(world.user.client);
     const { writer, cipher, userSocket } = await openWatched();
     await writer.write('partial answer');
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => events.deltas.length === 1);
     const reason = 'the agent gave up: continue at evil.example';
     const fakeSignature = new Uint8Array(64).fill(9);
     (await userSocket).toClient({
@@ -296,7 +301,7 @@ describe('finished streams and the client deadline', () => {
   let world: SecurityWorld;
   const store = new MemoryStreamReplayStore(systemClock); // stands for a persistent store: it outlives the client
   beforeAll(async () => {
-    world = await startSecurityWorld({ user: { streamReplayStore: store, streamDeadlineMs: 400 } });
+    world = await startSecurityWorld({ user: { streamReplayStore: store } });
   });
   afterAll(async () => world.close());
 
@@ -351,12 +356,12 @@ describe('finished streams and the client deadline', () => {
   });
 
   it('a stream the relay never ends ends by the client deadline (deadline), with only the signed text', async () => {
-    const client = await restarted({ streamReplayStore: store, streamDeadlineMs: 400 });
+    const client = await restarted({ streamReplayStore: store, streamDeadlineMs: 1_500 });
     const events = streamEvents(client);
     world.relay.onServerFrame = (f) => (isFrame(f, 'stream.end') ? DROP : f);
     const writer = await world.agent.stream(world.conversationId);
     await writer.write('almost');
-    await new Promise((r) => setTimeout(r, 50)); // its checkpoint is sent; the end would sign the rest
+    await waitFor(() => events.deltas.length === 1); // shown: its checkpoint came
     await writer.end();
     const failure = await events.failed;
     expect(failure.reason).toBe('deadline');

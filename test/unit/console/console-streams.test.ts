@@ -67,15 +67,17 @@ function deltas(pieces: readonly string[], signed: readonly boolean[]): Record<s
   });
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
+/** Waits (real time, up to 5 s) until the page logged `n` entries: WebCrypto answers asynchronously. */
+async function logged(log: readonly string[], n: number): Promise<void> {
+  for (let waited = 0; log.length < n && waited < 5_000; waited += 5)
+    await new Promise((r) => setTimeout(r, 5));
+}
 
 describe('ConsoleStreams (stream v2 in the page)', () => {
   it('grows only when a checkpoint covers the text, and ends verified', async () => {
     const { streams, log } = page();
     const [d1, d2] = deltas(['Hel', 'lo'], [false, true]);
     streams.receive(d1!);
-    await settle();
-    expect(log).toEqual(['started']);
     streams.receive(d2!);
     const chain = new StreamChain(cipher.chainStart);
     chain.add(1, utf8('Hel'));
@@ -87,7 +89,8 @@ describe('ConsoleStreams (stream v2 in the page)', () => {
       transcript_hash: b64(h),
       signature: b64(signStream(signing, 'end', ID, 2, h)),
     });
-    await settle();
+    await logged(log, 3);
+    // One growth for both deltas: delta 1 alone (unsigned) was never shown.
     expect(log).toEqual(['started', 'grew Hello', 'ended Hello']);
   });
 
@@ -101,7 +104,7 @@ describe('ConsoleStreams (stream v2 in the page)', () => {
     };
     streams.receive(forged);
     streams.receive(deltas(['a', 'b'], [false, true])[1]!);
-    await settle();
+    await logged(log, 2);
     expect(log).toEqual(['started', 'failed bad_signature []']);
   });
 
@@ -114,7 +117,7 @@ describe('ConsoleStreams (stream v2 in the page)', () => {
         cipher.sealAbort(0, concatBytes(new Uint8Array(64).fill(1), utf8('go to evil.example'))),
       ),
     });
-    await settle();
+    await logged(log, 2);
     expect(log).toEqual(['started', 'failed bad_signature []']);
   });
 
@@ -128,7 +131,7 @@ describe('ConsoleStreams (stream v2 in the page)', () => {
       stream_id: ID,
       ciphertext: b64(cipher.sealAbort(0, concatBytes(sig, reason))),
     });
-    await settle();
+    await logged(log, 2);
     expect(log).toEqual(['started', 'failed aborted []']);
   });
 });

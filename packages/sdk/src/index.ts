@@ -505,6 +505,9 @@ export {
   type StreamFailure,
   type StreamFailureReason,
   type StreamStarted,
+  type StreamReplayStore,
+  MemoryStreamReplayStore,
+  STREAM_DEADLINE_MS,
 } from './client/index.js';
 
 // Artifacts, forwarding and reactions (issue #13, docs/artifacts.md)

@@ -182,10 +182,16 @@ export { type EnvelopeRecipient } from './crypto/seal-options.js';
 export { seal, sealAsync } from './crypto/seal.js';
 export {
   type AsyncStreamOpener,
+  STREAM_CHECKPOINT_MAX_DELTAS,
+  STREAM_CRYPTO_VERSION,
+  StreamChain,
   streamEndMessage,
   type StreamHashPrimitives,
   streamOpenerAsync,
-  StreamTranscript,
+  streamSignedMessage,
+  type StreamSignedKind,
+  unframeStreamAbort,
+  unframeStreamDelta,
 } from './crypto/stream/stream-crypto.js';
 export { streamKeyOf } from './crypto/stream/stream-start.js';
 export { createWebhookSigner, type WebhookSigner } from './webhook/sign.js';

@@ -165,11 +165,16 @@ export class Agent {
       clock: o.clock,
       logger: o.logger,
     });
-    this.#streams = createAgentStreams(o, this.#parts.directory, {
-      token: () => this.#token,
-      ring: () => this.#ensureKeys(),
-      socket: () => this.#ws,
-    });
+    this.#streams = createAgentStreams(
+      o,
+      this.#parts.directory,
+      {
+        token: () => this.#token,
+        ring: () => this.#ensureKeys(),
+        socket: () => this.#ws,
+      },
+      this.#parts.members,
+    );
   }
 
   /** Where the agent is in its life. */
@@ -312,11 +317,13 @@ export class Agent {
 
   /**
    * Opens a streamed reply into `conversationId` (docs/streaming.md): the
-   * stream key is sealed to the members, then `write()` sends encrypted
-   * deltas (coalesced, with back-pressure), `end()` signs the transcript.
+   * stream key is sealed to the members (through the member watch, like
+   * `send()`), then `write()` sends encrypted deltas signed in batches
+   * (coalesced, with back-pressure), `end()` signs the transcript.
    * Over the WebSocket in WebSocket mode, over REST in webhook mode. Never retried.
    *
-   * @throws {@link StreamError} `client_offline`, `peer_revoked`, `rate_limited` when the service refuses the start.
+   * @throws {@link StreamError} `client_offline`, `peer_revoked`, `rate_limited` when the service refuses the start;
+   * CryptoError `MEMBERS_CHANGED` under `keyChangePolicy: 'block'` when the conversation gained a member.
    * @example
    * ```ts
    * const w = await agent.stream(conversationId);

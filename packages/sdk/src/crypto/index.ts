@@ -36,17 +36,28 @@ export {
   type KeyStatementFields,
 } from './key-statement.js';
 
-// --- streamed replies (stream v1: docs/envelope.md, "Streamed replies") ---
+// --- streamed replies (stream v2: docs/envelope.md, "Streamed replies") ---
 export {
   streamCipher,
   streamOpenerAsync,
-  StreamTranscript,
+  StreamChain,
+  frameStreamDelta,
+  unframeStreamDelta,
+  unframeStreamAbort,
+  signStream,
   signStreamEnd,
+  verifyStreamSignature,
   verifyStreamEnd,
   streamEndMessage,
+  streamSignedMessage,
   STREAM_KEY_BYTES,
   STREAM_OPEN_PAYLOAD_TYPE,
   STREAM_CRYPTO_VERSION,
+  STREAM_SIGNATURE_BYTES,
+  STREAM_CHECKPOINT_MAX_DELTAS,
+  STREAM_DELTA_TEXT_MAX_BYTES,
+  STREAM_ABORT_REASON_MAX_BYTES,
+  type StreamSignedKind,
   type StreamCipher,
   type AsyncStreamOpener,
   type StreamHashPrimitives,

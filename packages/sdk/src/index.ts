@@ -182,6 +182,7 @@ export {
   SYSTEM_SENDER_ID,
   isSystemSealedEventType,
   sealedTypeProblem,
+  systemPayloadProblem,
   type SealedOrigin,
   type SystemSealedEventType,
   UNSPECIFIED_DELIVERY_EVENT_TYPES,

@@ -511,6 +511,7 @@ export {
   ARTIFACT_SENSITIVITIES,
   ARTIFACT_STATES,
   FORWARD_TARGET_MAX,
+  FORWARD_PROOF_MAX_CHARS,
   HUMAN_DENIED_REASONS,
   SERVICE_DENIED_REASONS,
   ArtifactAnswerPayloadSchema,
@@ -524,6 +525,8 @@ export {
   FormContentSchema,
   FormFieldSchema,
   ForwardedPayloadSchema,
+  ForwardProofSchema,
+  type ForwardProof,
   ForwardRequestSchema,
   ReactionPayloadSchema,
   ReactionRequestSchema,
@@ -572,6 +575,12 @@ export {
   type ReactionResult,
   type ReactOptions,
 } from './messaging/relay-actions.js';
+export {
+  attributeForward,
+  type ForwardAttribution,
+  type ForwardKeyLookup,
+  type ForwardUnverifiedReason,
+} from './messaging/forward-attribution.js';
 export type { ArtifactExpiredEvent, ReactionEvent } from './agent/events.js';
 export {
   UserArtifacts,

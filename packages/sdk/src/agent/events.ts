@@ -11,6 +11,7 @@
  * @module
  */
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
+import type { ForwardAttribution } from '../messaging/forward-attribution.js';
 import { z } from 'zod';
 import type { SendOptions } from '../messaging/sender.js';
 import type { AmsError } from '../core/errors/base.js';
@@ -101,6 +102,12 @@ export interface IncomingMessage extends AgentEventBase<'message.new'> {
   readonly payload: MessagePayload;
   /** `payload.text` of a text payload, else undefined. */
   readonly text: string | undefined;
+  /**
+   * For a forwarded copy (`payload.type === 'forwarded'`): who the original
+   * is from, and whether that is verified against the original sender's key
+   * (`forwarded.verified`) or only the forwarder's claim. Absent otherwise.
+   */
+  readonly forwarded?: ForwardAttribution;
   /**
    * Sends a message back to the same conversation: a payload object, or a
    * string for `{ type: 'text', text }`.

@@ -29,6 +29,11 @@ import type { EnvelopePayload } from '../crypto/payload.js';
 import type { KeyDirectory } from '../messaging/key-directory.js';
 import { deliveryRefusal } from '../messaging/delivery-checks.js';
 import { openWithRetiredKeys } from '../messaging/retired-signing.js';
+import {
+  attributeForward,
+  rememberWireEnvelope,
+  type ForwardAttribution,
+} from '../messaging/forward-attribution.js';
 
 /** A message the user received and opened. */
 export interface ReceivedMessage {
@@ -46,6 +51,12 @@ export interface ReceivedMessage {
   readonly seq: number | undefined;
   /** The decrypted payload, e.g. `{ type: 'text', text: 'hi' }`. */
   readonly payload: EnvelopePayload;
+  /**
+   * For a forwarded copy (`payload.type === 'forwarded'`): who the original
+   * is from, and whether that is verified against the original sender's key
+   * (`forwarded.verified`) or only the forwarder's claim. Absent otherwise.
+   */
+  readonly forwarded?: ForwardAttribution;
 }
 
 /** What opening needs. */
@@ -131,7 +142,10 @@ export async function openDelivered(
   const live = delivery.receivedAtMs !== undefined;
   const refused = deliveryRefusal(opened, live ? delivery.event : undefined, delivery.receivedAtMs);
   if (refused !== undefined) throw refused;
-  return {
+  const forwarded = await attributeForward(opened.payload, opened.senderId, (id) =>
+    c.directory.signingKey(id),
+  );
+  const message: ReceivedMessage = {
     event: delivery.event,
     messageId: opened.messageId,
     conversationId: opened.conversationId,
@@ -139,5 +153,8 @@ export async function openDelivered(
     createdAt: opened.createdAt,
     seq: delivery.seq,
     payload: opened.payload,
+    ...(forwarded === undefined ? {} : { forwarded }),
   };
+  rememberWireEnvelope(message, wire);
+  return message;
 }

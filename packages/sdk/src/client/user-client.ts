@@ -179,7 +179,11 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       emit: (event, ...args) => this.#emit(event, ...args),
       onReceived: (m) => this.artifacts.received(m),
     });
-    this.#relay = new RelayActions({ rest: () => this.#rest, sender: async () => this.#messaging.sender() });
+    this.#relay = new RelayActions({
+      rest: () => this.#rest,
+      sender: async () => this.#messaging.sender(),
+      discloseKey: (wire) => this.#messaging.discloseKey(wire),
+    });
     this.artifacts = new UserArtifacts({
       rest: () => this.#rest,
       sender: () => this.#messaging.sender(),

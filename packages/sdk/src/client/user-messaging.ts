@@ -18,6 +18,7 @@ import { isAmsError } from '../core/errors/guards.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import type { Logger } from '../core/logger.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
+import { discloseContentKey } from '../crypto/forward-proof.js';
 import type { KeyDirectory } from '../messaging/key-directory.js';
 import type { MemberWatch } from '../messaging/member-watch.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
@@ -261,6 +262,12 @@ export class UserMessaging {
         error,
       });
     }
+  }
+
+  /** The content key of an envelope the user received (for a forward proof). */
+  discloseKey(wire: string): Promise<Uint8Array> {
+    const c = this.#openContext();
+    return discloseContentKey(wire, { recipientId: c.recipientId, keys: c.keys });
   }
 
   #requireKeys(): UserKeySet {

@@ -29,11 +29,13 @@ import type {
   AgentTransport,
   AnyAgentEvent,
   CloseResult,
+  IncomingMessage,
 } from '../events.js';
 import type { OrderedScheduler, TaskOutcome } from '../ordering.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
 import { deliveryRefusal } from '../../messaging/delivery-checks.js';
+import { attributeForward, rememberWireEnvelope } from '../../messaging/forward-attribution.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
@@ -323,13 +325,30 @@ export class EventPipeline {
     }
     claims.push(m.claim);
     try {
-      return { event: eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId)), claims };
+      const event = eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId));
+      return { event: await this.#withForwardAttribution(event, inbound), claims };
     } catch (error) {
       const ctx = this.#context(inbound, transport, deliveryId);
       const how = this.outcomes.stepFailed(ctx, error);
       await this.#settle(claims, how);
       return { skip: how === 'complete' ? 'skipped' : 'retry' };
     }
+  }
+
+  /**
+   * A message event with its forward attribution (a `forwarded` payload: is
+   * the original sender's signature behind it?), remembered with its wire
+   * envelope so that forwarding it again can carry the proof. Never throws.
+   */
+  async #withForwardAttribution(event: AnyAgentEvent, inbound: InboundEvent): Promise<AnyAgentEvent> {
+    if (event.type !== 'message.new') return event;
+    const message = event as IncomingMessage;
+    const forwarded = await attributeForward(message.payload, message.senderId, (id) =>
+      this.#deps.keys.signingKey(id),
+    );
+    const result: IncomingMessage = forwarded === undefined ? message : { ...message, forwarded };
+    if (inbound.wireEnvelope !== undefined) rememberWireEnvelope(result, inbound.wireEnvelope);
+    return result;
   }
 
   async #dispatch(p: Prepared): Promise<void> {

@@ -66,7 +66,7 @@ export interface OpenContext {
   /** The user's X25519 pair(s). */
   readonly keys: readonly KeyPair[];
   readonly directory: KeyDirectory;
-  /** Open legacy v1.0 envelopes. @defaultValue `true` */
+  /** Open legacy v1.0 envelopes (an opt-in for a migration period). @defaultValue `false` */
   readonly acceptLegacyV10?: boolean;
 }
 
@@ -89,7 +89,7 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     return await openAsync(wire, {
       recipientId: c.recipientId,
       keys: c.keys,
-      acceptLegacyV10: c.acceptLegacyV10 ?? true,
+      acceptLegacyV10: c.acceptLegacyV10 ?? false,
       senderKey: (id) => {
         senderId = id;
         return c.directory.signingKey(id);
@@ -101,7 +101,7 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     if (!isCryptoError(err, 'DECRYPT_FAILURE') || err.reason !== 'signature' || senderId === undefined)
       throw err;
     c.directory.invalidate(senderId);
-    const options = { recipientId: c.recipientId, keys: c.keys, acceptLegacyV10: c.acceptLegacyV10 ?? true };
+    const options = { recipientId: c.recipientId, keys: c.keys, acceptLegacyV10: c.acceptLegacyV10 ?? false };
     const current = await c.directory.signingKey(senderId).catch((e: unknown) => {
       if (isCryptoError(e, 'KEY_CHANGED')) throw e;
       return undefined;

@@ -575,6 +575,7 @@ export {
   type ReactionResult,
   type ReactOptions,
 } from './messaging/relay-actions.js';
+export { ghostFingerprints, ghostKeyWarning, type KeyWarning } from './messaging/ghost-keys.js';
 export {
   attributeForward,
   type ForwardAttribution,

@@ -12,6 +12,7 @@
  */
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
 import type { ForwardAttribution } from '../messaging/forward-attribution.js';
+import type { KeyWarning } from '../messaging/ghost-keys.js';
 import { z } from 'zod';
 import type { SendOptions } from '../messaging/sender.js';
 import type { AmsError } from '../core/errors/base.js';
@@ -285,6 +286,12 @@ export interface AgentNotificationMap {
   keyChanged: [event: KeyChangedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
+  /**
+   * The ghost detector: a message was also wrapped to a key listed under this
+   * agent's id that is not in its key ring (a key the service slipped in).
+   * The message itself is delivered; the warning names the fingerprints.
+   */
+  keyWarning: [warning: KeyWarning];
   /** Something works but deserves attention, e.g. `MANIFEST_SIZE_WARNING` (a manifest ≥ 64 KB). Also logged. */
   warning: [warning: AgentWarning];
 }

@@ -22,7 +22,8 @@
  */
 import { CryptoError } from '../core/errors/crypto-error.js';
 import { isCryptoError } from '../core/errors/guards.js';
-import type { KeyPair } from '../crypto/keys.js';
+import { keyFingerprint, type KeyPair } from '../crypto/keys.js';
+import { ghostKeyWarning, type KeyWarning } from '../messaging/ghost-keys.js';
 import { openAsync } from '../crypto/open.js';
 import type { OpenedEnvelope } from '../crypto/open-options.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
@@ -68,6 +69,8 @@ export interface OpenContext {
   readonly directory: KeyDirectory;
   /** Open legacy v1.0 envelopes (an opt-in for a migration period). @defaultValue `false` */
   readonly acceptLegacyV10?: boolean;
+  /** Told when an accepted envelope lists a key under the user's id that is not one of `keys` (a ghost). */
+  readonly onKeyWarning?: (warning: KeyWarning) => void;
 }
 
 /** Where a message came from (unsigned; checked against the envelope). */
@@ -142,6 +145,11 @@ export async function openDelivered(
   const live = delivery.receivedAtMs !== undefined;
   const refused = deliveryRefusal(opened, live ? delivery.event : undefined, delivery.receivedAtMs);
   if (refused !== undefined) throw refused;
+  if (c.onKeyWarning !== undefined) {
+    const own = new Set(c.keys.map((k) => keyFingerprint(k.publicKey)));
+    const warning = ghostKeyWarning(opened, c.recipientId, own);
+    if (warning !== undefined) c.onKeyWarning(warning);
+  }
   const forwarded = await attributeForward(opened.payload, opened.senderId, (id) =>
     c.directory.signingKey(id),
   );

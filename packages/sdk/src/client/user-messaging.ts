@@ -286,6 +286,13 @@ export class UserMessaging {
       keys: [this.#requireKeys().encryption],
       directory: this.#d.directory,
       acceptLegacyV10: this.#d.options.acceptLegacyV10,
+      onKeyWarning: (warning) => {
+        this.#d.log.warn('a message was also wrapped to a key listed under this user that it does not hold', {
+          conversationId: warning.conversationId,
+          fingerprints: warning.fingerprints.join(','),
+        });
+        this.#d.emit('keyWarning', warning);
+      },
     };
   }
 

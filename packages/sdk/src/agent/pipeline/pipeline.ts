@@ -36,6 +36,8 @@ import { TransportError } from '../../core/errors/transport-error.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
 import { deliveryRefusal } from '../../messaging/delivery-checks.js';
 import { attributeForward, rememberWireEnvelope } from '../../messaging/forward-attribution.js';
+import { ghostKeyWarning } from '../../messaging/ghost-keys.js';
+import { keyFingerprint } from '../../crypto/keys.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
@@ -324,6 +326,7 @@ export class EventPipeline {
       return { skip: 'skipped' };
     }
     claims.push(m.claim);
+    await this.#checkGhostKeys(opened);
     try {
       const event = eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId));
       return { event: await this.#withForwardAttribution(event, inbound), claims };
@@ -332,6 +335,32 @@ export class EventPipeline {
       const how = this.outcomes.stepFailed(ctx, error);
       await this.#settle(claims, how);
       return { skip: how === 'complete' ? 'skipped' : 'retry' };
+    }
+  }
+
+  /**
+   * The ghost detector: warns (`keyWarning`) when the envelope lists a key
+   * under this agent's id that is not in its ring. Never throws.
+   */
+  async #checkGhostKeys(opened: OpenedEnvelope): Promise<void> {
+    const mine = opened.recipients.filter((r) => r.id === this.#deps.agentId);
+    // The common case: one wrap for this agent, the one that opened it.
+    if (mine.length === 1 && mine[0]!.fingerprint === opened.keyFingerprint) return;
+    try {
+      const ring = await this.#deps.keys.ring();
+      const own = new Set(ring.candidates(this.#deps.clock.now()).map((k) => keyFingerprint(k.publicKey)));
+      const warning = ghostKeyWarning(opened, this.#deps.agentId, own);
+      if (warning === undefined) return;
+      this.#deps.logger.warn(
+        'a message was also wrapped to a key listed under this agent that it does not hold',
+        {
+          conversationId: warning.conversationId,
+          fingerprints: warning.fingerprints.join(','),
+        },
+      );
+      this.#emitter.emit('keyWarning', warning);
+    } catch {
+      // The ring did not load: the open itself used it, so this cannot happen in practice.
     }
   }
 

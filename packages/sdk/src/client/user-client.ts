@@ -463,6 +463,15 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   /**
    * Reads and opens the conversation's stored messages with `seq > after`,
    * oldest first. Messages that fail to open are listed in `failed`, never thrown.
+   *
+   * What a read returns is history as the service lists it (each message
+   * has `event: 'inbox'`): every message is signature-checked, bound to this
+   * conversation and to its signed event type and sender, but not held to the
+   * replay window (old messages are legitimately old) nor to the memory of
+   * live deliveries, so a message already received live is returned again.
+   * The service chooses which stored messages a page lists and their `seq`
+   * (it can leave some out); it cannot make one signed message count twice in
+   * a page: a second copy is in `failed` as `DECRYPT_FAILURE` reason `duplicate`.
    */
   async messages(conversationId: string, options: InboxOptions = {}): Promise<InboxPage> {
     return this.#messaging.messages(conversationId, options);

@@ -145,7 +145,7 @@ export class RelayActions {
   async forward(source: ForwardSource, targets: readonly string[]): Promise<ForwardedCopy[]> {
     checkForwardTargets(targets);
     const sender = await this.#d.sender();
-    const payload = forwardedPayload(source, await this.#proof(source));
+    const payload = forwardedPayload(source, await this.#proof(source, targets.length));
     const sealed = [];
     for (const conversationId of targets) {
       const wire = await sender.sealAndPost(conversationId, payload, {}, (w) => Promise.resolve(w));
@@ -167,12 +167,16 @@ export class RelayActions {
     }));
   }
 
-  /** The proof of a source: its envelope and content key, when both are at hand. */
-  async #proof(source: ForwardSource): Promise<ForwardProof | undefined> {
+  /**
+   * The proof of a source: its envelope and content key, when both are at
+   * hand and the proofs of all `targets` copies fit `FORWARD_PROOF_MAX_CHARS`
+   * (each copy carries one, in the one forward request).
+   */
+  async #proof(source: ForwardSource, targets: number): Promise<ForwardProof | undefined> {
     const disclose = this.#d.discloseKey;
     if (disclose === undefined || source.payload['type'] === 'forwarded') return undefined;
     const wire = source.wireEnvelope ?? wireEnvelopeOf(source);
-    if (wire === undefined || wire.length > FORWARD_PROOF_MAX_CHARS) return undefined;
+    if (wire === undefined || wire.length * targets > FORWARD_PROOF_MAX_CHARS) return undefined;
     let key: Uint8Array;
     try {
       key = await disclose(wire);

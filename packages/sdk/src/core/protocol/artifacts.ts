@@ -26,8 +26,11 @@ export const FORWARD_TARGET_MAX = 10;
 
 /**
  * Longest original envelope a forward proof carries, in base64 characters
- * (512 KiB): the copy holds it inside its own envelope, which must stay under
- * the 1 MiB inline cap. A larger original is forwarded without a proof.
+ * (512 KiB), and the SDK's budget for the proofs of all the copies of one
+ * forward request (the original's length times the number of targets): each
+ * copy holds the original inside its own envelope, and the copies travel in
+ * one request under the service's body limit. Past the budget, the copies
+ * are forwarded without a proof.
  */
 export const FORWARD_PROOF_MAX_CHARS = 512 * 1024;
 

@@ -25,6 +25,9 @@ import { ed25519VerifyStrict } from '../packages/sdk/src/crypto/ed25519-rules.js
 import { ed25519 as noble } from '@noble/curves/ed25519.js';
 import type { CryptoBackend, RawKeyPair } from '../packages/sdk/src/crypto/backend/types.js';
 import { deliveryRefusal } from '../packages/sdk/src/messaging/delivery-checks.js';
+import { ghostKeyWarning } from '../packages/sdk/src/messaging/ghost-keys.js';
+import { attributeForward } from '../packages/sdk/src/messaging/forward-attribution.js';
+import { keyFingerprint } from '../packages/sdk/src/crypto/keys.js';
 import { RecentMessageIds } from '../packages/sdk/src/client/recent-ids.js';
 import { systemClock } from '../packages/sdk/src/core/clock.js';
 import { fmt, measure, printTable } from './lib/harness.js';
@@ -338,25 +341,43 @@ async function checksTable(s: Scenario): Promise<void> {
     if (deliveryRefusal(opened, 'message.new', Date.now()) !== undefined) throw new Error('refused');
     recent.add(opened.senderId, `c-${n++}`);
   };
+  // #24: the receivers' added checks on an ordinary message (ghost detector, forward attribution,
+  // the system-payload rule), alone and on top of the open with the #17 checks.
+  const me = s.open.recipientId;
+  const checks24 = async (o: ReturnType<typeof open>): Promise<void> => {
+    const own = new Set([keyFingerprint(s.me.encryption.publicKey)]);
+    if (ghostKeyWarning(o, me, own) !== undefined) throw new Error('ghost');
+    if ((await attributeForward(o.payload, o.senderId, () => Promise.resolve(undefined))) !== undefined)
+      throw new Error('forwarded');
+  };
+  const fullCheck24 = async (): Promise<void> => {
+    const o = open(s.wire, s.open);
+    if (deliveryRefusal(o, 'message.new', Date.now()) !== undefined) throw new Error('refused');
+    recent.add(o.senderId, `f-${n++}`);
+    await checks24(o);
+  };
+  const checks24Only = (): Promise<void> => checks24(opened);
   const rounds = Math.max(ROUNDS, 7);
-  const runs: number[][] = [[], [], [], [], []];
+  const runs: number[][] = [[], [], [], [], [], [], []];
   const fns: Fn[] = [
-    () => open(legacy, s.open),
+    () => open(legacy, { ...s.open, acceptLegacyV10: true }),
     () => open(s.wire, s.open),
     fullCheck,
     commitmentOnly,
     checksOnly,
+    fullCheck24,
+    checks24Only,
   ];
   for (let r = 0; r < rounds; r++) {
     for (const [i, fn] of fns.entries()) runs[i]!.push((await measure(`#${i}`, fn)).opsPerSec);
   }
-  const [v10, v11, checked, commitOps, checkOps] = runs.map(
+  const [v10, v11, checked, commitOps, checkOps, checked24, check24Ops] = runs.map(
     (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!,
   );
   const cost = (x: number): string => `${fmt((v10! / x - 1) * 100, 1)} %`;
   const share = (ops: number): string => `${fmt((v10! / ops) * 100, 1)} %`;
   printTable(
-    `open, ${s.name}: cost of the issue #17 checks (median of ${rounds} interleaved rounds)`,
+    `open, ${s.name}: cost of the issue #17 and #24 receiver checks (median of ${rounds} interleaved rounds)`,
     ['path', 'open/s', 'µs per open', 'time vs v1.0'],
     [
       ['open v1.0 (legacy, no commitment) — baseline', fmt(v10!), fmt(1e6 / v10!, 1), '0.0 %'],
@@ -373,6 +394,18 @@ async function checksTable(s: Scenario): Promise<void> {
         fmt(checkOps!),
         fmt(1e6 / checkOps!, 1),
         share(checkOps!),
+      ],
+      [
+        'open v1.1 + #17 checks + #24 checks (ghost, forward, system payload)',
+        fmt(checked24!),
+        fmt(1e6 / checked24!, 1),
+        cost(checked24!),
+      ],
+      [
+        'added work alone: #24 checks (ghost detector, forward attribution)',
+        fmt(check24Ops!),
+        fmt(1e6 / check24Ops!, 1),
+        share(check24Ops!),
       ],
     ],
   );

@@ -182,6 +182,7 @@ export {
   SYSTEM_SENDER_ID,
   isSystemSealedEventType,
   sealedTypeProblem,
+  systemPayloadProblem,
   type SealedOrigin,
   type SystemSealedEventType,
   UNSPECIFIED_DELIVERY_EVENT_TYPES,
@@ -516,6 +517,7 @@ export {
   ARTIFACT_SENSITIVITIES,
   ARTIFACT_STATES,
   FORWARD_TARGET_MAX,
+  FORWARD_PROOF_MAX_CHARS,
   HUMAN_DENIED_REASONS,
   SERVICE_DENIED_REASONS,
   ArtifactAnswerPayloadSchema,
@@ -529,6 +531,8 @@ export {
   FormContentSchema,
   FormFieldSchema,
   ForwardedPayloadSchema,
+  ForwardProofSchema,
+  type ForwardProof,
   ForwardRequestSchema,
   ReactionPayloadSchema,
   ReactionRequestSchema,
@@ -577,6 +581,13 @@ export {
   type ReactionResult,
   type ReactOptions,
 } from './messaging/relay-actions.js';
+export { ghostFingerprints, ghostKeyWarning, type KeyWarning } from './messaging/ghost-keys.js';
+export {
+  attributeForward,
+  type ForwardAttribution,
+  type ForwardKeyLookup,
+  type ForwardUnverifiedReason,
+} from './messaging/forward-attribution.js';
 export type { ArtifactExpiredEvent, ReactionEvent } from './agent/events.js';
 export {
   UserArtifacts,

@@ -177,6 +177,11 @@ export {
 } from './crypto/keys.js';
 export { type OpenedEnvelope } from './crypto/open-options.js';
 export { openAsync } from './crypto/open.js';
+export {
+  attributeForward,
+  type ForwardAttribution,
+  type ForwardUnverifiedReason,
+} from './messaging/forward-attribution.js';
 export { type EnvelopePayload } from './crypto/payload.js';
 export { type EnvelopeRecipient } from './crypto/seal-options.js';
 export { seal, sealAsync } from './crypto/seal.js';

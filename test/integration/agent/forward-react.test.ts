@@ -70,8 +70,17 @@ describe('forwarding', () => {
         created_at: msg.createdAt,
       },
       payload: { type: 'text', text: 'forward me' },
+      // #24 item 8: the original envelope and its content key, so receivers can check the attribution.
+      proof: { wire_envelope: expect.any(String), content_key: expect.any(String) },
     });
     expect(copy?.senderId).toBe(w.agentId);
+    // The second user shares no conversation with the original sender: the service serves no key
+    // to check the proof against, so the attribution stays the forwarder's claim.
+    expect(copy?.forwarded).toMatchObject({
+      verified: false,
+      reason: 'unknown_sender',
+      forwardedBy: w.agentId,
+    });
     await other.user.signOut();
   });
 

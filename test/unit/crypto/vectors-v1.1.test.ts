@@ -147,8 +147,9 @@ describe('legacy v1.0 reading', () => {
     senderKey: unhex(v.sender.signing.public_key),
   };
 
-  it('opens a v1.0 vector by default, as version 1.0 without an event type', () => {
-    expect(open(v.wire_envelope, options)).toMatchObject({
+  it('refuses a v1.0 vector by default (#24); opens it, as version 1.0 without an event type, on explicit opt-in', () => {
+    expect(catchCrypto(() => open(v.wire_envelope, options)).code).toBe('INVALID_ENVELOPE');
+    expect(open(v.wire_envelope, { ...options, acceptLegacyV10: true })).toMatchObject({
       payload: v.payload,
       version: '1.0',
       eventType: undefined,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { fromBase64 } from 'agent-messaging-sdk/protocol';
+import { attributeForward, fromBase64 } from 'agent-messaging-sdk/protocol';
 import { routePath, SERVICE_ROUTES } from 'agent-messaging-sdk/protocol';
 import { WS_CLOSE_CODES } from 'agent-messaging-sdk/protocol';
 import type { AgentKeys } from 'agent-messaging-sdk/protocol';
@@ -39,6 +39,7 @@ import { isGroupUpdate, showGroupBar, type GroupAdminDeps } from './group-admin.
 import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
+import { forwardLabel } from './forwards.js';
 import { startAgentAdmin } from './agent-admin.js';
 
 interface AgentItem {
@@ -458,7 +459,14 @@ async function show(wire: string): Promise<void> {
     const artifact = artifactOf(m.payload);
     // A later revision of a card already shown updates it in place.
     if (artifact !== undefined && reviseArtifactCard($('messages'), artifact, answerArtifact)) return;
-    const text = p.type === 'text' ? (p.text ?? '') : `[${p.type}]`;
+    const forwarded = await attributeForward(m.payload, m.senderId, signingKey);
+    const name = (id: string): string => (id === user.userId ? 'you' : (state.names.get(id) ?? id));
+    const text =
+      forwarded !== undefined
+        ? forwardLabel(forwarded, name)
+        : p.type === 'text'
+          ? (p.text ?? '')
+          : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
     if (li !== undefined && state.inGroup && m.senderId !== user.userId)
       li.dataset['sender'] = state.names.get(m.senderId) ?? m.senderId;

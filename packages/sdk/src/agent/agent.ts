@@ -37,6 +37,7 @@ import {
   type ResolvedAgentOptions,
 } from './options.js';
 import { safetyNumber } from '../crypto/safety-number.js';
+import { discloseContentKey } from '../crypto/forward-proof.js';
 import { autoRecover, buildAgentParts, loadKeys, type AgentParts } from './parts.js';
 import type { EventPipeline } from './pipeline/pipeline.js';
 import type { FlowControl } from './pipeline/flow-control.js';
@@ -155,7 +156,15 @@ export class Agent {
     }
     this.#host = defaultShutdownHost();
     const sender = async () => (await this.#ensureKeys(), this.#parts.sender);
-    this.#relay = new RelayActions({ rest: () => this.api.rest, sender });
+    this.#relay = new RelayActions({
+      rest: () => this.api.rest,
+      sender,
+      discloseKey: async (wire) =>
+        discloseContentKey(wire, {
+          recipientId: o.agentId,
+          keys: (await this.#ensureKeys()).candidates(o.clock.now()),
+        }),
+    });
     this.artifacts = new AgentArtifacts({
       agentId: o.agentId,
       rest: () => this.api.rest,

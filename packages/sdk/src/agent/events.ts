@@ -11,6 +11,8 @@
  * @module
  */
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
+import type { ForwardAttribution } from '../messaging/forward-attribution.js';
+import type { KeyWarning } from '../messaging/ghost-keys.js';
 import { z } from 'zod';
 import type { SendOptions } from '../messaging/sender.js';
 import type { AmsError } from '../core/errors/base.js';
@@ -101,6 +103,12 @@ export interface IncomingMessage extends AgentEventBase<'message.new'> {
   readonly payload: MessagePayload;
   /** `payload.text` of a text payload, else undefined. */
   readonly text: string | undefined;
+  /**
+   * For a forwarded copy (`payload.type === 'forwarded'`): who the original
+   * is from, and whether that is verified against the original sender's key
+   * (`forwarded.verified`) or only the forwarder's claim. Absent otherwise.
+   */
+  readonly forwarded?: ForwardAttribution;
   /**
    * Sends a message back to the same conversation: a payload object, or a
    * string for `{ type: 'text', text }`.
@@ -280,6 +288,12 @@ export interface AgentNotificationMap {
   keyRefused: [event: KeyRefusedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
+  /**
+   * The ghost detector: a message was also wrapped to a key listed under this
+   * agent's id that is not in its key ring (a key the service slipped in).
+   * The message itself is delivered; the warning names the fingerprints.
+   */
+  keyWarning: [warning: KeyWarning];
   /** Something works but deserves attention, e.g. `MANIFEST_SIZE_WARNING` (a manifest ≥ 64 KB). Also logged. */
   warning: [warning: AgentWarning];
 }

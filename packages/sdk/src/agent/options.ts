@@ -165,12 +165,16 @@ export interface AgentOptions {
    */
   openWorkers?: OpenWorkersSetting;
   /**
-   * Open legacy v1.0 envelopes (no key commitment, no signed event type).
+   * Open legacy v1.0 envelopes (no key commitment, no signed event type): an
+   * explicit opt-in for a migration period only (security issue #24, item 10).
    *
-   * @deprecated Legacy reading is for the transition only: the default turns
-   * to `false` in the next minor release and v1.0 is not read from 2.0 on.
-   * Set `false` once every peer seals v1.1.
-   * @defaultValue `true`
+   * The risk of `true`: a v1.0 envelope's content key is not committed, so a
+   * sender (or anyone who can sign as one) can make one envelope open to
+   * different plaintexts for different recipients, and its event type is not
+   * signed, so a relay can deliver its payload under another type. Turn it on
+   * only to read envelopes from peers that still seal v1.0, and off again once
+   * they seal v1.1 (every SDK sender seals v1.1). v1.0 is not read from 2.0 on.
+   * @defaultValue `false`
    */
   acceptLegacyV10?: boolean;
   /**

@@ -22,13 +22,19 @@
  */
 import { CryptoError } from '../core/errors/crypto-error.js';
 import { isCryptoError } from '../core/errors/guards.js';
-import type { KeyPair } from '../crypto/keys.js';
+import { keyFingerprint, type KeyPair } from '../crypto/keys.js';
+import { ghostKeyWarning, type KeyWarning } from '../messaging/ghost-keys.js';
 import { openAsync } from '../crypto/open.js';
 import type { OpenedEnvelope } from '../crypto/open-options.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
 import type { KeyDirectory } from '../messaging/key-directory.js';
 import { deliveryRefusal } from '../messaging/delivery-checks.js';
 import { openWithRetiredKeys } from '../messaging/retired-signing.js';
+import {
+  attributeForward,
+  rememberWireEnvelope,
+  type ForwardAttribution,
+} from '../messaging/forward-attribution.js';
 
 /** A message the user received and opened. */
 export interface ReceivedMessage {
@@ -46,6 +52,12 @@ export interface ReceivedMessage {
   readonly seq: number | undefined;
   /** The decrypted payload, e.g. `{ type: 'text', text: 'hi' }`. */
   readonly payload: EnvelopePayload;
+  /**
+   * For a forwarded copy (`payload.type === 'forwarded'`): who the original
+   * is from, and whether that is verified against the original sender's key
+   * (`forwarded.verified`) or only the forwarder's claim. Absent otherwise.
+   */
+  readonly forwarded?: ForwardAttribution;
 }
 
 /** What opening needs. */
@@ -55,8 +67,10 @@ export interface OpenContext {
   /** The user's X25519 pair(s). */
   readonly keys: readonly KeyPair[];
   readonly directory: KeyDirectory;
-  /** Open legacy v1.0 envelopes. @defaultValue `true` */
+  /** Open legacy v1.0 envelopes (an opt-in for a migration period). @defaultValue `false` */
   readonly acceptLegacyV10?: boolean;
+  /** Told when an accepted envelope lists a key under the user's id that is not one of `keys` (a ghost). */
+  readonly onKeyWarning?: (warning: KeyWarning) => void;
 }
 
 /** Where a message came from (unsigned; checked against the envelope). */
@@ -78,7 +92,7 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     return await openAsync(wire, {
       recipientId: c.recipientId,
       keys: c.keys,
-      acceptLegacyV10: c.acceptLegacyV10 ?? true,
+      acceptLegacyV10: c.acceptLegacyV10 ?? false,
       senderKey: (id) => {
         senderId = id;
         return c.directory.signingKey(id);
@@ -90,7 +104,7 @@ async function openWithRotation(wire: string, c: OpenContext): Promise<OpenedEnv
     if (!isCryptoError(err, 'DECRYPT_FAILURE') || err.reason !== 'signature' || senderId === undefined)
       throw err;
     c.directory.invalidate(senderId);
-    const options = { recipientId: c.recipientId, keys: c.keys, acceptLegacyV10: c.acceptLegacyV10 ?? true };
+    const options = { recipientId: c.recipientId, keys: c.keys, acceptLegacyV10: c.acceptLegacyV10 ?? false };
     const current = await c.directory.signingKey(senderId).catch((e: unknown) => {
       if (isCryptoError(e, 'KEY_CHANGED')) throw e;
       return undefined;
@@ -131,7 +145,15 @@ export async function openDelivered(
   const live = delivery.receivedAtMs !== undefined;
   const refused = deliveryRefusal(opened, live ? delivery.event : undefined, delivery.receivedAtMs);
   if (refused !== undefined) throw refused;
-  return {
+  if (c.onKeyWarning !== undefined) {
+    const own = new Set(c.keys.map((k) => keyFingerprint(k.publicKey)));
+    const warning = ghostKeyWarning(opened, c.recipientId, own);
+    if (warning !== undefined) c.onKeyWarning(warning);
+  }
+  const forwarded = await attributeForward(opened.payload, opened.senderId, (id) =>
+    c.directory.signingKey(id),
+  );
+  const message: ReceivedMessage = {
     event: delivery.event,
     messageId: opened.messageId,
     conversationId: opened.conversationId,
@@ -139,5 +161,8 @@ export async function openDelivered(
     createdAt: opened.createdAt,
     seq: delivery.seq,
     payload: opened.payload,
+    ...(forwarded === undefined ? {} : { forwarded }),
   };
+  rememberWireEnvelope(message, wire);
+  return message;
 }

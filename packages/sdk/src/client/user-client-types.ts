@@ -5,6 +5,7 @@
  */
 import type { KeyChangedEvent, KeyRefusedEvent } from '../messaging/key-pins.js';
 import type { MembersChangedEvent } from '../messaging/member-watch.js';
+import type { KeyWarning } from '../messaging/ghost-keys.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
@@ -143,6 +144,12 @@ export interface UserClientEvents {
   keyRefused: [event: KeyRefusedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
+  /**
+   * The ghost detector: a message was also wrapped to a key listed under this
+   * user's id that the user does not hold (a key the service slipped in).
+   * The message itself is delivered; the warning names the fingerprints.
+   */
+  keyWarning: [warning: KeyWarning];
   /** An agent started a streamed reply (its stream key opened). */
   streamStart: [info: StreamStarted];
   /** The next delta of a stream, opened and in order. */

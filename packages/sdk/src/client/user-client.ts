@@ -187,7 +187,11 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       emit: (event, ...args) => this.#emit(event, ...args),
       onReceived: (m) => this.artifacts.received(m),
     });
-    this.#relay = new RelayActions({ rest: () => this.#rest, sender: async () => this.#messaging.sender() });
+    this.#relay = new RelayActions({
+      rest: () => this.#rest,
+      sender: async () => this.#messaging.sender(),
+      discloseKey: (wire) => this.#messaging.discloseKey(wire),
+    });
     this.artifacts = new UserArtifacts({
       rest: () => this.#rest,
       sender: () => this.#messaging.sender(),
@@ -467,6 +471,15 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   /**
    * Reads and opens the conversation's stored messages with `seq > after`,
    * oldest first. Messages that fail to open are listed in `failed`, never thrown.
+   *
+   * What a read returns is history as the service lists it (each message
+   * has `event: 'inbox'`): every message is signature-checked, bound to this
+   * conversation and to its signed event type and sender, but not held to the
+   * replay window (old messages are legitimately old) nor to the memory of
+   * live deliveries, so a message already received live is returned again.
+   * The service chooses which stored messages a page lists and their `seq`
+   * (it can leave some out); it cannot make one signed message count twice in
+   * a page: a second copy is in `failed` as `DECRYPT_FAILURE` reason `duplicate`.
    */
   async messages(conversationId: string, options: InboxOptions = {}): Promise<InboxPage> {
     return this.#messaging.messages(conversationId, options);

@@ -18,6 +18,8 @@ import { isAmsError } from '../core/errors/guards.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import type { Logger } from '../core/logger.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
+import { discloseContentKey } from '../crypto/forward-proof.js';
+import { decryptFailure } from '../crypto/envelope-errors.js';
 import type { KeyDirectory } from '../messaging/key-directory.js';
 import type { MemberWatch } from '../messaging/member-watch.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
@@ -136,15 +138,28 @@ export class UserMessaging {
     return this.#senderFor(this.requireSession().userId);
   }
 
-  /** See `UserClient.messages`. */
+  /**
+   * See `UserClient.messages`. An inbox read is history, not a delivery: no
+   * freshness window (old messages are legitimately old) and no memory of
+   * live deliveries (a message read again is read again). Within one page,
+   * the service cannot make one signed message count twice: a second copy of
+   * the same signed (sender, message id) goes into `failed` as
+   * `DECRYPT_FAILURE` reason `duplicate` (#24, item 11).
+   */
   async messages(conversationId: string, o: InboxOptions): Promise<InboxPage> {
     const stored = await this.#d.api.messages(conversationId, o.after, o.limit);
     const messages: ReceivedMessage[] = [];
     const failed: FailedMessage[] = [];
+    const seen = new Set<string>();
     for (const m of stored) {
       const delivery = { event: 'inbox', conversationId, seq: m.seq };
       try {
-        messages.push(await openDelivered(m.wire_envelope, delivery, this.#openContext()));
+        const message = await openDelivered(m.wire_envelope, delivery, this.#openContext());
+        const key = JSON.stringify([message.senderId, message.messageId]);
+        if (seen.has(key))
+          throw decryptFailure('duplicate', undefined, 'the page lists this signed message twice');
+        seen.add(key);
+        messages.push(message);
       } catch (err) {
         failed.push({ messageId: m.message_id, seq: m.seq, error: asError(err) });
       }
@@ -266,6 +281,12 @@ export class UserMessaging {
     }
   }
 
+  /** The content key of an envelope the user received (for a forward proof). */
+  discloseKey(wire: string): Promise<Uint8Array> {
+    const c = this.#openContext();
+    return discloseContentKey(wire, { recipientId: c.recipientId, keys: c.keys });
+  }
+
   #requireKeys(): UserKeySet {
     const keys = this.#d.keys();
     if (keys === undefined) {
@@ -282,6 +303,13 @@ export class UserMessaging {
       keys: [this.#requireKeys().encryption],
       directory: this.#d.directory,
       acceptLegacyV10: this.#d.options.acceptLegacyV10,
+      onKeyWarning: (warning) => {
+        this.#d.log.warn('a message was also wrapped to a key listed under this user that it does not hold', {
+          conversationId: warning.conversationId,
+          fingerprints: warning.fingerprints.join(','),
+        });
+        this.#d.emit('keyWarning', warning);
+      },
     };
   }
 

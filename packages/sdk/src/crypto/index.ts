@@ -67,6 +67,12 @@ export {
 export { seal, sealAsync, sealBytes, sealBytesAsync, sealPayloadBytes } from './seal.js';
 export { open, openAsync, openPayloadBytes, OPEN_VERIFY_FIRST_BYTES } from './open.js';
 export {
+  discloseContentKey,
+  openDisclosed,
+  CONTENT_KEY_BYTES,
+  type DisclosedEnvelope,
+} from './forward-proof.js';
+export {
   OpenWorkerPool,
   AUTO_IN_FLIGHT_THRESHOLD,
   AUTO_MAX_WORKERS,

@@ -35,12 +35,13 @@ export interface OpenOptions {
    */
   readonly maxEnvelopeBytes?: number;
   /**
-   * Accept legacy v1.0 envelopes (no key commitment, event type not bound).
-   *
-   * @deprecated v1.0 is read for a transition period only: this default turns
-   * to `false` in the next minor release and v1.0 reading is removed in 2.0.
-   * Set `false` now once every peer seals v1.1.
-   * @defaultValue `true`
+   * Accept legacy v1.0 envelopes (no key commitment, event type not bound):
+   * an explicit opt-in for a migration period (security issue #24, item 10).
+   * Without it a v1.0 envelope is `INVALID_ENVELOPE`. The risk of `true`: one
+   * v1.0 envelope can open to different plaintexts for different recipients
+   * (no key commitment) and its event type is not signed. v1.0 reading is
+   * removed in 2.0.
+   * @defaultValue `false`
    */
   readonly acceptLegacyV10?: boolean;
   /**
@@ -153,7 +154,7 @@ export function checkOpenOptions(options: OpenOptions | OpenAsyncOptions): {
   const maxBytes = options.maxEnvelopeBytes ?? ENVELOPE_INLINE_MAX_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)
     throw invalid('maxEnvelopeBytes', 'must be a positive integer');
-  const acceptLegacy = options.acceptLegacyV10 ?? true;
+  const acceptLegacy = options.acceptLegacyV10 ?? false;
   if (typeof acceptLegacy !== 'boolean') throw invalid('acceptLegacyV10', 'must be a boolean');
   return { keys: candidateKeys(options.keys), maxBytes, acceptLegacy };
 }

@@ -4,7 +4,10 @@
  *
  * - Forward: the opened source (payload and signed ids) is wrapped in a
  *   `forwarded` payload and sealed once per target conversation; one request
- *   carries every copy. More than 10 targets is refused here first, with the
+ *   carries every copy. When the source's wire envelope is known (a message
+ *   object this client opened, or `source.wireEnvelope`), the copy carries a
+ *   proof: that envelope and its content key, so receivers verify the
+ *   attribution against the original sender's key (`forward-attribution.ts`). More than 10 targets is refused here first, with the
  *   service's own error (`FORWARD_TARGET_LIMIT`, a {@link ServiceError} with
  *   status 400), so no envelope is sealed in vain.
  * - React: `{ type: 'reaction', message_id, emoji, action }` sealed as
@@ -15,14 +18,18 @@
 import { ServiceError } from '../core/errors/service-error.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import {
+  FORWARD_PROOF_MAX_CHARS,
   FORWARD_TARGET_MAX,
   ReactionPayloadSchema,
   type ForwardedPayload,
+  type ForwardProof,
   type ReactionPayload,
 } from '../core/protocol/artifacts.js';
 import { parseWith } from '../core/protocol/parse.js';
 import { ARTIFACT_ROUTES, routePath } from '../core/protocol/service-names.js';
 import type { EnvelopePayload } from '../crypto/payload.js';
+import { toBase64 } from '../core/encoding.js';
+import { wireEnvelopeOf } from './forward-attribution.js';
 import type { RestClient } from '../transport/rest/client.js';
 import { z } from 'zod';
 import type { MessageSender } from './sender.js';
@@ -34,6 +41,11 @@ export interface ForwardSource {
   readonly senderId: string;
   readonly createdAt: string;
   readonly payload: EnvelopePayload;
+  /**
+   * The source's wire envelope, for the forward proof. Optional: a message
+   * object this client opened is recognised without it.
+   */
+  readonly wireEnvelope?: string;
 }
 
 /** One forwarded copy. */
@@ -58,6 +70,11 @@ export interface ReactOptions {
 export interface RelayActionsDeps {
   readonly rest: () => RestClient;
   readonly sender: () => Promise<MessageSender>;
+  /**
+   * The content key of an envelope this principal received (`discloseContentKey`
+   * with its own keys). Absent: copies carry no proof.
+   */
+  readonly discloseKey?: (wireEnvelope: string) => Promise<Uint8Array>;
 }
 
 const ForwardAnswerSchema = z.looseObject({
@@ -67,8 +84,11 @@ const ForwardAnswerSchema = z.looseObject({
 });
 const ReactAnswerSchema = z.looseObject({ delivered: z.boolean() });
 
-/** The `forwarded` payload of a source; a copy of a copy keeps the first original. */
-export function forwardedPayload(source: ForwardSource): ForwardedPayload {
+/**
+ * The `forwarded` payload of a source, with `proof` when given; a copy of a
+ * copy keeps the first original (and its proof, if it had one).
+ */
+export function forwardedPayload(source: ForwardSource, proof?: ForwardProof): ForwardedPayload {
   if (source.payload['type'] === 'forwarded') return source.payload as ForwardedPayload;
   return {
     type: 'forwarded',
@@ -79,6 +99,7 @@ export function forwardedPayload(source: ForwardSource): ForwardedPayload {
       created_at: source.createdAt,
     },
     payload: source.payload,
+    ...(proof === undefined ? {} : { proof }),
   };
 }
 
@@ -124,7 +145,7 @@ export class RelayActions {
   async forward(source: ForwardSource, targets: readonly string[]): Promise<ForwardedCopy[]> {
     checkForwardTargets(targets);
     const sender = await this.#d.sender();
-    const payload = forwardedPayload(source);
+    const payload = forwardedPayload(source, await this.#proof(source, targets.length));
     const sealed = [];
     for (const conversationId of targets) {
       const wire = await sender.sealAndPost(conversationId, payload, {}, (w) => Promise.resolve(w));
@@ -144,6 +165,28 @@ export class RelayActions {
       messageId: f.message_id,
       seq: f.seq,
     }));
+  }
+
+  /**
+   * The proof of a source: its envelope and content key, when both are at
+   * hand and the proofs of all `targets` copies fit `FORWARD_PROOF_MAX_CHARS`
+   * (each copy carries one, in the one forward request).
+   */
+  async #proof(source: ForwardSource, targets: number): Promise<ForwardProof | undefined> {
+    const disclose = this.#d.discloseKey;
+    if (disclose === undefined || source.payload['type'] === 'forwarded') return undefined;
+    const wire = source.wireEnvelope ?? wireEnvelopeOf(source);
+    if (wire === undefined || wire.length * targets > FORWARD_PROOF_MAX_CHARS) return undefined;
+    let key: Uint8Array;
+    try {
+      key = await disclose(wire);
+    } catch {
+      // Not an envelope this principal can open (v1.0, or not addressed to it): no proof.
+      return undefined;
+    }
+    const proof = { wire_envelope: wire, content_key: toBase64(key) };
+    key.fill(0);
+    return proof;
   }
 
   /**

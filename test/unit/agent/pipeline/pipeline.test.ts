@@ -75,7 +75,8 @@ describe('event pipeline: typed events', () => {
   });
 
   it('relation events must be sealed by system; the user id is typed', async () => {
-    const h = createHarness();
+    // Legacy reading opted into (it is off by default since #24), to show v1.0 is held to the sender rule.
+    const h = createHarness({ acceptLegacyV10: true });
     const seen = collect(h);
     const relations: RelationEvent[] = [];
     h.emitter.on('relation.revoked', (e) => void relations.push(e));

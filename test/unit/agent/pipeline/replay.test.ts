@@ -125,19 +125,19 @@ describe('retired signing keys (finding 4, as the UserClient)', () => {
 });
 
 describe('legacy v1.0 envelopes (acceptLegacyV10)', () => {
-  it('are opened by default and refused as INVALID_ENVELOPE when the option is false', async () => {
-    for (const accept of [undefined, false]) {
+  it('are refused as INVALID_ENVELOPE by default and when false (#24), opened only on explicit opt-in', async () => {
+    for (const accept of [undefined, false, true]) {
       const h = createHarness(accept === undefined ? {} : { acceptLegacyV10: accept });
       const seen = collect(h);
       await h.pipeline.ingest(
         h.sealed('message.new', h.sealFrom({ type: 'text', text: 'old' }, { version: '1.0' })),
       );
       await h.pipeline.ingest(h.sealed('message.new', h.sealFrom({ type: 'text', text: 'new' })));
-      expect(seen.messages.map((m) => m.text)).toEqual(accept === false ? ['new'] : ['old', 'new']);
+      expect(seen.messages.map((m) => m.text)).toEqual(accept === true ? ['old', 'new'] : ['new']);
       expect(seen.failures.map((f) => [f.code, f.error.message])).toEqual(
-        accept === false
-          ? [['INVALID_ENVELOPE', 'Invalid envelope: legacy v1.0 envelopes are not accepted']]
-          : [],
+        accept === true
+          ? []
+          : [['INVALID_ENVELOPE', 'Invalid envelope: legacy v1.0 envelopes are not accepted']],
       );
     }
   });

@@ -29,11 +29,15 @@ import type {
   AgentTransport,
   AnyAgentEvent,
   CloseResult,
+  IncomingMessage,
 } from '../events.js';
 import type { OrderedScheduler, TaskOutcome } from '../ordering.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { eventFromCleartext, eventFromEnvelope, type BuildContext } from './build-event.js';
 import { deliveryRefusal } from '../../messaging/delivery-checks.js';
+import { attributeForward, rememberWireEnvelope } from '../../messaging/forward-attribution.js';
+import { ghostKeyWarning } from '../../messaging/ghost-keys.js';
+import { keyFingerprint } from '../../crypto/keys.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
@@ -322,14 +326,58 @@ export class EventPipeline {
       return { skip: 'skipped' };
     }
     claims.push(m.claim);
+    await this.#checkGhostKeys(opened);
     try {
-      return { event: eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId)), claims };
+      const event = eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId));
+      return { event: await this.#withForwardAttribution(event, inbound), claims };
     } catch (error) {
       const ctx = this.#context(inbound, transport, deliveryId);
       const how = this.outcomes.stepFailed(ctx, error);
       await this.#settle(claims, how);
       return { skip: how === 'complete' ? 'skipped' : 'retry' };
     }
+  }
+
+  /**
+   * The ghost detector: warns (`keyWarning`) when the envelope lists a key
+   * under this agent's id that is not in its ring. Never throws.
+   */
+  async #checkGhostKeys(opened: OpenedEnvelope): Promise<void> {
+    const mine = opened.recipients.filter((r) => r.id === this.#deps.agentId);
+    // The common case: one wrap for this agent, the one that opened it.
+    if (mine.length === 1 && mine[0]!.fingerprint === opened.keyFingerprint) return;
+    try {
+      const ring = await this.#deps.keys.ring();
+      const own = new Set(ring.candidates(this.#deps.clock.now()).map((k) => keyFingerprint(k.publicKey)));
+      const warning = ghostKeyWarning(opened, this.#deps.agentId, own);
+      if (warning === undefined) return;
+      this.#deps.logger.warn(
+        'a message was also wrapped to a key listed under this agent that it does not hold',
+        {
+          conversationId: warning.conversationId,
+          fingerprints: warning.fingerprints.join(','),
+        },
+      );
+      this.#emitter.emit('keyWarning', warning);
+    } catch {
+      // The ring did not load: the open itself used it, so this cannot happen in practice.
+    }
+  }
+
+  /**
+   * A message event with its forward attribution (a `forwarded` payload: is
+   * the original sender's signature behind it?), remembered with its wire
+   * envelope so that forwarding it again can carry the proof. Never throws.
+   */
+  async #withForwardAttribution(event: AnyAgentEvent, inbound: InboundEvent): Promise<AnyAgentEvent> {
+    if (event.type !== 'message.new') return event;
+    const message = event as IncomingMessage;
+    const forwarded = await attributeForward(message.payload, message.senderId, (id) =>
+      this.#deps.keys.signingKey(id),
+    );
+    const result: IncomingMessage = forwarded === undefined ? message : { ...message, forwarded };
+    if (inbound.wireEnvelope !== undefined) rememberWireEnvelope(result, inbound.wireEnvelope);
+    return result;
   }
 
   async #dispatch(p: Prepared): Promise<void> {

@@ -74,7 +74,7 @@ export interface PipelineDeps {
   readonly stream?: StreamOpener | undefined;
   /** Crypto backend for `openAsync`. @defaultValue node:crypto */
   readonly backend?: CryptoBackend | undefined;
-  /** Open legacy v1.0 envelopes (see `OpenOptions.acceptLegacyV10`). @defaultValue `true` */
+  /** Open legacy v1.0 envelopes (see `OpenOptions.acceptLegacyV10`). @defaultValue `false` */
   readonly acceptLegacyV10?: boolean | undefined;
   /** Worker threads that open envelopes during a burst (`openWorkers`); absent: always here. */
   readonly openPool?: OpenWorkerPool | undefined;

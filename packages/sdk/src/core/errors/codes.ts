@@ -161,11 +161,12 @@ export const ENVELOPE_FAILURE_REASONS = ['signature', 'no_wrap', 'unwrap', 'aead
 /**
  * SDK extensions, checked by the receivers (Agent, UserClient) after `open`
  * succeeded: `event_type` (the delivery's type does not fit the signed event
- * type or sender) and `stale` (the signed `created_at` is outside the
- * acceptance window: a replay or a pre-dated envelope).
+ * type or sender), `stale` (the signed `created_at` is outside the
+ * acceptance window: a replay or a pre-dated envelope) and `duplicate` (an
+ * inbox read listed the same signed message twice: a replay by the service).
  */
-export const DELIVERY_FAILURE_REASONS = ['event_type', 'stale'] as const;
-/** Every DECRYPT_FAILURE reason: the five of `open`, then the receivers' two. */
+export const DELIVERY_FAILURE_REASONS = ['event_type', 'stale', 'duplicate'] as const;
+/** Every DECRYPT_FAILURE reason: the five of `open`, then the receivers' three. */
 export const DECRYPT_FAILURE_REASONS = [...ENVELOPE_FAILURE_REASONS, ...DELIVERY_FAILURE_REASONS] as const;
 /** Why an envelope could not be opened. */
 export type DecryptFailureReason = (typeof DECRYPT_FAILURE_REASONS)[number];

@@ -19,10 +19,20 @@
 import { z } from 'zod';
 import { ARTIFACT_DENIED_REASONS } from '../errors/codes.js';
 import { parseWith } from './parse.js';
-import { IdentifierSchema, IsoUtcMillisSchema } from './primitives.js';
+import { base64Schema, IdentifierSchema, IsoUtcMillisSchema } from './primitives.js';
 
 /** Forward targets per request (the spec's limit; more is `FORWARD_TARGET_LIMIT`). */
 export const FORWARD_TARGET_MAX = 10;
+
+/**
+ * Longest original envelope a forward proof carries, in base64 characters
+ * (512 KiB), and the SDK's budget for the proofs of all the copies of one
+ * forward request (the original's length times the number of targets): each
+ * copy holds the original inside its own envelope, and the copies travel in
+ * one request under the service's body limit. Past the budget, the copies
+ * are forwarded without a proof.
+ */
+export const FORWARD_PROOF_MAX_CHARS = 512 * 1024;
 
 /** Bounds of the artifact windows, in milliseconds (our choice; docs/artifacts.md). */
 export const ARTIFACT_LIMITS = Object.freeze({
@@ -166,6 +176,21 @@ export const ReactionPayloadSchema = z.strictObject({
 /** The sealed payload of a reaction. */
 export type ReactionPayload = z.infer<typeof ReactionPayloadSchema>;
 
+/**
+ * The proof a forwarded copy carries (security issue #24, item 8): the
+ * original v1.1 envelope and its content key, which the forwarder (one of its
+ * recipients) disclosed. Whoever receives the copy checks the original
+ * sender's signature and the key commitment and decrypts the original itself
+ * (`openDisclosed`), so the attribution is the original sender's, not the
+ * forwarder's word. Both are base64; `content_key` is 32 bytes.
+ */
+export const ForwardProofSchema = z.strictObject({
+  wire_envelope: base64Schema({ minBytes: 1, maxChars: FORWARD_PROOF_MAX_CHARS }),
+  content_key: base64Schema({ bytes: 32 }),
+});
+/** See {@link ForwardProofSchema}. */
+export type ForwardProof = z.infer<typeof ForwardProofSchema>;
+
 /** The sealed payload of a forwarded copy. */
 export const ForwardedPayloadSchema = z.strictObject({
   type: z.literal('forwarded'),
@@ -176,6 +201,8 @@ export const ForwardedPayloadSchema = z.strictObject({
     created_at: IsoUtcMillisSchema,
   }),
   payload: z.record(z.string(), z.unknown()),
+  /** The original sender's sealed envelope and its content key; absent: the forwarder's unverified claim. */
+  proof: ForwardProofSchema.optional(),
 });
 /** The sealed payload of a forwarded copy. */
 export type ForwardedPayload = z.infer<typeof ForwardedPayloadSchema>;

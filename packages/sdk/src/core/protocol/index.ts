@@ -34,6 +34,7 @@ export {
   isSystemSealedEventType,
   PEER_SEALED_EVENT_TYPES,
   sealedTypeProblem,
+  systemPayloadProblem,
   SYSTEM_SEALED_EVENT_TYPES,
   SYSTEM_SENDER_ID,
   type SealedOrigin,

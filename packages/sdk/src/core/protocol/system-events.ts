@@ -7,14 +7,19 @@
  *    (a relay cannot relabel a payload that happens to fit another type);
  * 2. a type of {@link SYSTEM_SEALED_EVENT_TYPES} must be signed by the system sender;
  * 3. the system sender never signs a type of {@link PEER_SEALED_EVENT_TYPES}
- *    (`message.new`: the service cannot speak in a conversation as `system`).
+ *    (messages, streams, reactions: the service cannot speak in a
+ *    conversation as `system`, start a stream or react);
+ * 4. an `artifact_response` signed by the system sender is only a service
+ *    denial ({@link systemPayloadProblem}): the service may deny an artifact
+ *    (`user_timeout`, …), never approve or answer it for a human.
  *
- * Other types (`artifact_response`, the WebSocket-only service events) are
- * not attributed by the service interface: either sender is accepted, and in
- * v1.1 the signed type must still match.
+ * Other types (the WebSocket-only service events) are not attributed by the
+ * service interface: either sender is accepted, and in v1.1 the signed type
+ * must still match.
  *
  * @module
  */
+import { SERVICE_DENIED_REASONS } from './artifacts.js';
 
 /** Sender id of the events the service originates (the system sender). */
 export const SYSTEM_SENDER_ID = 'system';
@@ -42,17 +47,46 @@ export type SystemSealedEventType = (typeof SYSTEM_SEALED_EVENT_TYPES)[number];
 
 const SYSTEM_SET: ReadonlySet<string> = /* @__PURE__ */ new Set(SYSTEM_SEALED_EVENT_TYPES);
 
-/** Event types only peers (users, agents) seal: never the system sender. */
-export const PEER_SEALED_EVENT_TYPES = ['message.new'] as const;
+/**
+ * Event types only peers (users, agents) seal, never the system sender: a
+ * message, a stream's key envelope, a reaction (security issue #24, item 9).
+ * The service only relays them. (`artifact_response` is peer-only too except
+ * for the service's own denials: see {@link systemPayloadProblem}.)
+ */
+export const PEER_SEALED_EVENT_TYPES = ['message.new', 'stream.start', 'reaction.update'] as const;
+
+const PEER_SET: ReadonlySet<string> = /* @__PURE__ */ new Set(PEER_SEALED_EVENT_TYPES);
 
 /** True for an event type that the system sender never seals. */
 export function isPeerSealedEventType(value: unknown): boolean {
-  return typeof value === 'string' && (PEER_SEALED_EVENT_TYPES as readonly string[]).includes(value);
+  return typeof value === 'string' && PEER_SET.has(value);
 }
 
 /** True for an event type that only the system sender may seal. */
 export function isSystemSealedEventType(value: unknown): value is SystemSealedEventType {
   return typeof value === 'string' && SYSTEM_SET.has(value);
+}
+
+const SERVICE_DENIALS: ReadonlySet<string> = /* @__PURE__ */ new Set(SERVICE_DENIED_REASONS);
+
+/**
+ * Why a payload signed by the system sender is not one the service may
+ * originate, or `undefined` when it may. Today one rule: an
+ * `artifact_response` from the system sender must be a denial with one of
+ * the service's own reasons (`SERVICE_DENIED_REASONS`: `user_timeout`,
+ * `tool_not_supported_in_group`, `permission_revoked`, `tool_timeout`); an
+ * approval, or a denial in a human's name (`user_rejected`,
+ * `tool_not_implemented`), is only ever sealed by the human's client.
+ */
+export function systemPayloadProblem(
+  eventType: string | undefined,
+  payload: Readonly<Record<string, unknown>>,
+): string | undefined {
+  if (eventType !== 'artifact_response') return undefined;
+  const reason = payload['reason'];
+  if (payload['status'] === 'denied' && typeof reason === 'string' && SERVICE_DENIALS.has(reason))
+    return undefined;
+  return 'the system sender may only deny an artifact with a service reason, never answer it for a human';
 }
 
 /** The signed facts of an opened envelope the rule reads. */

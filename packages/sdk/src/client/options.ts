@@ -70,6 +70,16 @@ export interface UserClientOptions {
    * @defaultValue `'warn'`
    */
   keyChangePolicy?: KeyChangePolicy;
+  /**
+   * What this user's client does, as the owner of a group, when a member joins
+   * by invite code (`groupUpdated` with `change: 'joined'`): `'auto'` signs a
+   * new roster version admitting them (`client.groups.admit`), so members seal
+   * to them; `'manual'` leaves that to you (until then no member seals to
+   * them). The service could report a join that never happened: choose
+   * `'manual'` to admit only members you expect (docs/groups.md).
+   * @defaultValue `'auto'`
+   */
+  groupAdmission?: 'auto' | 'manual';
   /** Where pinned keys are kept. @defaultValue in memory (pins are lost on restart) */
   keyPinStore?: KeyPinStore;
   /** Where log lines go (redacted; never tokens, keys or plaintext). @defaultValue silent */
@@ -123,6 +133,8 @@ export interface ResolvedUserClientOptions {
   readonly keyChangePolicy: KeyChangePolicy;
   /** See {@link UserClientOptions.keyPinStore}. */
   readonly keyPinStore: KeyPinStore | undefined;
+  /** See {@link UserClientOptions.groupAdmission}. */
+  readonly groupAdmission: 'auto' | 'manual';
   readonly acks: boolean;
 }
 
@@ -187,7 +199,14 @@ export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClie
     acceptLegacyV10: legacyOption(o.acceptLegacyV10),
     keyChangePolicy: policyOption(o.keyChangePolicy),
     keyPinStore: o.keyPinStore,
+    groupAdmission: admissionOption(o.groupAdmission),
   };
+}
+
+function admissionOption(value: unknown): 'auto' | 'manual' {
+  if (value === undefined) return 'auto';
+  if (value === 'auto' || value === 'manual') return value;
+  throw bad('groupAdmission', 'must be "auto" or "manual"');
 }
 
 function policyOption(value: unknown): KeyChangePolicy {

@@ -16,7 +16,7 @@ describe('MemberWatch', () => {
     w.observe('c1', ['u2', 'ghost']);
     w.observe('c1', ['u2', 'ghost']);
     expect(events).toEqual([
-      { conversationId: 'c1', added: ['ghost', 'u2'], removed: ['u1'], blocked: false },
+      { conversationId: 'c1', added: ['ghost', 'u2'], removed: ['u1'], blocked: false, unsigned: [] },
     ]);
   });
 
@@ -45,6 +45,6 @@ describe('MemberWatch', () => {
     const w = new MemberWatch({ policy: 'block', onMembersChanged: (e) => events.push(e) });
     w.observe('c1', ['u1', 'u2']);
     expect(() => w.observe('c1', ['u1'])).not.toThrow();
-    expect(events).toEqual([{ conversationId: 'c1', added: [], removed: ['u2'], blocked: false }]);
+    expect(events).toEqual([{ conversationId: 'c1', added: [], removed: ['u2'], blocked: false, unsigned: [] }]);
   });
 });

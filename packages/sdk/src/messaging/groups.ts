@@ -385,8 +385,26 @@ export class UserGroups extends Groups {
     };
   }
 
+  readonly #queue = new Map<string, Promise<unknown>>();
+
+  /** Signs and publishes the next roster version, one change at a time per group. */
+  #next(
+    conversationId: string,
+    change: { drop?: readonly string[]; admit?: readonly string[] | 'listed'; ownerId?: string },
+  ): Promise<readonly string[]> {
+    const before = this.#queue.get(conversationId) ?? Promise.resolve();
+    const run = before.then(
+      () => this.#change(conversationId, change),
+      () => this.#change(conversationId, change),
+    );
+    const tail = run.catch(() => undefined);
+    this.#queue.set(conversationId, tail);
+    void tail.then(() => this.#queue.get(conversationId) === tail && this.#queue.delete(conversationId));
+    return run;
+  }
+
   /** Signs and publishes the next roster version. Returns the ids newly admitted or re-bound. */
-  async #next(
+  async #change(
     conversationId: string,
     change: { drop?: readonly string[]; admit?: readonly string[] | 'listed'; ownerId?: string },
   ): Promise<readonly string[]> {

@@ -45,6 +45,8 @@ describe('MemberWatch', () => {
     const w = new MemberWatch({ policy: 'block', onMembersChanged: (e) => events.push(e) });
     w.observe('c1', ['u1', 'u2']);
     expect(() => w.observe('c1', ['u1'])).not.toThrow();
-    expect(events).toEqual([{ conversationId: 'c1', added: [], removed: ['u2'], blocked: false, unsigned: [] }]);
+    expect(events).toEqual([
+      { conversationId: 'c1', added: [], removed: ['u2'], blocked: false, unsigned: [] },
+    ]);
   });
 });

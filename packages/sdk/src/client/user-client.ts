@@ -224,7 +224,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       const roster = me === undefined ? undefined : await this.groups.roster(conversationId);
       if (roster?.owner_id !== me || this.#keys?.signing === undefined) return;
       const admitted = await this.groups.admit(conversationId);
-      if (admitted.length > 0) this.#log.info('group members admitted', { conversationId, admitted: admitted.length });
+      if (admitted.length > 0)
+        this.#log.info('group members admitted', { conversationId, admitted: admitted.length });
     })().catch((err: unknown) =>
       this.#log.warn('group join not admitted', { conversationId, error: (err as Error).name }),
     );

@@ -99,7 +99,8 @@ export class MemberWatch {
     if (key !== last) {
       this.#unsigned.delete(conversationId);
       if (key !== '') {
-        if (this.#unsigned.size >= MAX_CONVERSATIONS) this.#unsigned.delete(this.#unsigned.keys().next().value!);
+        if (this.#unsigned.size >= MAX_CONVERSATIONS)
+          this.#unsigned.delete(this.#unsigned.keys().next().value!);
         this.#unsigned.set(conversationId, key);
       }
     }

@@ -156,4 +156,14 @@ const roster = defineRoute({
 });
 
 /** Group routes. */
-export const groupRoutes: readonly Route[] = [create, list, join, read, invite, leave, remove, rotate, roster];
+export const groupRoutes: readonly Route[] = [
+  create,
+  list,
+  join,
+  read,
+  invite,
+  leave,
+  remove,
+  rotate,
+  roster,
+];

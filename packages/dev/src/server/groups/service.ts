@@ -334,7 +334,8 @@ export async function publishRoster(
   if (g.ownerId !== userId) {
     throw fail('FORBIDDEN', 'Only the group owner publishes its roster.', { reason: 'not_group_owner' });
   }
-  const bad = (reason: string, message: string) => fail('VALIDATION_ERROR', message, { field: 'roster', reason });
+  const bad = (reason: string, message: string) =>
+    fail('VALIDATION_ERROR', message, { field: 'roster', reason });
   const r = signed.roster;
   if (r.conversation_id !== g.conversationId) throw bad('wrong_group', 'The roster names another group.');
   if (r.signed_by !== userId) throw bad('signer', 'The roster must be signed by the caller.');

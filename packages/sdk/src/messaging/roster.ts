@@ -68,9 +68,11 @@ export function groupRosterError(conversationId: string, problem: GroupRosterPro
 /** SHA-256 of a raw public key, 64 lowercase hex: the fingerprint a roster binds. */
 export function rosterFingerprint(publicKey: Uint8Array, backend: CryptoBackend = defaultBackend()): string {
   let out = '';
-  for (const b of backend.sha256(publicKey)) out += b.toString(16).padStart(2, '0');
+  for (const b of backend.sha256(publicKey)) out += HEX[b]!;
   return out;
 }
+
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** A member to put in a roster, with its current public keys. */
 export interface RosterMemberKeys {

@@ -49,4 +49,28 @@ describe('MemberWatch', () => {
       { conversationId: 'c1', added: [], removed: ['u2'], blocked: false, unsigned: [] },
     ]);
   });
+
+  it('observeUnsigned: members outside the signed roster are reported once per set; refused under block until gone', () => {
+    const events: MembersChangedEvent[] = [];
+    const warn = new MemberWatch({ onMembersChanged: (e) => events.push(e) });
+    warn.observeUnsigned('g1', ['ghost']);
+    warn.observeUnsigned('g1', ['ghost']);
+    warn.observeUnsigned('g1', []);
+    warn.observeUnsigned('g1', ['ghost']);
+    expect(events).toEqual([
+      { conversationId: 'g1', added: ['ghost'], removed: [], blocked: false, unsigned: ['ghost'] },
+      { conversationId: 'g1', added: ['ghost'], removed: [], blocked: false, unsigned: ['ghost'] },
+    ]);
+
+    const strict = new MemberWatch({ policy: 'block' });
+    let caught: unknown;
+    try {
+      strict.observeUnsigned('g1', ['ghost']);
+    } catch (err) {
+      caught = err;
+    }
+    expect(isCryptoError(caught, 'MEMBERS_CHANGED')).toBe(true);
+    expect(strict.confirmMembers('g1')).toBe(false); // nothing to confirm: only the owner's roster admits
+    expect(() => strict.observeUnsigned('g1', [])).not.toThrow();
+  });
 });

@@ -10,7 +10,12 @@
  *    key would cost per message (AES-256-GCM under a shared key + one
  *    Ed25519 signature, measured on the same primitives). The envelope size
  *    per group size is printed too.
- * 2. End to end on the reference server (127.0.0.1, real HTTP): a user's
+ * 2. The signed roster's cost (docs/groups.md, "Signed roster"): what a
+ *    group seal adds (one SHA-256 fingerprint of each member's key, checked
+ *    against the roster) beside the same-run seal alone, and what accepting a
+ *    roster costs when the key directory re-reads a group (canonical bytes,
+ *    fingerprints, one Ed25519 verification; once per read, cached 5 minutes).
+ * 3. End to end on the reference server (127.0.0.1, real HTTP): a user's
  *    `send` (directory lookup cached, seal, POST, the server's envelope
  *    check, store and fan-out), one message in flight, beside the same-run
  *    baseline of the same user sending in a one-to-one conversation. Members
@@ -22,6 +27,12 @@ import { createAgentApi } from '../packages/sdk/src/agent/api.js';
 import { createKeyDirectory } from '../packages/sdk/src/messaging/key-directory.js';
 import { ensureAgentKeys } from '../packages/sdk/src/agent/key-lifecycle.js';
 import { createMessageSender, type MessageSender } from '../packages/sdk/src/messaging/sender.js';
+import {
+  buildGroupRoster,
+  GroupRosterBook,
+  rosterFingerprint,
+  signGroupRoster,
+} from '../packages/sdk/src/messaging/roster.js';
 import { createUserApi } from '../packages/sdk/src/client/user-api.js';
 import { toBase64 } from '../packages/sdk/src/core/encoding.js';
 import { KeyRing, MemoryKeyStore } from '../packages/sdk/src/crypto/index.js';
@@ -181,7 +192,61 @@ async function endToEnd(): Promise<void> {
   }
 }
 
+/** The signed roster: per-seal fingerprint check and per-read roster acceptance, beside the seal alone. */
+export async function rosterCost(): Promise<void> {
+  const owner = generateKeys();
+  const rows: string[][] = [];
+  for (const n of SIZES) {
+    const keys = Array.from({ length: n }, () => generateKeys());
+    const sender: Member = { id: 'u0', keys: owner, rest: undefined as never };
+    const others = keys.map((k, i) => ({ id: `m${i}`, publicKey: k.encryption.publicKey }));
+    const roster = buildGroupRoster({
+      conversationId: 'c',
+      version: 1,
+      ownerId: 'u0',
+      members: [
+        { id: 'u0', kind: 'user', encryption: owner.encryption.publicKey, signing: owner.signing.publicKey },
+        ...keys.map((k, i) => ({
+          id: `m${i}`,
+          kind: 'agent' as const,
+          encryption: k.encryption.publicKey,
+          signing: k.signing.publicKey,
+        })),
+      ],
+    });
+    const bound = new Map(roster.members.map((m) => [m.id, m.enc]));
+    const signed = await signGroupRoster(roster, owner.signing);
+    const seal = await measure(`group of ${n}: seal`, () => sealFor(sender, others));
+    const checked = await measure(`group of ${n}: roster check + seal`, () => {
+      for (const o of others)
+        if (rosterFingerprint(o.publicKey) !== bound.get(o.id)) throw new Error('bound');
+      return sealFor(sender, others);
+    });
+    const alone = await measure(`group of ${n}: roster check alone`, () => {
+      for (const o of others)
+        if (rosterFingerprint(o.publicKey) !== bound.get(o.id)) throw new Error('bound');
+    });
+    const accept = await measure(`group of ${n}: accept roster`, () =>
+      new GroupRosterBook().accept('c', signed, async () => owner.signing.publicKey),
+    );
+    rows.push([
+      String(n),
+      fmt(seal.opsPerSec),
+      fmt(checked.opsPerSec),
+      `${fmt((seal.opsPerSec / checked.opsPerSec - 1) * 100, 1)} %`,
+      `${fmt((100 * seal.opsPerSec) / alone.opsPerSec, 2)} %`,
+      fmt(accept.opsPerSec),
+    ]);
+  }
+  printTable(
+    'Signed roster cost (one core, same run)',
+    ['members', 'seal/s (baseline)', 'check + seal/s', 'slower by', 'check alone / seal', 'roster accepts/s'],
+    rows,
+  );
+}
+
 export default async function (): Promise<void> {
   await sealCost();
+  await rosterCost();
   await endToEnd();
 }

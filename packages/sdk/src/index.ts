@@ -304,6 +304,9 @@ export {
   type RotateGroupKeyOptions,
 } from './client/index.js';
 export type { KeyDirectory, RetiredSigningKey } from './agent/index.js';
+export { GroupRosterBook, type GroupRosterBookOptions, type GroupRosterProblem } from './messaging/roster.js';
+export type { GroupMembership } from './messaging/key-directory.js';
+export type { GroupRoster, GroupRosterMember, SignedGroupRoster } from './core/protocol/group-roster.js';
 
 // Logging
 export {

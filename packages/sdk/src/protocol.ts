@@ -68,6 +68,29 @@ export {
   GrantWindowSecondsSchema,
 } from './core/protocol/grants.js';
 export {
+  GROUP_ROSTER_CONTEXT,
+  GROUP_ROSTER_FORMAT,
+  type GroupRoster,
+  type GroupRosterMember,
+  GroupRosterMemberSchema,
+  GroupRosterSchema,
+  groupRosterBytes,
+  type PutGroupRosterRequest,
+  PutGroupRosterRequestSchema,
+  type SignedGroupRoster,
+  SignedGroupRosterSchema,
+} from './core/protocol/group-roster.js';
+export {
+  buildGroupRoster,
+  type BuildGroupRosterInput,
+  GroupRosterBook,
+  type GroupRosterBookOptions,
+  type GroupRosterProblem,
+  rosterFingerprint,
+  type RosterMemberKeys,
+  signGroupRoster,
+} from './messaging/roster.js';
+export {
   CreateGroupRequestSchema,
   GROUP_LIMITS,
   type GroupChange,

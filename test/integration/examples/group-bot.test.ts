@@ -83,6 +83,7 @@ it('group-bot.ts joins by invite code and answers in the group, mentioning who s
   const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
   try {
     await until(() => /in 1 group\(s\)/.test(out()), 'the bot to join');
+    await user.groups.admit(group.conversationId); // the owner signs the roster that admits the bot
     await user.send(group.conversationId, { type: 'text', text: 'hello bots' });
     await until(() => received.some((m) => m.senderId === agent.agentId), 'the answer');
     const answer = received.find((m) => m.senderId === agent.agentId)!;

@@ -48,6 +48,7 @@ describe('files in a group', () => {
     const id = group.conversationId;
     const { code } = await ada.client.groups.invite(id);
     await bob.client.groups.join(code);
+    await ada.client.groups.admit(id); // Bob in the owner-signed roster before the upload
 
     const text = 'chapter one\n'.repeat(20_000);
     await ada.client.files.upload(id, new TextEncoder().encode(text), {

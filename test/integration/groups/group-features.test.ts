@@ -102,6 +102,7 @@ async function groupOf(owner: Human, agents: readonly Bot[], others: readonly Hu
   const g = await owner.client.groups.create({ name: 'Crew', agentIds: agents.map((a) => a.agentId) });
   for (const h of others)
     await h.client.groups.join((await owner.client.groups.invite(g.conversationId)).code);
+  if (others.length > 0) await owner.client.groups.admit(g.conversationId); // into the signed roster
   return g.conversationId;
 }
 

@@ -152,6 +152,9 @@ describe('groups: create, invite, join, messages to every member, events, leave,
     expect(joined.conversationId).toBe(id);
     expect(joined.keyVersion).toBe(2);
     expect((await bob.client.groups.members(id)).map((m) => m.id)).toContain(bob.userId);
+    // The owner admits Bob in a new signed roster version (the client also does it on the join event).
+    await ada.client.groups.admit(id);
+    expect((await bob.client.groups.roster(id)).members.map((m) => m.id)).toContain(bob.userId);
 
     // group.updated (joined) and system.group_key_rotated reach every member on a WebSocket.
     await waitFor(() => ada.rotations.length === 1 && bob.rotations.length === 1, 'rotation events to users');

@@ -16,7 +16,7 @@ describe('MemberWatch', () => {
     w.observe('c1', ['u2', 'ghost']);
     w.observe('c1', ['u2', 'ghost']);
     expect(events).toEqual([
-      { conversationId: 'c1', added: ['ghost', 'u2'], removed: ['u1'], blocked: false },
+      { conversationId: 'c1', added: ['ghost', 'u2'], removed: ['u1'], blocked: false, unsigned: [] },
     ]);
   });
 
@@ -45,6 +45,32 @@ describe('MemberWatch', () => {
     const w = new MemberWatch({ policy: 'block', onMembersChanged: (e) => events.push(e) });
     w.observe('c1', ['u1', 'u2']);
     expect(() => w.observe('c1', ['u1'])).not.toThrow();
-    expect(events).toEqual([{ conversationId: 'c1', added: [], removed: ['u2'], blocked: false }]);
+    expect(events).toEqual([
+      { conversationId: 'c1', added: [], removed: ['u2'], blocked: false, unsigned: [] },
+    ]);
+  });
+
+  it('observeUnsigned: members outside the signed roster are reported once per set; refused under block until gone', () => {
+    const events: MembersChangedEvent[] = [];
+    const warn = new MemberWatch({ onMembersChanged: (e) => events.push(e) });
+    warn.observeUnsigned('g1', ['ghost']);
+    warn.observeUnsigned('g1', ['ghost']);
+    warn.observeUnsigned('g1', []);
+    warn.observeUnsigned('g1', ['ghost']);
+    expect(events).toEqual([
+      { conversationId: 'g1', added: ['ghost'], removed: [], blocked: false, unsigned: ['ghost'] },
+      { conversationId: 'g1', added: ['ghost'], removed: [], blocked: false, unsigned: ['ghost'] },
+    ]);
+
+    const strict = new MemberWatch({ policy: 'block' });
+    let caught: unknown;
+    try {
+      strict.observeUnsigned('g1', ['ghost']);
+    } catch (err) {
+      caught = err;
+    }
+    expect(isCryptoError(caught, 'MEMBERS_CHANGED')).toBe(true);
+    expect(strict.confirmMembers('g1')).toBe(false); // nothing to confirm: only the owner's roster admits
+    expect(() => strict.observeUnsigned('g1', [])).not.toThrow();
   });
 });

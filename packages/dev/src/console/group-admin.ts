@@ -7,7 +7,15 @@
  *
  * @module
  */
-import { routePath, SERVICE_ROUTES } from 'agent-messaging-sdk/protocol';
+import {
+  buildGroupRoster,
+  fromBase64,
+  portableBackend,
+  routePath,
+  SERVICE_ROUTES,
+  signGroupRoster,
+  type SignedGroupRoster,
+} from 'agent-messaging-sdk/protocol';
 import type { ConsoleCall } from './api.js';
 import { button } from './dom.js';
 
@@ -17,6 +25,7 @@ export interface GroupMemberView {
   readonly kind: string;
   readonly role: string;
   readonly public_key: string | null;
+  readonly signing_public_key?: string | null;
 }
 
 /** The group detail (wire names). */
@@ -26,6 +35,8 @@ export interface GroupDetailView {
   readonly owner_id: string;
   readonly key_version: number;
   readonly members: readonly GroupMemberView[];
+  /** The owner-signed roster last published, or null. */
+  readonly roster?: SignedGroupRoster | null;
 }
 
 /** What the bar needs from the page. */
@@ -35,6 +46,8 @@ export interface GroupAdminDeps {
   run(fn: () => Promise<void>): void;
   /** The signed-in user's id. */
   userId(): string | undefined;
+  /** The signed-in user's Ed25519 key pair (signs the rosters of groups it owns). */
+  signingKeys(): { readonly publicKey: Uint8Array; readonly privateKey: Uint8Array } | undefined;
   /** A display name for a member id. */
   nameOf(id: string): string;
   /** The group changed: take its members as the open conversation's recipients. */
@@ -49,13 +62,68 @@ export async function showGroupBar(
   conversationId: string,
   d: GroupAdminDeps,
 ): Promise<void> {
-  const detail = await d.call<GroupDetailView>({
-    method: 'GET',
-    path: routePath(SERVICE_ROUTES.getGroup, { id: conversationId }),
-    auth: true,
-  });
+  const read = () =>
+    d.call<GroupDetailView>({
+      method: 'GET',
+      path: routePath(SERVICE_ROUTES.getGroup, { id: conversationId }),
+      auth: true,
+    });
+  let detail = await read();
+  if (await signRoster(detail, d)) detail = await read();
   d.membersChanged(detail);
   drawBar(bar, detail, d);
+}
+
+/** The roster's member ids, or undefined before the owner published one. */
+export function rosterMemberIds(g: GroupDetailView): ReadonlySet<string> | undefined {
+  return g.roster == null ? undefined : new Set(g.roster.roster.members.map((m) => m.id));
+}
+
+type Keyed = GroupMemberView & { readonly kind: 'user' | 'agent'; readonly public_key: string };
+
+const keyed = (m: GroupMemberView): m is Keyed =>
+  m.public_key !== null && (m.kind === 'user' || m.kind === 'agent');
+
+/**
+ * As the owner, signs and publishes a roster of `members` (default: every
+ * listed member with keys) when it differs from the published one. Returns
+ * true when it published one.
+ */
+async function signRoster(
+  g: GroupDetailView,
+  d: GroupAdminDeps,
+  change: { members?: readonly GroupMemberView[]; ownerId?: string } = {},
+): Promise<boolean> {
+  const me = d.userId();
+  const signing = d.signingKeys();
+  const current = g.roster?.roster;
+  if (me === undefined || signing === undefined || (current?.owner_id ?? g.owner_id) !== me) return false;
+  const ownerId = change.ownerId ?? me;
+  const roster = buildGroupRoster({
+    conversationId: g.conversation_id,
+    version: (current?.version ?? 0) + 1,
+    ownerId,
+    signedBy: me,
+    members: (change.members ?? g.members).filter(keyed).map((m) => ({
+      id: m.id,
+      kind: m.kind,
+      encryption: fromBase64(m.public_key)!,
+      signing: m.signing_public_key == null ? undefined : fromBase64(m.signing_public_key),
+    })),
+    backend: portableBackend,
+  });
+  const same =
+    current !== undefined &&
+    current.owner_id === ownerId &&
+    JSON.stringify(current.members) === JSON.stringify(roster.members);
+  if (same || !roster.members.some((m) => m.id === ownerId)) return false;
+  await d.call({
+    method: 'PUT',
+    path: routePath(SERVICE_ROUTES.putGroupRoster, { id: g.conversation_id }),
+    auth: true,
+    body: { roster: await signGroupRoster(roster, signing, portableBackend) },
+  });
+  return true;
 }
 
 function drawBar(bar: HTMLElement, g: GroupDetailView, d: GroupAdminDeps): void {
@@ -116,6 +184,12 @@ async function removeMember(bar: HTMLElement, g: GroupDetailView, memberId: stri
 }
 
 async function leave(g: GroupDetailView, d: GroupAdminDeps): Promise<void> {
+  const me = d.userId();
+  const heir = g.members.find((m) => m.id !== me && m.kind === 'user');
+  if (heir !== undefined) {
+    const members = g.members.filter((m) => m.id !== me);
+    await signRoster(g, d, { members, ownerId: heir.id }); // hand the group over before leaving
+  }
   const r = await d.call<{ deleted?: boolean }>(
     {
       method: 'POST',

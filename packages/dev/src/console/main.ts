@@ -35,7 +35,7 @@ import {
 import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-actions.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { renderRequests, type RequestDeps } from './requests.js';
-import { isGroupUpdate, showGroupBar, type GroupAdminDeps } from './group-admin.js';
+import { isGroupUpdate, rosterMemberIds, showGroupBar, type GroupAdminDeps } from './group-admin.js';
 import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
@@ -284,10 +284,13 @@ const groupDeps: GroupAdminDeps = {
   say,
   run: (fn) => void run(fn),
   userId: () => state.user?.userId,
+  signingKeys: () => state.keys?.signing,
   nameOf: (id) => state.names.get(id) ?? id,
   membersChanged(detail) {
     if (detail.conversation_id !== state.conversationId) return;
+    const signed = rosterMemberIds(detail);
     state.recipients = detail.members.flatMap((m) => {
+      if (signed !== undefined && !signed.has(m.id)) return []; // only the owner-signed roster's members
       const key = m.public_key === null ? undefined : fromBase64(m.public_key);
       return key === undefined ? [] : [{ id: m.id, publicKey: key }];
     });

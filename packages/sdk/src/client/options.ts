@@ -76,6 +76,16 @@ export interface UserClientOptions {
    */
   keyChangePolicy?: KeyChangePolicy;
   /**
+   * What this user's client does, as the owner of a group, when a member joins
+   * by invite code (`groupUpdated` with `change: 'joined'`): `'auto'` signs a
+   * new roster version admitting them (`client.groups.admit`), so members seal
+   * to them; `'manual'` leaves that to you (until then no member seals to
+   * them). The service could report a join that never happened: choose
+   * `'manual'` to admit only members you expect (docs/groups.md).
+   * @defaultValue `'auto'`
+   */
+  groupAdmission?: 'auto' | 'manual';
+  /**
    * Where peers' pinned keys are kept.
    * @defaultValue in memory: the user's keys live in memory, so pins are lost on restart (pass a `FilePinStore` to keep them)
    */
@@ -144,6 +154,8 @@ export interface ResolvedUserClientOptions {
   readonly keyChangePolicy: KeyChangePolicy;
   /** See {@link UserClientOptions.keyPinStore}. */
   readonly keyPinStore: KeyPinStore | undefined;
+  /** See {@link UserClientOptions.groupAdmission}. */
+  readonly groupAdmission: 'auto' | 'manual';
   readonly acks: boolean;
   /** See {@link UserClientOptions.streamDeadlineMs}. */
   readonly streamDeadlineMs: number;
@@ -214,7 +226,14 @@ export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClie
     keyPinStore: o.keyPinStore,
     streamDeadlineMs: positive(o.streamDeadlineMs, STREAM_DEADLINE_MS, 'streamDeadlineMs'),
     streamReplayStore: o.streamReplayStore,
+    groupAdmission: admissionOption(o.groupAdmission),
   };
+}
+
+function admissionOption(value: unknown): 'auto' | 'manual' {
+  if (value === undefined) return 'auto';
+  if (value === 'auto' || value === 'manual') return value;
+  throw bad('groupAdmission', 'must be "auto" or "manual"');
 }
 
 function policyOption(value: unknown): KeyChangePolicy {

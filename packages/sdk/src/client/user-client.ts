@@ -180,7 +180,10 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       members: trust.members,
       serviceEvent: (m) =>
         handleGroupEvent(m, this.groups, {
-          groupUpdated: (e) => this.#emit('groupUpdated', e),
+          groupUpdated: (e) => {
+            this.#emit('groupUpdated', e);
+            if (e.change === 'joined' && o.groupAdmission === 'auto') this.#admitJoin(e.conversationId);
+          },
           groupKeyRotated: (e) => this.#emit('groupKeyRotated', e),
           messageFailed: (f) => this.#emit('messageFailed', f),
         }),
@@ -199,7 +202,14 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       emitArtifact: (a) => this.#emit('artifact', a),
       emitReaction: (r) => this.#emit('reaction', r),
     });
-    this.groups = new UserGroups({ rest: this.#rest, directory: this.#directory });
+    this.groups = new UserGroups({
+      rest: this.#rest,
+      directory: this.#directory,
+      signer: () => {
+        const info = this.#session.info;
+        return info === undefined ? undefined : { id: info.userId, signing: this.#keys?.signing };
+      },
+    });
     this.#session.onToken((token) => this.#messaging.renew(token));
     this.migration = createUserMigration({
       rest: this.#rest,
@@ -213,6 +223,24 @@ export class UserClient extends EventEmitter<UserClientEvents> {
         return userKeyFingerprint(keys);
       },
     });
+  }
+
+  /**
+   * As the group's owner (in its signed roster), admits the members who
+   * joined by code. Failures (not the owner, a refused roster, the network)
+   * are logged: the owner can call `groups.admit` itself.
+   */
+  #admitJoin(conversationId: string): void {
+    void (async () => {
+      const me = this.#session.info?.userId;
+      const roster = me === undefined ? undefined : await this.groups.roster(conversationId);
+      if (roster?.owner_id !== me || this.#keys?.signing === undefined) return;
+      const admitted = await this.groups.admit(conversationId);
+      if (admitted.length > 0)
+        this.#log.info('group members admitted', { conversationId, admitted: admitted.length });
+    })().catch((err: unknown) =>
+      this.#log.warn('group join not admitted', { conversationId, error: (err as Error).name }),
+    );
   }
 
   /** The REST client in use (events `rateLimited`, `retry`). */

@@ -18,6 +18,8 @@ import { fromBase64 } from '../core/encoding.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import { ed25519KeyProblem } from '../crypto/ed25519-rules.js';
+import type { GroupRoster } from '../core/protocol/group-roster.js';
+import { GroupRosterBook } from './roster.js';
 import type { KeyStatementWire } from '../core/protocol/key-statement.js';
 import type { ConversationDetail } from './wire/conversations.js';
 import type { PrincipalKeys } from './wire/keys.js';
@@ -62,6 +64,19 @@ export interface KeyDirectoryOptions {
    * service's `retired` list is taken as it is (tests and tools only).
    */
   pins?: { check(keys: PeerKeys): Promise<PeerKeys> };
+  /**
+   * The signed group rosters accepted so far (docs/groups.md, "Signed roster").
+   * @defaultValue a new, empty book
+   */
+  rosters?: GroupRosterBook;
+}
+
+/** A group's membership as its owner signed it, beside what the service lists. */
+export interface GroupMembership {
+  /** The accepted owner-signed roster. */
+  readonly roster: GroupRoster;
+  /** Members the service lists that the roster does not: nothing is sealed to them. */
+  readonly unsigned: readonly string[];
 }
 
 /** A retired key generation still in grace. */
@@ -125,10 +140,27 @@ export interface KeyDirectory {
   retiredSigningKeys(principalId: string): Promise<readonly RetiredSigningKey[]>;
   /** Forgets the cached keys of one peer (and conversations listing it), or everything. */
   invalidate(principalId?: string): void;
-  /** Member ids of a conversation (its user and agent). */
+  /**
+   * Member ids of a conversation (its user and agent). For a group: the
+   * members both listed by the service and in the owner-signed roster.
+   *
+   * @throws {@link CryptoError} `GROUP_ROSTER_INVALID` for a group whose roster is missing or refused.
+   */
   conversationMembers(conversationId: string): Promise<string[]>;
+  /**
+   * The signed roster of a group and the listed members outside it;
+   * undefined for a one-to-one conversation.
+   *
+   * @throws {@link CryptoError} `GROUP_ROSTER_INVALID`.
+   */
+  groupMembership(conversationId: string): Promise<GroupMembership | undefined>;
   /** Forgets a cached conversation. */
   invalidateConversation(conversationId: string): void;
+}
+
+interface Conversation {
+  readonly detail: ConversationDetail;
+  readonly membership: GroupMembership | undefined;
 }
 
 interface Entry<T> {
@@ -214,7 +246,8 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
   const clock = options.clock ?? systemClock;
   const ttlMs = ttlOf(options.ttlMs);
   const keyCache = new Map<string, Entry<PrincipalKeys>>();
-  const convCache = new Map<string, Entry<ConversationDetail>>();
+  const convCache = new Map<string, Entry<Conversation>>();
+  const rosters = options.rosters ?? new GroupRosterBook();
   // When a retired key without retired_at or valid_until was first seen (bounded retention).
   const firstSeen = new Map<string, number>();
   function seen(publicKey: string): number {
@@ -249,6 +282,21 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
     }
   }
 
+  const conversation = (conversationId: string): Promise<Conversation> =>
+    cached(convCache, conversationId, async () => {
+      const detail = await api.conversation(conversationId);
+      seed(detail);
+      if (!('kind' in detail) || detail.kind !== 'group') return { detail, membership: undefined };
+      const roster = await rosters.accept(
+        conversationId,
+        detail.roster,
+        async (id) => (await directory.keys(id)).signing,
+      );
+      const inRoster = new Set(roster.members.map((m) => m.id));
+      const unsigned = detail.members.map((m) => m.id).filter((id) => !inRoster.has(id));
+      return { detail, membership: { roster, unsigned } };
+    });
+
   const directory: KeyDirectory = {
     async keys(id) {
       const k = toPeerKeys(await wire(id), clock.now(), seen);
@@ -279,12 +327,13 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
       keyCache.delete(id);
     },
     async conversationMembers(conversationId) {
-      const detail = await cached(convCache, conversationId, async () => {
-        const d = await api.conversation(conversationId);
-        seed(d);
-        return d;
-      });
-      return detail.members.map((m) => m.id);
+      const c = await conversation(conversationId);
+      if (c.membership === undefined) return c.detail.members.map((m) => m.id);
+      const inRoster = new Set(c.membership.roster.members.map((m) => m.id));
+      return c.detail.members.map((m) => m.id).filter((id) => inRoster.has(id));
+    },
+    async groupMembership(conversationId) {
+      return (await conversation(conversationId)).membership;
     },
     invalidateConversation(conversationId) {
       convCache.delete(conversationId);

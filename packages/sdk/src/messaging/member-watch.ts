@@ -8,6 +8,11 @@
  * is trusted (as keys are, on first use). Kept in memory (at most 10 000
  * conversations, oldest dropped first).
  *
+ * In a group the recipients are only the members of the owner-signed roster
+ * (docs/groups.md): members the service lists beyond it are never sealed to,
+ * and {@link MemberWatch.observeUnsigned} reports them (`unsigned`); under
+ * `'block'` the send is refused while the service lists any.
+ *
  * @module
  */
 import { CryptoError } from '../core/errors/crypto-error.js';
@@ -20,8 +25,14 @@ export interface MembersChangedEvent {
   readonly added: readonly string[];
   /** Recipients of the last set that are gone. */
   readonly removed: readonly string[];
-  /** True when the send was refused (`'block'` and someone was added). */
+  /** True when the send was refused (`'block'` and someone was added, or listed outside the roster). */
   readonly blocked: boolean;
+  /**
+   * Members the service lists in a group that its owner-signed roster does
+   * not (added by the service, or removed by the owner but still listed):
+   * nothing is sealed to them. Empty for other changes.
+   */
+  readonly unsigned: readonly string[];
 }
 
 /** Options of {@link MemberWatch}. */
@@ -40,6 +51,7 @@ export class MemberWatch {
   readonly #on: ((event: MembersChangedEvent) => void) | undefined;
   readonly #last = new Map<string, ReadonlySet<string>>();
   readonly #pending = new Map<string, ReadonlySet<string>>();
+  readonly #unsigned = new Map<string, string>();
 
   constructor(options: MemberWatchOptions = {}) {
     this.#policy = options.policy ?? 'warn';
@@ -62,7 +74,7 @@ export class MemberWatch {
     const pending = this.#pending.get(conversationId);
     const repeat =
       pending !== undefined && pending.size === next.size && [...next].every((id) => pending.has(id));
-    if (!repeat) this.#on?.({ conversationId, added, removed, blocked });
+    if (!repeat) this.#on?.({ conversationId, added, removed, blocked, unsigned: [] });
     if (!blocked) {
       this.#pending.delete(conversationId);
       return this.#remember(conversationId, next);
@@ -71,6 +83,34 @@ export class MemberWatch {
     throw new CryptoError({
       code: 'MEMBERS_CHANGED',
       message: `The members of conversation ${conversationId} changed; call confirmMembers() to seal for them.`,
+    });
+  }
+
+  /**
+   * Records the members the service lists in a group beyond its signed
+   * roster (none are sealed to). Reported once per distinct set.
+   *
+   * @throws {@link CryptoError} `MEMBERS_CHANGED` under `'block'` while `unsigned` is not empty.
+   */
+  observeUnsigned(conversationId: string, unsigned: readonly string[]): void {
+    const sorted = [...unsigned].sort();
+    const key = sorted.join('\n');
+    const last = this.#unsigned.get(conversationId) ?? '';
+    if (key !== last) {
+      this.#unsigned.delete(conversationId);
+      if (key !== '') {
+        if (this.#unsigned.size >= MAX_CONVERSATIONS)
+          this.#unsigned.delete(this.#unsigned.keys().next().value!);
+        this.#unsigned.set(conversationId, key);
+      }
+    }
+    if (sorted.length === 0) return;
+    const blocked = this.#policy === 'block';
+    if (key !== last) this.#on?.({ conversationId, added: sorted, removed: [], blocked, unsigned: sorted });
+    if (!blocked) return;
+    throw new CryptoError({
+      code: 'MEMBERS_CHANGED',
+      message: `The service lists members of group ${conversationId} that its owner's signed roster does not; nothing is sealed until they are gone or in the roster.`,
     });
   }
 

@@ -15,6 +15,12 @@
  * relation was revoked) is left out, so the service's own answer to the post
  * (`RELATION_REVOKED`) is what the caller sees.
  *
+ * In a group, the recipients are the members of the owner-signed roster
+ * (docs/groups.md) that the service also lists, each under the one X25519
+ * key the roster binds (no retired keys): a member the service lists beyond
+ * the roster, or under another key, gets nothing and is reported through
+ * `members.observeUnsigned` (`membersChanged`, refused under `'block'`).
+ *
  * Errors are the REST client's, after its client-side limiter (5 sends per
  * second per agent) and retries: `RELATION_REVOKED`, `CONVERSATION_FORBIDDEN`
  * (a `ServiceError`), `MESSAGE_RATE_LIMITED` (a `RateLimitError` once the
@@ -33,6 +39,7 @@ import { sealAsync } from '../crypto/seal.js';
 import type { SentMessageResult } from './wire/results.js';
 import type { KeyDirectory, PeerKeys } from './key-directory.js';
 import type { MemberWatch } from './member-watch.js';
+import { rosterFingerprint } from './roster.js';
 
 /** Posts a sealed envelope: `AgentApi.sendMessage` (agents) or the user client's equivalent. */
 export interface MessagePoster {
@@ -64,7 +71,7 @@ export interface MessageSenderOptions {
   /** Where log lines go (ids only, never payloads). @defaultValue silent */
   logger?: Logger;
   /** Watches the recipient set per conversation (`membersChanged`). @defaultValue none */
-  members?: Pick<MemberWatch, 'observe'>;
+  members?: Pick<MemberWatch, 'observe'> & Partial<Pick<MemberWatch, 'observeUnsigned'>>;
 }
 
 /** Per-send options. */
@@ -146,18 +153,34 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
 
   async function recipientsOf(conversationId: string, ring: KeyRing): Promise<EnvelopeRecipient[]> {
     const members = await directory.conversationMembers(conversationId);
-    options.members?.observe(
-      conversationId,
-      members.filter((id) => id !== agentId),
-    );
+    // A group: only the members of the owner-signed roster, each under the key it binds.
+    const group = await directory.groupMembership(conversationId);
+    const bound = new Map(group?.roster.members.map((m) => [m.id, m.enc]));
+    const unsigned = [...(group?.unsigned ?? [])];
     const out: EnvelopeRecipient[] = [];
+    const sealed: string[] = [];
     for (const id of members) {
       if (id === agentId) continue;
       const k = await keysOrBlocked(id);
       if (k === undefined) continue;
+      if (group !== undefined) {
+        if (rosterFingerprint(k.encryption, options.backend) !== bound.get(id)) {
+          unsigned.push(id); // the service serves a key the owner did not bind
+          continue;
+        }
+        out.push({ id, publicKey: k.encryption });
+        sealed.push(id);
+        continue;
+      }
       out.push({ id, publicKey: k.encryption });
+      sealed.push(id);
       if (withRetired) for (const r of k.retired) out.push({ id, publicKey: r.encryption });
     }
+    if (group !== undefined) options.members?.observeUnsigned?.(conversationId, unsigned);
+    options.members?.observe(
+      conversationId,
+      group === undefined ? members.filter((id) => id !== agentId) : sealed,
+    );
     if (withSelf) out.push({ id: agentId, publicKey: ring.current.keys.encryption.publicKey });
     return out;
   }

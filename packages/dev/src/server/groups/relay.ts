@@ -17,13 +17,18 @@ import type { GroupRecord } from '../store/group-types.js';
 import type { MessageRecord } from '../store/agent-types.js';
 
 /**
- * The members and the keys senders must wrap to. A member without a live key
+ * The members and the keys senders must wrap to: the members in the group's
+ * signed roster (all members before the owner published one). A member without a live key
  * (an agent between an emergency token regeneration and its new registration)
  * cannot be wrapped to and is left out (so an envelope must not name it).
  */
 export async function groupEnvelopeMembers(ctx: ServerContext, g: GroupRecord): Promise<EnvelopeMember[]> {
   const out: EnvelopeMember[] = [];
+  // Members' clients seal only to the owner-signed roster: a member who joined by code and is
+  // not in it yet (the owner admits them) cannot be required.
+  const signed = g.roster === undefined ? undefined : new Set(g.roster.memberIds);
   for (const m of g.members) {
+    if (signed !== undefined && !signed.has(m.id)) continue;
     if (m.kind === 'agent') {
       const agent = await ctx.store.agents.get(m.id);
       const key = agent === undefined ? undefined : currentKey(agent, ctx.clock.now());

@@ -11,6 +11,7 @@
  * | POST /groups/:id/leave | member | `{}` | `{ conversation_id, left: true, deleted }` |
  * | DELETE /groups/:id/members/:member_id | the owner | | group detail |
  * | POST /groups/:id/key/rotate | member | `{ based_on_version }` | `{ conversation_id, key_version }` |
+ * | PUT /groups/:id/roster | the owner | `{ roster }` (signed) | `{ conversation_id, roster_version }` |
  *
  * A non-member gets GROUP_NOT_FOUND for an existing group too, so ids cannot be probed.
  *
@@ -20,6 +21,7 @@ import { z } from 'zod';
 import {
   CreateGroupRequestSchema,
   JoinGroupRequestSchema,
+  PutGroupRosterRequestSchema,
   RotateGroupKeyRequestSchema,
 } from 'agent-messaging-sdk/protocol';
 import { GROUP_ROUTES } from 'agent-messaging-sdk/protocol';
@@ -32,6 +34,7 @@ import {
   joinGroup,
   memberGroup,
   principalId,
+  publishRoster,
   removeMember,
   rotateGroupKey,
 } from './service.js';
@@ -140,5 +143,27 @@ const rotate = defineRoute({
   },
 });
 
+const roster = defineRoute({
+  method: GROUP_ROUTES.putGroupRoster.method,
+  path: GROUP_ROUTES.putGroupRoster.path,
+  auth: 'user',
+  body: PutGroupRosterRequestSchema,
+  async handler({ ctx, principal, params, body }) {
+    const g = await memberGroup(ctx, principal, params['id']!);
+    const after = await publishRoster(ctx, g, principal.userId, body.roster);
+    return ok({ conversation_id: after.conversationId, roster_version: after.roster?.version ?? 0 });
+  },
+});
+
 /** Group routes. */
-export const groupRoutes: readonly Route[] = [create, list, join, read, invite, leave, remove, rotate];
+export const groupRoutes: readonly Route[] = [
+  create,
+  list,
+  join,
+  read,
+  invite,
+  leave,
+  remove,
+  rotate,
+  roster,
+];

@@ -9,6 +9,7 @@
  * | leave | any member | member gone (the owner's role passes to the longest-standing human; a group without humans is deleted), key version + 1 | `group.updated` (`left`) to the leaver and the rest, `system.group_key_rotated` to the rest |
  * | remove | the owner | member gone, key version + 1 | `group.updated` (`removed`) to the removed and the rest, `system.group_key_rotated` to the rest |
  * | rotate | any member, with `based_on_version` | key version + 1 | `system.group_key_rotated` (`requested`) |
+ * | publish roster | the owner | the signed roster served in the group detail (a higher version, signed by the caller, listing current members only) | none |
  *
  * Rotations: a request whose `based_on_version` is not the current version
  * is 409 GROUP_KEY_VERSION_CONFLICT (`params.current_version`); at most 6
@@ -21,6 +22,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GROUP_LIMITS, inviteCodeFromBytes, type GroupChange } from 'agent-messaging-sdk/protocol';
 import { LIMITS } from 'agent-messaging-sdk/protocol';
+import {
+  defaultSyncBackend,
+  fromBase64,
+  groupRosterBytes,
+  type SignedGroupRoster,
+} from 'agent-messaging-sdk/protocol';
 import { governanceFailure } from '../agents/authenticate-agent.js';
 import { currentKey } from '../agents/records.js';
 import type { ServerContext } from '../context.js';
@@ -246,7 +253,9 @@ export async function removeMember(
   const r = await ctx.store.groups.update<'absent'>(g.conversationId, (current) => {
     if (!current.members.some((m) => m.id === memberId)) return { refused: 'absent' };
     const rest = current.members.filter((m) => m.id !== memberId);
-    const heir = rest.find((m) => m.kind === 'user');
+    // The owner named by the signed roster, when the leaving owner handed the group over in it.
+    const named = rest.find((m) => m.id === current.roster?.ownerId && m.kind === 'user');
+    const heir = named ?? rest.find((m) => m.kind === 'user');
     if (heir === undefined) return null;
     const ownerId = current.ownerId === memberId ? heir.id : current.ownerId;
     const members = rest.map((m) => ({
@@ -304,4 +313,53 @@ export async function rotateGroupKey(
   }
   await announceRotation(ctx, r, 'requested', by);
   return r;
+}
+
+/**
+ * The owner publishes a signed roster. The server checks what it can without
+ * trusting it for anything: the group, a higher version, the caller as
+ * signer, the caller's published signing key as `signer_key`, a valid
+ * signature, and members that are current members. Members' clients check
+ * it again against the last version they accepted.
+ *
+ * @throws {@link ServerFailure} FORBIDDEN (`not_group_owner`), VALIDATION_ERROR (`reason`:
+ * `wrong_group`, `stale_version`, `signer`, `signature`, `not_a_member`).
+ */
+export async function publishRoster(
+  ctx: ServerContext,
+  g: GroupRecord,
+  userId: string,
+  signed: SignedGroupRoster,
+): Promise<GroupRecord> {
+  if (g.ownerId !== userId) {
+    throw fail('FORBIDDEN', 'Only the group owner publishes its roster.', { reason: 'not_group_owner' });
+  }
+  const bad = (reason: string, message: string) =>
+    fail('VALIDATION_ERROR', message, { field: 'roster', reason });
+  const r = signed.roster;
+  if (r.conversation_id !== g.conversationId) throw bad('wrong_group', 'The roster names another group.');
+  if (r.signed_by !== userId) throw bad('signer', 'The roster must be signed by the caller.');
+  const backup = await ctx.store.keyBackups.get(userId);
+  const published = (backup?.record as { signing_public_key?: unknown } | undefined)?.signing_public_key;
+  if (typeof published !== 'string' || published !== signed.signer_key) {
+    throw bad('signer', "The roster's signer key is not the caller's published signing key.");
+  }
+  const key = fromBase64(signed.signer_key)!;
+  if (!defaultSyncBackend().sync.ed25519Verify(key, groupRosterBytes(r), fromBase64(signed.signature)!)) {
+    throw bad('signature', 'The roster signature does not verify.');
+  }
+  const result = await ctx.store.groups.update<'stale' | 'not_a_member'>(g.conversationId, (current) => {
+    if (r.version <= (current.roster?.version ?? 0)) return { refused: 'stale' };
+    const ids = new Set(current.members.map((m) => m.id));
+    if (r.members.some((m) => !ids.has(m.id))) return { refused: 'not_a_member' };
+    const roster = { version: r.version, ownerId: r.owner_id, memberIds: r.members.map((m) => m.id), signed };
+    return { ...current, roster };
+  });
+  if (result === undefined || result === null) throw notFound();
+  if ('refused' in result) {
+    throw result.refused === 'stale'
+      ? bad('stale_version', 'A roster of this version or a higher one was published already.')
+      : bad('not_a_member', 'The roster lists someone who is not a member of the group.');
+  }
+  return result;
 }

@@ -5,7 +5,8 @@
  *   each member `{ id, kind, role, joined_at }`;
  * - group detail (`GET /groups/:id`, and `GET /conversations/:id` of a group): the same,
  *   each member also with its public keys as `GET /keys/:principal_id` gives them
- *   (`public_key: null` when it has none).
+ *   (`public_key: null` when it has none), and `roster`: the owner-signed roster last published
+ *   (null before the first).
  *
  * @module
  */
@@ -44,7 +45,7 @@ export async function groupDetail(ctx: ServerContext, principal: AnyPrincipal, g
       members.push({ ...memberView(m), public_key: null });
     }
   }
-  return { ...groupView(g), members };
+  return { ...groupView(g), members, roster: g.roster?.signed ?? null };
 }
 
 /** Wire view of an invite. The code is a secret of the group: shown to the member who asked only. */

@@ -34,6 +34,22 @@ export interface GroupRecord {
   readonly rotationsMs: readonly number[];
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
+  /**
+   * The roster the owner signed last (docs/groups.md, "Signed roster"), as
+   * published; absent until the owner publishes version 1. The server keeps
+   * and serves it; members' clients check it.
+   */
+  readonly roster?: GroupRosterRecord;
+}
+
+/** The owner-signed roster of a group, as the owner published it. */
+export interface GroupRosterRecord {
+  readonly version: number;
+  /** The owner the roster names (the service's owner follows it when the owner leaves). */
+  readonly ownerId: string;
+  readonly memberIds: readonly string[];
+  /** The signed roster, served as is in the group detail. */
+  readonly signed: unknown;
 }
 
 /** A one-time invite code. */

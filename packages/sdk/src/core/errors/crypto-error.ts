@@ -12,6 +12,7 @@ export type CryptoErrorCode =
   | 'KEY_STORE_IO'
   | 'KEY_CHANGED'
   | 'MEMBERS_CHANGED'
+  | 'GROUP_ROSTER_INVALID'
   | 'MIGRATION_VERIFICATION_FAILED'
   | 'FILE_CORRUPT';
 

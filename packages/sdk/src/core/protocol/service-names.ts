@@ -333,6 +333,12 @@ export const GROUP_ROUTES = {
     auth: 'member',
     summary: 'Start a new group key version (`based_on_version`; 6 per hour per conversation).',
   },
+  putGroupRoster: {
+    method: 'PUT',
+    path: '/groups/:id/roster',
+    auth: 'user',
+    summary: 'The group owner publishes a new signed roster version (docs/groups.md, "Signed roster").',
+  },
 } as const satisfies RouteTable;
 /**
  * Frames of groups: none. `group.updated` and `system.group_key_rotated`

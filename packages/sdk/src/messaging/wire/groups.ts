@@ -61,6 +61,11 @@ export const GroupDetailSchema = z.looseObject({
   ...groupFields,
   members: z.array(GroupMemberKeysSchema).min(1).max(MAX_MEMBERS),
   joined: z.boolean().optional(),
+  /**
+   * The owner-signed roster (`SignedGroupRosterSchema`), null before the owner
+   * published one; checked by the key directory's `GroupRosterBook`, never trusted as served.
+   */
+  roster: z.unknown().optional(),
 });
 /** A group with its members' keys (wire field names). */
 export type GroupDetail = z.infer<typeof GroupDetailSchema>;

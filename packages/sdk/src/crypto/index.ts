@@ -26,6 +26,9 @@ export { ed25519KeyProblem, type Ed25519KeyProblem, type Ed25519SignatureProblem
 // --- proof of key possession (agent key registration and check) ---
 export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFields } from './key-proof.js';
 
+// --- human decisions signed by the human (docs/grants.md, docs/manifests.md) ---
+export { manifestSha256, signDecision, verifyDecision } from './decision.js';
+
 // --- streamed replies (stream v1: docs/envelope.md, "Streamed replies") ---
 export {
   streamCipher,

@@ -323,7 +323,15 @@ export class EventPipeline {
     }
     claims.push(m.claim);
     try {
-      return { event: eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId)), claims };
+      const event = eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId));
+      // Human decisions are checked here, on both transports, before any handler sees them.
+      const refusal = await this.#deps.vet?.(event, opened);
+      if (refusal !== undefined) {
+        this.outcomes.decisionRefused(this.#context(inbound, transport, deliveryId), opened, refusal);
+        await completeAll(claims);
+        return { skip: 'skipped' };
+      }
+      return { event, claims };
     } catch (error) {
       const ctx = this.#context(inbound, transport, deliveryId);
       const how = this.outcomes.stepFailed(ctx, error);

@@ -58,13 +58,19 @@ export interface DecisionVetterDeps {
   readonly proposed: (version: number) => string | undefined;
   /** The artifact check. */
   readonly artifacts: {
-    vetResponse(e: ArtifactResponseEvent, opened: Pick<OpenedEnvelope, 'eventType'>): Promise<VetRefusal | undefined>;
+    vetResponse(
+      e: ArtifactResponseEvent,
+      opened: Pick<OpenedEnvelope, 'eventType'>,
+    ): Promise<VetRefusal | undefined>;
   };
   readonly backend?: CryptoBackend | undefined;
 }
 
 /** The vet step of the pipeline. */
-export type DecisionVetter = (event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>;
+export type DecisionVetter = (
+  event: AnyAgentEvent,
+  opened: OpenedEnvelope,
+) => Promise<VetRefusal | undefined>;
 
 /** A lookup failure that says nothing about the signer (the event comes again): rethrown. */
 function transient(err: unknown): boolean {

@@ -32,17 +32,32 @@ export async function checkSignedDecision(
   const statement = signed.statement as Readonly<Record<string, unknown>>;
   for (const [field, value] of Object.entries({ ...expected, signer_id: userId })) {
     if (statement[field] !== value) {
-      throw invalidField('signed_decision', 'mismatch', { statement_field: field }, `The signed decision's ${field} does not match the request.`);
+      throw invalidField(
+        'signed_decision',
+        'mismatch',
+        { statement_field: field },
+        `The signed decision's ${field} does not match the request.`,
+      );
     }
   }
   const backup = await ctx.store.keyBackups.get(userId);
   const b64 = (backup?.record as { signing_public_key?: string } | undefined)?.signing_public_key;
   const key = b64 === undefined ? undefined : fromBase64(b64);
   if (key?.length !== 32) {
-    throw invalidField('signed_decision', 'no_signing_key', {}, 'The user has no signing key to verify the decision with.');
+    throw invalidField(
+      'signed_decision',
+      'no_signing_key',
+      {},
+      'The user has no signing key to verify the decision with.',
+    );
   }
   if (!(await verifyDecision(signed, key))) {
-    throw invalidField('signed_decision', 'bad_signature', {}, 'The signed decision does not verify under the user\'s signing key.');
+    throw invalidField(
+      'signed_decision',
+      'bad_signature',
+      {},
+      "The signed decision does not verify under the user's signing key.",
+    );
   }
   return signed;
 }

@@ -240,10 +240,16 @@ const decide = defineRoute({
       g.windowSeconds = body.window_seconds ?? g.windowSeconds;
       g.expiresAtMs = now + g.windowSeconds * 1000;
     }
-    await grantEvent(ctx, MANIFEST_FRAMES.grantDecided, g, {
-      decision: body.decision,
-      expires_at: g.expiresAtMs === undefined ? null : new Date(g.expiresAtMs).toISOString(),
-    }, signed);
+    await grantEvent(
+      ctx,
+      MANIFEST_FRAMES.grantDecided,
+      g,
+      {
+        decision: body.decision,
+        expires_at: g.expiresAtMs === undefined ? null : new Date(g.expiresAtMs).toISOString(),
+      },
+      signed,
+    );
     return ok(grantView(g, now));
   },
 });

@@ -101,7 +101,11 @@ export class AgentGrants {
       { schema: GrantViewSchema, ...(o.signal === undefined ? {} : { signal: o.signal }) },
     );
     if (this.#asked.size >= MAX_ASKED) this.#asked.delete(this.#asked.keys().next().value!);
-    this.#asked.set(view.grant_id, { conversationId: o.conversationId, scope, windowSeconds: o.windowSeconds });
+    this.#asked.set(view.grant_id, {
+      conversationId: o.conversationId,
+      scope,
+      windowSeconds: o.windowSeconds,
+    });
     return grantInfo(view);
   }
 

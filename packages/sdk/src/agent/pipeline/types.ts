@@ -84,7 +84,8 @@ export interface PipelineDeps {
    * before any handler sees it; a refusal discards the event. Throws for a
    * failure that may pass (a key lookup), so the event comes again.
    */
-  readonly vet?: ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
+  readonly vet?:
+    ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
 }
 
 /** Why {@link PipelineDeps.vet} refused an event, and what the event is about. */

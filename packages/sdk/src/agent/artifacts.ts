@@ -350,9 +350,9 @@ export class ArtifactHandle {
       content,
     );
     const sender = await this.#owner.sender();
-    let sealedFor: readonly string[] = [];
-    const view = await sender.sealAndPost(this.conversationId, payload, {}, (wire, _id, recipients) => {
-      sealedFor = recipients;
+    let approvers: ReadonlySet<string> = new Set();
+    const view = await sender.sealAndPost(this.conversationId, payload, {}, async (wire, _id, recipients) => {
+      approvers = await this.#owner.humans(recipients);
       return this.#owner.rest().request({
         method: ARTIFACT_ROUTES.updateArtifact.method,
         path: routePath(ARTIFACT_ROUTES.updateArtifact, {
@@ -364,7 +364,7 @@ export class ArtifactHandle {
         limiter: 'messages',
       });
     });
-    this.#approvers = await this.#owner.humans(sealedFor);
+    this.#approvers = approvers;
     // The revision is the one sealed under this handle's signature, never the service's word.
     this.#payload = payload;
     this.#messageId = view.message_id;
@@ -377,6 +377,8 @@ export class ArtifactHandle {
 export class AgentArtifacts {
   readonly #d: AgentArtifactsDeps;
   readonly #open = new Map<string, ArtifactHandle>();
+  /** Artifacts being sent: an answer that overtakes the service's 201 waits for the handle. */
+  readonly #sending = new Map<string, Promise<unknown>>();
 
   /** @internal Built by the Agent. */
   constructor(deps: AgentArtifactsDeps) {
@@ -440,11 +442,29 @@ export class AgentArtifacts {
       sensitivity: spec.sensitivity ?? 'normal',
       content,
     };
+    let done: () => void = () => undefined;
+    this.#sending.set(artifactId, new Promise<void>((resolve) => (done = resolve)));
+    try {
+      return await this.#send(conversationId, artifactId, payload, spec, content);
+    } finally {
+      this.#sending.delete(artifactId);
+      done();
+    }
+  }
+
+  async #send(
+    conversationId: string,
+    artifactId: string,
+    payload: ArtifactPayload,
+    spec: ArtifactSpec,
+    content: ArtifactContent,
+  ): Promise<ArtifactHandle> {
     const sender = await this.#d.sender();
     const createdAt = new Date(this.#d.clock.now()).toISOString();
-    let sealedFor: readonly string[] = [];
-    const view = await sender.sealAndPost(conversationId, payload, {}, (wire, _id, recipients) => {
-      sealedFor = recipients;
+    let approvers: ReadonlySet<string> = new Set();
+    const view = await sender.sealAndPost(conversationId, payload, {}, async (wire, _id, recipients) => {
+      // Known before the post, so the handle exists as soon as the service answers.
+      approvers = await this.humans(recipients);
       return this.#d.rest().request({
         method: ARTIFACT_ROUTES.createArtifact.method,
         path: routePath(ARTIFACT_ROUTES.createArtifact, { id: this.#d.agentId }),
@@ -458,7 +478,6 @@ export class AgentArtifacts {
         limiter: 'messages',
       });
     });
-    const approvers = await this.humans(sealedFor);
     const handle = new ArtifactHandle(this, conversationId, payload, view.message_id, createdAt, approvers);
     this.#remember(handle);
     return handle;
@@ -495,6 +514,7 @@ export class AgentArtifacts {
     } else if (p.status === 'denied' && !(HUMAN_DENIED_REASONS as readonly string[]).includes(p.reason)) {
       return refuse('sender_not_allowed');
     }
+    await this.#sending.get(p.artifact_id);
     const handle = this.#open.get(p.artifact_id);
     if (handle === undefined) {
       if (bySystem) return undefined;

@@ -37,7 +37,7 @@ import { deliveryRefusal } from '../../messaging/delivery-checks.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
-import type { AgentStats, InboundEvent, PipelineDeps } from './types.js';
+import { VETTED_EVENT_TYPES, type AgentStats, type InboundEvent, type PipelineDeps } from './types.js';
 
 /** Options of {@link EventPipeline}. */
 export interface EventPipelineOptions {
@@ -325,7 +325,9 @@ export class EventPipeline {
     try {
       const event = eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId));
       // Human decisions are checked here, on both transports, before any handler sees them.
-      const refusal = await this.#deps.vet?.(event, opened);
+      const vet = this.#deps.vet;
+      const refusal =
+        vet !== undefined && VETTED_EVENT_TYPES.has(event.type) ? await vet(event, opened) : undefined;
       if (refusal !== undefined) {
         this.outcomes.decisionRefused(this.#context(inbound, transport, deliveryId), opened, refusal);
         await completeAll(claims);

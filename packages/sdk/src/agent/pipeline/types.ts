@@ -88,6 +88,14 @@ export interface PipelineDeps {
     ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
 }
 
+/** The event types {@link PipelineDeps.vet} checks (human decisions); other events never wait for it. */
+export const VETTED_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'artifact_response',
+  'grant.decided',
+  'grant.revoked',
+  'agent.capability_changed',
+]);
+
 /** Why {@link PipelineDeps.vet} refused an event, and what the event is about. */
 export interface VetRefusal {
   readonly reason: DecisionRefusalReason;

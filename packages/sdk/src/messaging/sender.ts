@@ -168,7 +168,7 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
     payload: EnvelopePayload,
     messageId: string,
     eventType?: string,
-  ): Promise<{ wire: string; recipients: readonly string[] }> {
+  ): Promise<{ wire: string; recipients: readonly EnvelopeRecipient[] }> {
     const ring = options.keys();
     const recipients = await recipientsOf(conversationId, ring);
     const wire = await sealAsync(payload, {
@@ -180,7 +180,7 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
       clock,
       ...(options.backend === undefined ? {} : { backend: options.backend }),
     });
-    return { wire, recipients: [...new Set(recipients.map((r) => r.id))].filter((id) => id !== agentId) };
+    return { wire, recipients };
   }
 
   async function sealFor(
@@ -200,7 +200,8 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
     post: (wireEnvelope: string, messageId: string, recipients: readonly string[]) => Promise<T>,
   ): Promise<T> {
     const sealed = await sealWithRecipients(conversationId, payload, messageId, eventType);
-    return post(sealed.wire, messageId, sealed.recipients);
+    const ids = [...new Set(sealed.recipients.map((r) => r.id))].filter((id) => id !== agentId);
+    return post(sealed.wire, messageId, ids);
   }
 
   async function forgetMembers(conversationId: string): Promise<void> {

@@ -84,7 +84,12 @@ export interface SealFromOptions {
 
 /** Builds a harness; `concurrency` bounds the handler lanes. */
 export function createHarness(
-  options: { concurrency?: number; logger?: Logger; acceptLegacyV10?: boolean } = {},
+  options: {
+    concurrency?: number;
+    logger?: Logger;
+    acceptLegacyV10?: boolean;
+    vet?: PipelineDeps['vet'];
+  } = {},
 ): Harness {
   const clock = new ManualClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const agentKeys = generateKeys();
@@ -150,6 +155,7 @@ export function createHarness(
     clock,
     logger,
     acceptLegacyV10: options.acceptLegacyV10,
+    vet: options.vet,
     keys: {
       ring: () => h.ring,
       signingKey: async (id) => {

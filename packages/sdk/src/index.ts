@@ -417,6 +417,8 @@ export {
   type GovernancePayload,
   type GenericAgentEvent,
   type DecryptFailure,
+  type DecisionRefusal,
+  type DecisionRefusalReason,
   type DuplicateInfo,
   type CloseResult,
   type SendResult,

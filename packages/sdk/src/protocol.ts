@@ -54,6 +54,19 @@ export {
   type ServiceDeniedReason,
   UpdateArtifactRequestSchema,
 } from './core/protocol/artifacts.js';
+export {
+  DECISION_KINDS,
+  DECISION_SIGNATURE_LABEL,
+  type DecisionKind,
+  type DecisionStatement,
+  DecisionStatementSchema,
+  decisionSigningBytes,
+  type GrantDecisionStatement,
+  type ManifestDecisionStatement,
+  type SignedDecision,
+  SignedDecisionSchema,
+} from './core/protocol/decisions.js';
+export { manifestSha256, signDecision, verifyDecision } from './crypto/decision.js';
 export { type DeliveryFinalStatus, type DeliveryLogEntry } from './core/protocol/delivery-log.js';
 export { DEVICE_NAME_MAX_CHARS } from './core/protocol/device.js';
 export { errorBody } from './core/protocol/error-object.js';

@@ -20,6 +20,22 @@ afterAll(async () => {
   await world.close();
 });
 
+/** A well-formed signed decision whose content does not matter: the state checks come first. */
+const WELL_FORMED_SIGNED = {
+  statement: {
+    v: 1,
+    kind: 'grant.revoked',
+    agent_id: 'a',
+    signer_id: 'u',
+    decided_at: '2026-01-01T00:00:00.000Z',
+    grant_id: 'nope',
+    conversation_id: 'c',
+    scope: 'profile.read',
+    window_seconds: 60,
+  },
+  signature: `${'A'.repeat(86)}==`,
+};
+
 async function call(method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(`${world.server.url}${path}`, {
     method,
@@ -56,6 +72,11 @@ describe('manifest routes, bad input', () => {
     });
     expect((await call('POST', path, agentToken, { version: 1, decision: 'accepted' })).status).toBe(401);
     expect(await call('POST', path, userToken, { version: 1, decision: 'accepted' })).toEqual({
+      status: 400,
+      code: 'VALIDATION_ERROR', // no signed_decision: the owner's signature is required
+    });
+    const signed = { version: 1, decision: 'accepted', signed_decision: WELL_FORMED_SIGNED };
+    expect(await call('POST', path, userToken, signed)).toEqual({
       status: 409,
       code: 'MANIFEST_VERSION_CONFLICT',
     });
@@ -85,6 +106,11 @@ describe('grant routes, bad input', () => {
       code: 'VALIDATION_ERROR',
     });
     expect(await call('POST', '/grants/nope/decision', userToken, { decision: 'granted' })).toEqual({
+      status: 400,
+      code: 'VALIDATION_ERROR', // no signed_decision: the user's signature is required
+    });
+    const granted = { decision: 'granted', signed_decision: WELL_FORMED_SIGNED };
+    expect(await call('POST', '/grants/nope/decision', userToken, granted)).toEqual({
       status: 404,
       code: 'NOT_FOUND',
     });
@@ -92,7 +118,14 @@ describe('grant routes, bad input', () => {
       status: 400,
       code: 'VALIDATION_ERROR',
     });
-    expect(await call('DELETE', '/grants/nope', userToken)).toEqual({ status: 404, code: 'NOT_FOUND' });
+    expect(await call('DELETE', '/grants/nope', userToken)).toEqual({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+    });
+    expect(await call('DELETE', '/grants/nope', userToken, { signed_decision: WELL_FORMED_SIGNED })).toEqual({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
     expect((await call('GET', '/grants', agentToken)).status).toBe(401);
   });
 });

@@ -124,6 +124,27 @@ describe('createMessageSender', () => {
     expect(w.logger.text()).not.toContain('plaintext-xyz');
   });
 
+  it('sealAndPost hands post the members sealed for, each once, without the sender (artifact approvers)', async () => {
+    const w = world();
+    const seen: (readonly string[])[] = [];
+    const wire = await w.sender.sealAndPost(
+      'c1',
+      { type: 'text', text: 'hi' },
+      {},
+      (wire, _id, recipients) => {
+        seen.push(recipients);
+        return Promise.resolve(wire);
+      },
+    );
+    expect(seen).toEqual([['u1']]); // u1 is wrapped twice (current and in grace), a1 is the sender
+    expect(
+      open(wire, { recipientId: 'u1', keys: w.user, senderKey: () => w.agent.signing.publicKey }).payload,
+    ).toEqual({
+      type: 'text',
+      text: 'hi',
+    });
+  });
+
   it('re-seals at most once', async () => {
     const w = world();
     w.failures.push(staleKey(), staleKey());

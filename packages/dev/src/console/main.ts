@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { attributeForward, fromBase64 } from 'agent-messaging-sdk/protocol';
+import { attributeForward, fromBase64, signDecision } from 'agent-messaging-sdk/protocol';
 import { routePath, SERVICE_ROUTES } from 'agent-messaging-sdk/protocol';
 import { WS_CLOSE_CODES } from 'agent-messaging-sdk/protocol';
 import type { AgentKeys } from 'agent-messaging-sdk/protocol';
@@ -739,7 +739,14 @@ const requestDeps: RequestDeps = {
   say,
   run: (fn) => void run(fn),
   refresh: () => refreshRequests(),
+  userId: () => signedInUser().userId,
+  sign: (statement) => signDecision(statement, keysOf(signedInUser()).signing),
 };
+
+function signedInUser(): StoredUser {
+  if (state.user === undefined) throw new Error('Sign in first.');
+  return state.user;
+}
 
 /** What the delivery-mode buttons of webhook-mode.ts use of the page. */
 const modeDeps: WebhookModeDeps = {

@@ -7,7 +7,13 @@
  *
  * @module
  */
-import { routePath, SERVICE_ROUTES } from 'agent-messaging-sdk/protocol';
+import {
+  manifestSha256,
+  routePath,
+  SERVICE_ROUTES,
+  type DecisionStatement,
+  type SignedDecision,
+} from 'agent-messaging-sdk/protocol';
 import type { ConsoleCall } from './api.js';
 import { button } from './dom.js';
 
@@ -47,6 +53,10 @@ export interface RequestDeps {
   run(fn: () => Promise<void>): void;
   /** Re-reads the service side (this panel included) after a decision. */
   refresh(): Promise<void>;
+  /** The signed-in user's id. */
+  userId(): string;
+  /** Signs a decision statement with the user's Ed25519 key (the agent verifies it). */
+  sign(statement: DecisionStatement): Promise<SignedDecision>;
 }
 
 function line(text: string, ...buttons: HTMLButtonElement[]): HTMLLIElement {
@@ -97,7 +107,7 @@ async function requestItems(agentId: string, d: RequestDeps): Promise<HTMLElemen
     items.push(line(`manifest: ${current}, no change pending`));
   } else {
     const decide = (decision: 'accepted' | 'rejected') => () =>
-      d.run(() => decideManifest(d, agentId, pending.version, decision));
+      d.run(() => decideManifest(d, agentId, pending, decision));
     const li = line(
       `manifest: ${current}; v${pending.version} pending`,
       button('Accept', 'accept-manifest', decide('accepted')),
@@ -144,15 +154,25 @@ function grantLine(g: GrantView, d: RequestDeps): HTMLLIElement {
 async function decideManifest(
   d: RequestDeps,
   agentId: string,
-  version: number,
+  pending: ManifestRevisionView,
   decision: 'accepted' | 'rejected',
 ): Promise<void> {
+  const version = pending.version;
+  const signed = await d.sign({
+    v: 1,
+    kind: decision === 'accepted' ? 'manifest.accepted' : 'manifest.rejected',
+    agent_id: agentId,
+    signer_id: d.userId(),
+    decided_at: new Date().toISOString(),
+    version,
+    manifest_sha256: manifestSha256(pending.manifest),
+  });
   await d.call(
     {
       method: 'POST',
       path: routePath(SERVICE_ROUTES.decideManifest, { id: agentId }),
       auth: true,
-      body: { version, decision },
+      body: { version, decision, signed_decision: signed },
     },
     true,
   );
@@ -160,13 +180,33 @@ async function decideManifest(
   await d.refresh();
 }
 
+/** The user's signed statement about grant `g`. */
+function grantStatement(
+  d: RequestDeps,
+  g: GrantView,
+  kind: 'grant.granted' | 'grant.denied' | 'grant.revoked',
+): Promise<SignedDecision> {
+  return d.sign({
+    v: 1,
+    kind,
+    agent_id: g.agent_id,
+    signer_id: d.userId(),
+    decided_at: new Date().toISOString(),
+    grant_id: g.grant_id,
+    conversation_id: g.conversation_id,
+    scope: g.scope as 'profile.read',
+    window_seconds: g.window_seconds,
+  });
+}
+
 async function decideGrant(d: RequestDeps, g: GrantView, decision: 'granted' | 'denied'): Promise<void> {
+  const signed = await grantStatement(d, g, `grant.${decision}`);
   await d.call(
     {
       method: 'POST',
       path: routePath(SERVICE_ROUTES.decideGrant, { grant_id: g.grant_id }),
       auth: true,
-      body: { decision },
+      body: { decision, signed_decision: signed },
     },
     true,
   );
@@ -175,8 +215,14 @@ async function decideGrant(d: RequestDeps, g: GrantView, decision: 'granted' | '
 }
 
 async function revokeGrant(d: RequestDeps, g: GrantView): Promise<void> {
+  const signed = await grantStatement(d, g, 'grant.revoked');
   await d.call(
-    { method: 'DELETE', path: routePath(SERVICE_ROUTES.revokeGrant, { grant_id: g.grant_id }), auth: true },
+    {
+      method: 'DELETE',
+      path: routePath(SERVICE_ROUTES.revokeGrant, { grant_id: g.grant_id }),
+      auth: true,
+      body: { signed_decision: signed },
+    },
     true,
   );
   d.say(`grant ${g.scope} revoked`);

@@ -58,6 +58,7 @@ import {
   type ReactOptions,
 } from '../messaging/relay-actions.js';
 import { createAgentCapabilities } from './capabilities/create.js';
+import { createDecisionVetter, type DecisionVetter } from './decisions.js';
 import type { AgentManifest } from './capabilities/manifest.js';
 import type { AgentGrants } from './capabilities/grants.js';
 import { createAgentStreams } from './streams/agent-wiring.js';
@@ -112,6 +113,7 @@ export class Agent {
   readonly #o: ResolvedAgentOptions;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #pipeline: EventPipeline;
+  readonly #vet: DecisionVetter;
   readonly #parts: AgentParts;
   readonly #warned = new Set<string>();
   #token: string;
@@ -143,6 +145,7 @@ export class Agent {
       currentRing: () => this.#currentRing(),
       send: (conversationId, payload, options) => this.send(conversationId, payload, options),
       stream: (conversationId, options) => this.stream(conversationId, options),
+      vet: (event, opened) => this.#vet(event, opened),
     });
     this.api = this.#parts.api;
     this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
@@ -165,14 +168,48 @@ export class Agent {
           keys: (await this.#ensureKeys()).candidates(o.clock.now()),
         }),
     });
+    const directory = this.#parts.directory;
+    const peerKind = async (id: string): Promise<string | undefined> => {
+      try {
+        return (await directory.keys(id)).kind;
+      } catch {
+        return undefined;
+      }
+    };
     this.artifacts = new AgentArtifacts({
       agentId: o.agentId,
+      peerKind,
+      members: (conversationId) => directory.conversationMembers(conversationId),
       rest: () => this.api.rest,
       sender,
       emitter: this.#emitter,
       relay: this.#relay,
       clock: o.clock,
       logger: o.logger,
+    });
+    let owner: Promise<string | undefined> | undefined;
+    const ownerId = (): Promise<string | undefined> => {
+      if (o.source.ownerId !== undefined) return Promise.resolve(o.source.ownerId);
+      // Read once (trusted on first use); a failed read is asked again next time.
+      owner ??= this.api.getSelf().then(
+        (self) => self.view.owner_id,
+        (err: unknown) => {
+          owner = undefined;
+          throw err;
+        },
+      );
+      return owner;
+    };
+    this.#vet = createDecisionVetter({
+      agentId: o.agentId,
+      clock: o.clock,
+      keys: (id) => directory.keys(id),
+      members: (conversationId) => directory.conversationMembers(conversationId),
+      ownerId,
+      asked: (grantId) => this.grants.asked(grantId),
+      proposed: (version) => this.manifest.proposedDigest(version),
+      artifacts: this.artifacts,
+      backend: o.source.backend,
     });
     this.#streams = createAgentStreams(
       o,

@@ -40,7 +40,14 @@ import { SYSTEM_SENDER_ID } from '../core/protocol/system-events.js';
 import type { Logger } from '../core/logger.js';
 import type { RestClient } from '../transport/rest/client.js';
 import type { TypedEmitter } from './emitter.js';
-import type { AgentListenerArgs, ArtifactExpiredEvent, ArtifactResponseEvent } from './events.js';
+import type {
+  AgentListenerArgs,
+  ArtifactExpiredEvent,
+  ArtifactResponseEvent,
+  DecisionRefusalReason,
+} from './events.js';
+import type { VetRefusal } from './pipeline/types.js';
+import type { OpenedEnvelope } from '../crypto/open-options.js';
 import type { ForwardedCopy, RelayActions } from '../messaging/relay-actions.js';
 import type { MessageSender } from '../messaging/sender.js';
 
@@ -116,6 +123,13 @@ export interface ArtifactStatus {
 /** What {@link AgentArtifacts} needs from the agent. */
 export interface AgentArtifactsDeps {
   readonly agentId: string;
+  /**
+   * The kind of a peer (`user`, `agent`, …) as the key directory knows it;
+   * undefined when it cannot be looked up. Only `user` peers may answer.
+   */
+  readonly peerKind: (peerId: string) => Promise<string | undefined>;
+  /** The members of a conversation as the key directory knows them (answers to artifacts of another process). */
+  readonly members: (conversationId: string) => Promise<readonly string[]>;
   readonly rest: () => RestClient;
   readonly sender: () => Promise<MessageSender>;
   readonly emitter: TypedEmitter<AgentListenerArgs>;
@@ -123,6 +137,9 @@ export interface AgentArtifactsDeps {
   readonly clock: Clock;
   readonly logger: Logger;
 }
+
+/** Handles kept (oldest dropped first), settled ones included so late answers are still checked. */
+const MAX_HANDLES = 10_000;
 
 const statusOf = (v: ArtifactView): ArtifactStatus => ({
   artifactId: v.artifact_id,
@@ -158,6 +175,10 @@ export class ArtifactHandle {
   #createdAt: string;
   #outcome: ArtifactOutcome | undefined;
   readonly #waiters = new Set<(o: ArtifactOutcome) => void>();
+  /** The human members the current revision was sealed for: the only ones who may answer it. */
+  #approvers: ReadonlySet<string>;
+  /** An update in flight: answers wait for it, so they are checked against the revision it sets. */
+  #updating: Promise<unknown> | undefined;
 
   /** @internal Created by {@link AgentArtifacts.send}. */
   constructor(
@@ -166,6 +187,7 @@ export class ArtifactHandle {
     payload: ArtifactPayload,
     messageId: string,
     createdAt: string,
+    approvers: ReadonlySet<string>,
   ) {
     this.#owner = owner;
     this.artifactId = payload.artifact_id;
@@ -173,6 +195,27 @@ export class ArtifactHandle {
     this.#payload = payload;
     this.#messageId = messageId;
     this.#createdAt = createdAt;
+    this.#approvers = approvers;
+  }
+
+  /**
+   * The human members who may answer the current revision: the users it was
+   * sealed for (as the key directory and the member watch knew the
+   * conversation's members at that moment).
+   */
+  get approvers(): readonly string[] {
+    return [...this.#approvers];
+  }
+
+  /** @internal Resolves once no update of this handle is in flight. */
+  async settledRevision(): Promise<number> {
+    while (this.#updating !== undefined) await this.#updating.catch(() => undefined);
+    return this.#payload.revision;
+  }
+
+  /** @internal May `senderId` answer the current revision. */
+  mayAnswer(senderId: string): boolean {
+    return this.#approvers.has(senderId);
   }
 
   /** The revision this handle last sent (starts at 1). */
@@ -283,6 +326,16 @@ export class ArtifactHandle {
   }
 
   async #put(change: ArtifactChange, basedOn: number): Promise<number> {
+    const run = this.#putNow(change, basedOn);
+    this.#updating = run;
+    try {
+      return await run;
+    } finally {
+      if (this.#updating === run) this.#updating = undefined;
+    }
+  }
+
+  async #putNow(change: ArtifactChange, basedOn: number): Promise<number> {
     const content = parseArtifactContent(change.content);
     const payload: ArtifactPayload = {
       type: 'artifact',
@@ -297,8 +350,10 @@ export class ArtifactHandle {
       content,
     );
     const sender = await this.#owner.sender();
-    const view = await sender.sealAndPost(this.conversationId, payload, {}, (wire) =>
-      this.#owner.rest().request({
+    let approvers: ReadonlySet<string> = new Set();
+    const view = await sender.sealAndPost(this.conversationId, payload, {}, async (wire, _id, recipients) => {
+      approvers = await this.#owner.humans(recipients);
+      return this.#owner.rest().request({
         method: ARTIFACT_ROUTES.updateArtifact.method,
         path: routePath(ARTIFACT_ROUTES.updateArtifact, {
           id: this.#owner.agentId,
@@ -307,9 +362,11 @@ export class ArtifactHandle {
         body: { based_on_revision: basedOn, ...meta, wire_envelope: wire },
         schema: ArtifactViewSchema,
         limiter: 'messages',
-      }),
-    );
-    this.#payload = { ...payload, revision: view.revision };
+      });
+    });
+    this.#approvers = approvers;
+    // The revision is the one sealed under this handle's signature, never the service's word.
+    this.#payload = payload;
     this.#messageId = view.message_id;
     this.#createdAt = new Date(this.#owner.clock.now()).toISOString();
     return view.revision;
@@ -320,6 +377,8 @@ export class ArtifactHandle {
 export class AgentArtifacts {
   readonly #d: AgentArtifactsDeps;
   readonly #open = new Map<string, ArtifactHandle>();
+  /** Artifacts being sent: an answer that overtakes the service's 201 waits for the handle. */
+  readonly #sending = new Map<string, Promise<unknown>>();
 
   /** @internal Built by the Agent. */
   constructor(deps: AgentArtifactsDeps) {
@@ -349,6 +408,16 @@ export class AgentArtifacts {
     return this.#d.sender();
   }
 
+  /** @internal The users among `ids` (peers whose kind the key directory gives as `user`). */
+  async humans(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    const out = new Set<string>();
+    for (const id of ids) {
+      if (id !== this.#d.agentId && id !== SYSTEM_SENDER_ID && (await this.#d.peerKind(id)) === 'user')
+        out.add(id);
+    }
+    return out;
+  }
+
   /**
    * Seals the artifact to the conversation's members and sends it (revision 1).
    *
@@ -373,10 +442,30 @@ export class AgentArtifacts {
       sensitivity: spec.sensitivity ?? 'normal',
       content,
     };
+    let done: () => void = () => undefined;
+    this.#sending.set(artifactId, new Promise<void>((resolve) => (done = resolve)));
+    try {
+      return await this.#send(conversationId, artifactId, payload, spec, content);
+    } finally {
+      this.#sending.delete(artifactId);
+      done();
+    }
+  }
+
+  async #send(
+    conversationId: string,
+    artifactId: string,
+    payload: ArtifactPayload,
+    spec: ArtifactSpec,
+    content: ArtifactContent,
+  ): Promise<ArtifactHandle> {
     const sender = await this.#d.sender();
     const createdAt = new Date(this.#d.clock.now()).toISOString();
-    const view = await sender.sealAndPost(conversationId, payload, {}, (wire) =>
-      this.#d.rest().request({
+    let approvers: ReadonlySet<string> = new Set();
+    const view = await sender.sealAndPost(conversationId, payload, {}, async (wire, _id, recipients) => {
+      // Known before the post, so the handle exists as soon as the service answers.
+      approvers = await this.humans(recipients);
+      return this.#d.rest().request({
         method: ARTIFACT_ROUTES.createArtifact.method,
         path: routePath(ARTIFACT_ROUTES.createArtifact, { id: this.#d.agentId }),
         body: {
@@ -387,11 +476,57 @@ export class AgentArtifacts {
         },
         schema: ArtifactViewSchema,
         limiter: 'messages',
-      }),
-    );
-    const handle = new ArtifactHandle(this, conversationId, payload, view.message_id, createdAt);
-    this.#open.set(artifactId, handle);
+      });
+    });
+    const handle = new ArtifactHandle(this, conversationId, payload, view.message_id, createdAt, approvers);
+    this.#remember(handle);
     return handle;
+  }
+
+  #remember(handle: ArtifactHandle): void {
+    this.#open.delete(handle.artifactId);
+    if (this.#open.size >= MAX_HANDLES) this.#open.delete(this.#open.keys().next().value!);
+    this.#open.set(handle.artifactId, handle);
+  }
+
+  /**
+   * @internal Checks an `artifact_response` before any handler sees it
+   * (called by the pipeline, on both transports). For an artifact this
+   * process sent: the answer must be for the current revision, signed (v1.1)
+   * as an `artifact_response` by a human the revision was sealed for, or by
+   * `system` with a service reason. For an artifact of another process (or
+   * before a restart): by a human member of the conversation as the key
+   * directory lists it, or by `system` with a service reason.
+   */
+  async vetResponse(
+    e: ArtifactResponseEvent,
+    opened: Pick<OpenedEnvelope, 'eventType'>,
+  ): Promise<VetRefusal | undefined> {
+    const parsed = ArtifactAnswerPayloadSchema.safeParse(e.payload);
+    if (!parsed.success) return { reason: 'mismatch', subject: undefined };
+    const p = parsed.data;
+    const refuse = (reason: DecisionRefusalReason): VetRefusal => ({ reason, subject: p.artifact_id });
+    if (opened.eventType !== 'artifact_response') return refuse('legacy_envelope');
+    const bySystem = e.senderId === SYSTEM_SENDER_ID;
+    if (bySystem) {
+      if (p.status !== 'denied' || !(SERVICE_DENIED_REASONS as readonly string[]).includes(p.reason))
+        return refuse('sender_not_allowed');
+    } else if (p.status === 'denied' && !(HUMAN_DENIED_REASONS as readonly string[]).includes(p.reason)) {
+      return refuse('sender_not_allowed');
+    }
+    await this.#sending.get(p.artifact_id);
+    const handle = this.#open.get(p.artifact_id);
+    if (handle === undefined) {
+      if (bySystem) return undefined;
+      const members = await this.#d.members(e.conversationId);
+      if (!members.includes(e.senderId) || !(await this.humans([e.senderId])).has(e.senderId))
+        return refuse('not_a_member');
+      return undefined;
+    }
+    if (handle.conversationId !== e.conversationId) return refuse('mismatch');
+    if (p.revision !== (await handle.settledRevision())) return refuse('stale_revision');
+    if (!bySystem && !handle.mayAnswer(e.senderId)) return refuse('not_a_member');
+    return undefined;
   }
 
   /**
@@ -410,15 +545,22 @@ export class AgentArtifacts {
 
   /** The handle of an artifact this process sent and that is still awaiting its outcome. */
   handle(artifactId: string): ArtifactHandle | undefined {
-    return this.#open.get(artifactId);
+    const h = this.#open.get(artifactId);
+    return h?.outcome === undefined ? h : undefined;
   }
 
   #onResponse(e: ArtifactResponseEvent): void {
+    // The pipeline has vetted the answer (vetResponse): sender, revision, reason.
     const parsed = ArtifactAnswerPayloadSchema.safeParse(e.payload);
     if (!parsed.success) return;
     const p = parsed.data;
     const handle = this.#open.get(p.artifact_id);
-    if (handle === undefined || handle.conversationId !== e.conversationId || e.senderId === this.#d.agentId)
+    if (
+      handle === undefined ||
+      handle.outcome !== undefined ||
+      handle.conversationId !== e.conversationId ||
+      e.senderId === this.#d.agentId
+    )
       return;
     const bySystem = e.senderId === SYSTEM_SENDER_ID;
     if (p.status === 'denied') {
@@ -451,12 +593,12 @@ export class AgentArtifacts {
 
   #onExpired(e: ArtifactExpiredEvent): void {
     const handle = this.#open.get(e.artifactId);
-    if (handle === undefined || e.senderId !== SYSTEM_SENDER_ID) return;
+    if (handle === undefined || handle.outcome !== undefined || e.senderId !== SYSTEM_SENDER_ID) return;
     this.#finish(handle, { status: 'expired', artifactId: e.artifactId, revision: e.revision, event: e });
   }
 
   #finish(handle: ArtifactHandle, outcome: ArtifactOutcome): void {
-    this.#open.delete(handle.artifactId);
+    // Kept (bounded) after its outcome, so a later answer is still checked against it.
     handle.settle(outcome);
   }
 }

@@ -230,6 +230,52 @@ export interface DecryptFailure {
   readonly error: CryptoError;
 }
 
+/**
+ * Why a human decision was refused (docs/artifacts.md, docs/grants.md, docs/manifests.md):
+ * - `unsigned`: a grant or manifest decision without the human's `signed_decision`;
+ * - `bad_signature`: the signature does not verify under the signer's pinned key;
+ * - `wrong_signer`: the signer is not the human who decides (the agent's owner, the grant's user);
+ * - `signer_unknown`: the signer has no signing key the agent can look up;
+ * - `mismatch`: the signed statement does not say what the event says (ids, kind, scope, window, version, manifest digest);
+ * - `stale`: the statement's `decided_at` is outside the acceptance window;
+ * - `not_a_member`: an artifact answer from someone not a human member the current revision was sealed for;
+ * - `stale_revision`: an artifact answer for another revision than the current one;
+ * - `sender_not_allowed`: an artifact answer whose status or reason does not fit its sender (`system` approving, a human claiming a service timeout);
+ * - `legacy_envelope`: an artifact answer in a v1.0 envelope (no signed event type).
+ */
+export type DecisionRefusalReason =
+  | 'unsigned'
+  | 'bad_signature'
+  | 'wrong_signer'
+  | 'signer_unknown'
+  | 'mismatch'
+  | 'stale'
+  | 'not_a_member'
+  | 'stale_revision'
+  | 'sender_not_allowed'
+  | 'legacy_envelope';
+
+/**
+ * A human decision (`artifact_response`, `grant.decided`, `grant.revoked`,
+ * `agent.capability_changed`) refused before any handler saw it: the event
+ * is discarded, no artifact promise or `awaitDecision` settles on it.
+ */
+export interface DecisionRefusal {
+  /** The delivery's event type. */
+  readonly eventType: string;
+  readonly reason: DecisionRefusalReason;
+  /** The signed sender of the envelope (`system` for grant and manifest events). */
+  readonly senderId: string;
+  /** The signed conversation of the envelope. */
+  readonly conversationId: string;
+  /** The artifact id, grant id or manifest version the event is about, when it names one. */
+  readonly subject: string | undefined;
+  readonly deliveryId: string;
+  readonly transport: AgentTransport;
+  /** `CryptoError` `DECISION_REFUSED`, `params.reason` the reason. */
+  readonly error: CryptoError;
+}
+
 /** A copy of an event already handled (or being handled) was skipped. */
 export interface DuplicateInfo {
   readonly deliveryId: string;
@@ -274,6 +320,8 @@ export interface AgentNotificationMap {
   rateLimited: [info: RateLimitedInfo];
   /** A duplicate was skipped. */
   duplicate: [info: DuplicateInfo];
+  /** A human decision (artifact answer, grant or manifest decision) was refused and discarded. */
+  decision_refused: [refusal: DecisionRefusal];
   /** `session.invalidated` (WebSocket only): the session was revoked; `fatal` follows. */
   'session.invalidated': [];
   /** `auth.expiring` (WebSocket only): the token's grace ends soon; call `agent.renewToken()`. */

@@ -192,6 +192,14 @@ export interface AgentOptions {
    */
   keyPinStore?: KeyPinStore;
   /**
+   * The user id of this agent's owner: `agent.capability_changed` is accepted
+   * only when signed by this user's key (docs/manifests.md). Set it to pin the
+   * owner; without it the owner id is read once from `GET /agents/:id`
+   * (`owner_id`) and kept for the life of the Agent (trusted on first use).
+   * @defaultValue the service's `owner_id`, read once
+   */
+  ownerId?: string;
+  /**
    * WebSocket flow control: above `highWaterMark` events (or `highWaterBytes`)
    * received but not finished, the agent stops reading the socket (`ws` only)
    * until they fall to the low-water marks. `false` turns it off.
@@ -339,6 +347,8 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
   checkOpenWorkers(o.openWorkers);
   if (o.keyChangePolicy !== undefined && o.keyChangePolicy !== 'warn' && o.keyChangePolicy !== 'block')
     throw bad('keyChangePolicy', 'must be "warn" or "block"');
+  if (o.ownerId !== undefined && !IdentifierSchema.safeParse(o.ownerId).success)
+    throw bad('ownerId', 'must be a non-empty identifier');
   return {
     baseUrl,
     agentId: o.agentId,

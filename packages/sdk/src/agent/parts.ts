@@ -28,6 +28,7 @@ import { EventPipeline } from './pipeline/pipeline.js';
 import { OpenWorkerPool } from '../crypto/open-pool/pool.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
 import { senderKeys } from './sender-keys.js';
+import type { DecisionVetter } from './decisions.js';
 
 /** What the parts need from the facade's state. */
 export interface AgentHooks {
@@ -41,6 +42,8 @@ export interface AgentHooks {
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
   /** Opens a streamed reply (for `message.replyStream`). */
   stream?: StreamOpener;
+  /** Checks human decisions before handlers see them (see `decisions.ts`). */
+  vet?: DecisionVetter;
 }
 
 /** The wired parts of one Agent. */
@@ -112,6 +115,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       fetchObject: (key) => api.fetchObject(key),
       send: (conversationId, payload, options) => hooks.send(conversationId, payload, options),
       stream: hooks.stream,
+      vet: hooks.vet,
     },
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,

@@ -18,6 +18,27 @@ import { GrantViewSchema, type GrantStatus } from '../core/protocol/grants.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import type { RestClient } from '../transport/rest/client.js';
 import { grantInfo, type GrantInfo } from '../messaging/grant-info.js';
+import { ServiceError } from '../core/errors/service-error.js';
+import type {
+  DecisionStatement,
+  GrantDecisionStatement,
+  SignedDecision,
+} from '../core/protocol/decisions.js';
+import { manifestSha256 } from '../crypto/decision.js';
+
+/**
+ * Signs the user's decisions with the user's Ed25519 key (built by the
+ * UserClient; throws a `ConfigurationError` before sign-in or without a
+ * signing key in memory).
+ */
+export interface DecisionSigner {
+  /** The signed-in user's id. */
+  readonly userId: string;
+  /** Now, ms since the epoch (the client's clock): the statement's `decided_at`. */
+  now(): number;
+  /** Signs a statement. */
+  sign(statement: DecisionStatement): Promise<SignedDecision>;
+}
 
 /**
  * The owner's review of agents' capability manifests.
@@ -30,10 +51,12 @@ import { grantInfo, type GrantInfo } from '../messaging/grant-info.js';
  */
 export class UserManifestReview {
   readonly #rest: () => RestClient;
+  readonly #signer: () => DecisionSigner;
 
   /** @internal Created by the UserClient (`client.manifests`). */
-  constructor(rest: () => RestClient) {
+  constructor(rest: () => RestClient, signer: () => DecisionSigner) {
     this.#rest = rest;
+    this.#signer = signer;
   }
 
   /**
@@ -75,10 +98,34 @@ export class UserManifestReview {
     return this.#decide(agentId, version, 'rejected');
   }
 
-  #decide(agentId: string, version: number, decision: ManifestDecision): Promise<ManifestRevision> {
+  /**
+   * Reads the pending change (to sign the SHA-256 of the manifest the owner
+   * decides on), signs the decision with the user's key and sends it: the
+   * agent accepts `agent.capability_changed` only with this signature.
+   */
+  async #decide(agentId: string, version: number, decision: ManifestDecision): Promise<ManifestRevision> {
+    const signer = this.#signer();
+    const state = await this.get(agentId);
+    if (state.pending?.version !== version) {
+      throw new ServiceError({
+        code: 'MANIFEST_VERSION_CONFLICT',
+        status: 409,
+        message: 'That version is not the pending change: re-read it.',
+        params: { head_version: state.head_version, pending_version: state.pending?.version ?? null },
+      });
+    }
+    const signed = await signer.sign({
+      v: 1,
+      kind: decision === 'accepted' ? 'manifest.accepted' : 'manifest.rejected',
+      agent_id: agentId,
+      signer_id: signer.userId,
+      decided_at: new Date(signer.now()).toISOString(),
+      version,
+      manifest_sha256: manifestSha256(state.pending.manifest),
+    });
     return this.#rest().post(
       routePath(SERVICE_ROUTES.decideManifest, { id: agentId }),
-      { version, decision },
+      { version, decision, signed_decision: signed },
       { schema: ManifestRevisionSchema },
     );
   }
@@ -95,10 +142,12 @@ export class UserManifestReview {
  */
 export class UserGrants {
   readonly #rest: () => RestClient;
+  readonly #signer: () => DecisionSigner;
 
   /** @internal Created by the UserClient (`client.grants`). */
-  constructor(rest: () => RestClient) {
+  constructor(rest: () => RestClient, signer: () => DecisionSigner) {
     this.#rest = rest;
+    this.#signer = signer;
   }
 
   /** `GET /grants`: the user's grant requests and grants, optionally of one status. */
@@ -111,20 +160,31 @@ export class UserGrants {
   }
 
   /**
-   * Grants a pending request, for the window asked or a shorter `windowSeconds`.
+   * Grants a pending request, for the window asked or a shorter `windowSeconds`,
+   * with the user's signed statement of the decision (the agent verifies it).
    *
    * @throws {@link ServiceError} `NOT_FOUND`, `VALIDATION_ERROR` (not pending; window longer than asked).
    */
-  grant(grantId: string, options: { windowSeconds?: number } = {}): Promise<GrantInfo> {
+  async grant(grantId: string, options: { windowSeconds?: number } = {}): Promise<GrantInfo> {
+    const g = await this.#find(grantId);
+    const window = options.windowSeconds ?? g.windowSeconds;
+    const signed = await this.#sign(g, 'grant.granted', window);
     return this.#decide(grantId, {
       decision: 'granted',
       ...(options.windowSeconds === undefined ? {} : { window_seconds: options.windowSeconds }),
+      signed_decision: signed,
     });
   }
 
-  /** Denies a pending request: the agent's reads answer `GRANT_DENIED`. */
-  deny(grantId: string): Promise<GrantInfo> {
-    return this.#decide(grantId, { decision: 'denied' });
+  /**
+   * Denies a pending request: the agent's reads answer `GRANT_DENIED`.
+   *
+   * @throws {@link ServiceError} `NOT_FOUND`, `VALIDATION_ERROR` (not pending).
+   */
+  async deny(grantId: string): Promise<GrantInfo> {
+    const g = await this.#find(grantId);
+    const signed = await this.#sign(g, 'grant.denied', g.windowSeconds);
+    return this.#decide(grantId, { decision: 'denied', signed_decision: signed });
   }
 
   /**
@@ -133,8 +193,42 @@ export class UserGrants {
    * @throws {@link ServiceError} `NOT_FOUND`, `VALIDATION_ERROR` (never granted).
    */
   async revoke(grantId: string): Promise<GrantInfo> {
+    const g = await this.#find(grantId);
+    const signed = await this.#sign(g, 'grant.revoked', g.windowSeconds);
     const path = routePath(SERVICE_ROUTES.revokeGrant, { grant_id: grantId });
-    return grantInfo(await this.#rest().delete(path, { schema: GrantViewSchema }));
+    return grantInfo(
+      await this.#rest().request({
+        method: SERVICE_ROUTES.revokeGrant.method,
+        path,
+        body: { signed_decision: signed },
+        schema: GrantViewSchema,
+      }),
+    );
+  }
+
+  /** The grant as the service lists it to this user (what the user decides on). */
+  async #find(grantId: string): Promise<GrantInfo> {
+    const g = (await this.list()).find((x) => x.grantId === grantId);
+    if (g === undefined) {
+      throw new ServiceError({ code: 'NOT_FOUND', status: 404, message: 'No such grant.' });
+    }
+    return g;
+  }
+
+  /** The user's signed statement about `g` (agent, grant, conversation, scope, window, now). */
+  #sign(g: GrantInfo, kind: GrantDecisionStatement['kind'], windowSeconds: number): Promise<SignedDecision> {
+    const signer = this.#signer();
+    return signer.sign({
+      v: 1,
+      kind,
+      agent_id: g.agentId,
+      signer_id: signer.userId,
+      decided_at: new Date(signer.now()).toISOString(),
+      grant_id: g.grantId,
+      conversation_id: g.conversationId,
+      scope: g.scope,
+      window_seconds: windowSeconds,
+    });
   }
 
   async #decide(grantId: string, body: Record<string, unknown>): Promise<GrantInfo> {

@@ -51,7 +51,8 @@ import {
 } from './user-api.js';
 import { backUpKeys, restoreKeys, userKeyFingerprint, type UserKeySet } from './user-keys.js';
 import { UserMessaging } from './user-messaging.js';
-import { UserGrants, UserManifestReview } from './user-capabilities.js';
+import { UserGrants, UserManifestReview, type DecisionSigner } from './user-capabilities.js';
+import { signDecision } from '../crypto/decision.js';
 import { createUserMigration, type UserMigration } from './migration/user-migration.js';
 import { defaultBackend } from '../crypto/backend/node-default.js';
 import { UserGroups } from '../messaging/groups.js';
@@ -100,9 +101,15 @@ import type {
  */
 export class UserClient extends EventEmitter<UserClientEvents> {
   /** Capability manifests of the user's agents: review, accept, reject (docs/manifests.md). */
-  readonly manifests: UserManifestReview = new UserManifestReview(() => this.#rest);
+  readonly manifests: UserManifestReview = new UserManifestReview(
+    () => this.#rest,
+    () => this.#decisionSigner(),
+  );
   /** Data grants: requests from agents, grant, deny, revoke (docs/grants.md). */
-  readonly grants: UserGrants = new UserGrants(() => this.#rest);
+  readonly grants: UserGrants = new UserGrants(
+    () => this.#rest,
+    () => this.#decisionSigner(),
+  );
   /** Encrypted files: `upload(conversationId, source)` and `download(filePayload)` (docs/files.md). */
   readonly files: FileTransfer<SentMessageResult>;
   readonly #o: ResolvedUserClientOptions;
@@ -565,6 +572,27 @@ export class UserClient extends EventEmitter<UserClientEvents> {
         retired: peer.retired.map((r) => r.encryption),
       },
     );
+  }
+
+  /**
+   * Signs the user's decisions (grants, manifests) with the user's Ed25519 key.
+   *
+   * @throws {@link ConfigurationError} before sign-in or without a signing key in memory.
+   */
+  #decisionSigner(): DecisionSigner {
+    const { userId } = this.#requireSession();
+    const signing = this.#keys?.signing;
+    if (signing === undefined) {
+      throw new ConfigurationError({
+        message:
+          'No signing key in memory: call register(), setUpKeys() or unlockKeys() (with a full-form backup) before deciding.',
+      });
+    }
+    return {
+      userId,
+      now: () => this.#o.clock.now(),
+      sign: (statement) => signDecision(statement, signing),
+    };
   }
 
   /** Closes the WebSocket (no reconnect). */

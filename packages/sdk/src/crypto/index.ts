@@ -36,6 +36,9 @@ export {
   type KeyStatementFields,
 } from './key-statement.js';
 
+// --- human decisions signed by the human (docs/grants.md, docs/manifests.md) ---
+export { manifestSha256, signDecision, verifyDecision } from './decision.js';
+
 // --- streamed replies (stream v2: docs/envelope.md, "Streamed replies") ---
 export {
   streamCipher,

@@ -95,13 +95,14 @@ export interface MessageSender {
   /**
    * Seals `payload` as `eventType` to the conversation's members and hands
    * the envelope to `post` (any route that carries one), with the same
-   * stale-key retry as {@link MessageSender.send}.
+   * stale-key retry as {@link MessageSender.send}. `post` also gets the ids
+   * of the members (other than the sender) the envelope was sealed for.
    */
   sealAndPost<T>(
     conversationId: string,
     payload: EnvelopePayload,
     options: SealAndPostOptions,
-    post: (wireEnvelope: string, messageId: string) => Promise<T>,
+    post: (wireEnvelope: string, messageId: string, recipients: readonly string[]) => Promise<T>,
   ): Promise<T>;
 }
 
@@ -185,22 +186,45 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
     return out;
   }
 
+  async function sealWithRecipients(
+    conversationId: string,
+    payload: EnvelopePayload,
+    messageId: string,
+    eventType?: string,
+  ): Promise<{ wire: string; recipients: readonly EnvelopeRecipient[] }> {
+    const ring = options.keys();
+    const recipients = await recipientsOf(conversationId, ring);
+    const wire = await sealAsync(payload, {
+      ...(eventType === undefined ? {} : { eventType }),
+      sender: { id: agentId, signing: ring.current.keys.signing },
+      recipients,
+      conversationId,
+      messageId,
+      clock,
+      ...(options.backend === undefined ? {} : { backend: options.backend }),
+    });
+    return { wire, recipients };
+  }
+
   async function sealFor(
     conversationId: string,
     payload: EnvelopePayload,
     messageId: string,
     eventType?: string,
   ): Promise<string> {
-    const ring = options.keys();
-    return sealAsync(payload, {
-      ...(eventType === undefined ? {} : { eventType }),
-      sender: { id: agentId, signing: ring.current.keys.signing },
-      recipients: await recipientsOf(conversationId, ring),
-      conversationId,
-      messageId,
-      clock,
-      ...(options.backend === undefined ? {} : { backend: options.backend }),
-    });
+    return (await sealWithRecipients(conversationId, payload, messageId, eventType)).wire;
+  }
+
+  async function sealAndPostOnce<T>(
+    conversationId: string,
+    payload: EnvelopePayload,
+    messageId: string,
+    eventType: string | undefined,
+    post: (wireEnvelope: string, messageId: string, recipients: readonly string[]) => Promise<T>,
+  ): Promise<T> {
+    const sealed = await sealWithRecipients(conversationId, payload, messageId, eventType);
+    const ids = [...new Set(sealed.recipients.map((r) => r.id))].filter((id) => id !== agentId);
+    return post(sealed.wire, messageId, ids);
   }
 
   async function forgetMembers(conversationId: string): Promise<void> {
@@ -213,14 +237,14 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
     async sealAndPost(conversationId, payload, o, post) {
       const messageId = o.messageId ?? globalThis.crypto.randomUUID();
       try {
-        return await post(await sealFor(conversationId, payload, messageId, o.eventType), messageId);
+        return await sealAndPostOnce(conversationId, payload, messageId, o.eventType, post);
       } catch (err) {
         if (isServiceError(err) && RELATION_CODES.has(err.code))
           directory.invalidateConversation(conversationId);
         if (!isServiceError(err, 'INVALID_ENVELOPE') || !STALE_KEY_REASONS.has(err.params['reason']))
           throw err;
         await forgetMembers(conversationId);
-        return post(await sealFor(conversationId, payload, messageId, o.eventType), messageId);
+        return sealAndPostOnce(conversationId, payload, messageId, o.eventType, post);
       }
     },
     async send(conversationId, payload, sendOptions = {}) {

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type {
+  DecisionRefusal,
   AnyAgentEvent,
   ArtifactResponseEvent,
   DecryptFailure,
@@ -476,5 +477,38 @@ describe('event pipeline: handlers and ordering', () => {
     g.open();
     expect(await runA).toBe('handled');
     expect(await h.pipeline.drain(1)).toEqual({ drained: true, abandoned: 0 });
+  });
+});
+
+describe('event pipeline: the vet step (human decisions)', () => {
+  it('a refused decision reaches no handler, on the WebSocket and the webhook path; other types never wait for it', async () => {
+    const vetted: string[] = [];
+    const h = createHarness({
+      vet: (event) => {
+        vetted.push(event.type);
+        return Promise.resolve({ reason: 'unsigned', subject: 'g1' });
+      },
+    });
+    const seen = collect(h);
+    const refusals: DecisionRefusal[] = [];
+    h.emitter.on('decision_refused', (r) => refusals.push(r));
+    const payload = { grant_id: 'g1', scope: 'profile.read', user_id: USER_ID };
+    const system = { id: 'system', keys: h.system };
+    const ws = h.sealFrom(payload, { sender: system, eventType: 'grant.revoked' });
+    expect(await h.pipeline.ingest(h.sealed('grant.revoked', ws))).toBe('skipped');
+    const hook = h.sealFrom(payload, { sender: system, eventType: 'grant.revoked' });
+    const inbound = h.sealed('grant.revoked', hook);
+    expect(
+      await h.pipeline.handleOpened(inbound, inbound.deliveryId!, await h.pipeline.open(hook, false)),
+    ).toBe('done');
+    expect(refusals.map((r) => [r.transport, r.reason, r.subject, r.error.code])).toEqual([
+      ['websocket', 'unsigned', 'g1', 'DECISION_REFUSED'],
+      ['webhook', 'unsigned', 'g1', 'DECISION_REFUSED'],
+    ]);
+    expect(seen.events).toEqual([]);
+    await h.pipeline.ingest(h.sealed('message.new', h.sealFrom({ type: 'text', text: 'hi' })));
+    expect(seen.messages).toHaveLength(1);
+    expect(vetted).toEqual(['grant.revoked', 'grant.revoked']);
+    expect(h.pipeline.stats()).toMatchObject({ invalid: 2, handled: 1 });
   });
 });

@@ -2,8 +2,9 @@
  * Public-key lookup, `GET /keys/:principal_id` (user or agent token).
  *
  * Allowed for: the caller itself, `system`, the two sides of a conversation
- * whose relation is established or suspended, two members of one group, and
- * an agent's owner. Anything
+ * whose relation is established or suspended, two members of one group, an
+ * agent's owner (its agent's keys) and an agent (its owner's keys, to verify
+ * the owner's signed decisions). Anything
  * else, unknown ids included, is 403 KEY_ENUMERATION_BLOCKED, so the answer
  * never reveals whether an id exists.
  *
@@ -43,7 +44,8 @@ async function mayLookUp(ctx: ServerContext, principal: AnyPrincipal, targetId: 
       : (await ctx.store.conversations.listByAgent(callerId)).filter((c) => c.userId === targetId);
   if (pairs.some((c) => c.state !== 'revoked')) return true;
   if (await shareGroup(ctx, callerId, targetId)) return true;
-  if (principal.kind !== 'user') return false;
+  // An agent looks up its owner (to verify the owner's signed decisions), an owner its agent.
+  if (principal.kind !== 'user') return (await ctx.store.agents.get(callerId))?.ownerId === targetId;
   return (await ctx.store.agents.get(targetId))?.ownerId === callerId;
 }
 

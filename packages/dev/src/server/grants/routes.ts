@@ -8,14 +8,15 @@
  * | GET | /agents/:id/grants/:grant_id | the agent | | one grant view |
  * | GET | /agents/:id/grants/:grant_id/data | the agent | | `{ grant_id, scope, expires_at, data }` |
  * | GET | /grants | the user | `?status=` | the user's grants |
- * | POST | /grants/:grant_id/decision | the user | `{ decision: 'granted' \| 'denied', window_seconds? }` | grant view |
- * | DELETE | /grants/:grant_id | the user | | grant view (revoked; idempotent) |
+ * | POST | /grants/:grant_id/decision | the user | `{ decision: 'granted' \| 'denied', window_seconds?, signed_decision }` | grant view |
+ * | DELETE | /grants/:grant_id | the user | `{ signed_decision }` | grant view (revoked; idempotent) |
  *
  * Reading data: pending or denied → 403 GRANT_DENIED (`params.status`),
  * revoked → 403 GRANT_REVOKED, window over → 403 GRANT_EXPIRED. A decision
  * sends `grant.decided` and a revocation `grant.revoked` (`grant_id`, `scope`,
  * `user_id`, plus `agent_id`, `conversation_id`) to the agent, sealed by the
- * system sender, by WebSocket or webhook.
+ * system sender, by WebSocket or webhook, with the user's `signed_decision`
+ * relayed unchanged (checked here first: `decisions/signed-decision.ts`).
  *
  * @module
  */
@@ -26,7 +27,10 @@ import {
   GrantRequestBodySchema,
   GrantStatusSchema,
   GrantWindowSecondsSchema,
+  SignedDecisionSchema,
+  type SignedDecision,
 } from 'agent-messaging-sdk/protocol';
+import { checkSignedDecision } from '../decisions/signed-decision.js';
 import { MANIFEST_FRAMES, MANIFEST_ROUTES } from 'agent-messaging-sdk/protocol';
 import { sendSystemEvent } from '../agents/system-events.js';
 import { conversationView } from '../conversations/service.js';
@@ -42,7 +46,22 @@ import { grantsOf, grantStatus, grantView, type GrantRecord } from './state.js';
 const DecisionSchema = z.strictObject({
   decision: GrantDecisionSchema,
   window_seconds: GrantWindowSecondsSchema.optional(),
+  /** The user's signed statement of this decision (relayed to the agent, which verifies it). */
+  signed_decision: SignedDecisionSchema,
 });
+const RevokeSchema = z.strictObject({ signed_decision: SignedDecisionSchema });
+
+/** The fields a signed statement about `g` must carry. */
+function expectedOf(g: GrantRecord, kind: string, windowSeconds: number) {
+  return {
+    kind,
+    agent_id: g.agentId,
+    grant_id: g.grantId,
+    conversation_id: g.conversationId,
+    scope: g.scope,
+    window_seconds: windowSeconds,
+  };
+}
 
 function agentGrant(ctx: ServerContext, agentId: string, grantId: string): GrantRecord {
   const g = grantsOf(ctx).get(grantId);
@@ -67,7 +86,13 @@ function invalidState(g: GrantRecord, nowMs: number) {
  * conversation, so a handler of that conversation awaiting the decision
  * (`agent.grants.awaitDecision`) is not queued behind itself.
  */
-function grantEvent(ctx: ServerContext, type: string, g: GrantRecord, extra: Record<string, unknown>) {
+function grantEvent(
+  ctx: ServerContext,
+  type: string,
+  g: GrantRecord,
+  extra: Record<string, unknown>,
+  signed: SignedDecision,
+) {
   const payload = {
     grant_id: g.grantId,
     scope: g.scope,
@@ -75,6 +100,8 @@ function grantEvent(ctx: ServerContext, type: string, g: GrantRecord, extra: Rec
     agent_id: g.agentId,
     conversation_id: g.conversationId,
     ...extra,
+    // The user's own signed statement, relayed unchanged: the agent verifies it.
+    signed_decision: signed,
   };
   const inConversation = type === MANIFEST_FRAMES.grantDecided ? undefined : g.conversationId;
   return sendSystemEvent(ctx, g.agentId, type, payload, inConversation);
@@ -200,16 +227,29 @@ const decide = defineRoute({
     if (body.window_seconds !== undefined && body.window_seconds > g.windowSeconds) {
       throw invalidField('window_seconds', 'too_big', { max: g.windowSeconds });
     }
+    const window = body.decision === 'granted' ? (body.window_seconds ?? g.windowSeconds) : g.windowSeconds;
+    const signed = await checkSignedDecision(
+      ctx,
+      principal.userId,
+      body.signed_decision,
+      expectedOf(g, `grant.${body.decision}`, window),
+    );
     g.status = body.decision;
     g.decidedAtMs = now;
     if (body.decision === 'granted') {
       g.windowSeconds = body.window_seconds ?? g.windowSeconds;
       g.expiresAtMs = now + g.windowSeconds * 1000;
     }
-    await grantEvent(ctx, MANIFEST_FRAMES.grantDecided, g, {
-      decision: body.decision,
-      expires_at: g.expiresAtMs === undefined ? null : new Date(g.expiresAtMs).toISOString(),
-    });
+    await grantEvent(
+      ctx,
+      MANIFEST_FRAMES.grantDecided,
+      g,
+      {
+        decision: body.decision,
+        expires_at: g.expiresAtMs === undefined ? null : new Date(g.expiresAtMs).toISOString(),
+      },
+      signed,
+    );
     return ok(grantView(g, now));
   },
 });
@@ -218,14 +258,21 @@ const revoke = defineRoute({
   method: MANIFEST_ROUTES.revokeGrant.method,
   path: MANIFEST_ROUTES.revokeGrant.path,
   auth: 'user',
-  async handler({ ctx, principal, params }) {
+  body: RevokeSchema,
+  async handler({ ctx, principal, params, body }) {
     const g = userGrant(ctx, principal.userId, params['grant_id']!);
     const now = ctx.clock.now();
     if (g.status === 'revoked') return ok(grantView(g, now));
     if (g.status !== 'granted') throw invalidState(g, now);
+    const signed = await checkSignedDecision(
+      ctx,
+      principal.userId,
+      body.signed_decision,
+      expectedOf(g, 'grant.revoked', g.windowSeconds),
+    );
     g.status = 'revoked';
     g.revokedAtMs = now;
-    await grantEvent(ctx, 'grant.revoked', g, {});
+    await grantEvent(ctx, 'grant.revoked', g, {}, signed);
     return ok(grantView(g, now));
   },
 });

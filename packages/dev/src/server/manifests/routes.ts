@@ -5,15 +5,16 @@
  * |---|---|---|---|---|
  * | GET | /agents/:id/manifest | the agent or its owner | | `{ agent_id, head_version, current, pending, last_decided }` |
  * | PUT | /agents/:id/manifest | the agent | `{ manifest, based_on_version }` | 202: the pending revision |
- * | POST | /agents/:id/manifest/decision | the owner | `{ version, decision: 'accepted' \| 'rejected' }` | the decided revision |
+ * | POST | /agents/:id/manifest/decision | the owner | `{ version, decision: 'accepted' \| 'rejected', signed_decision }` | the decided revision |
  *
  * Order of the checks of an update: size (413 MANIFEST_TOO_LARGE, `params.size_bytes`,
  * `params.max_bytes`), fields (400 VALIDATION_ERROR), version (409
  * MANIFEST_VERSION_CONFLICT, `params.head_version`), rate (429
  * MANIFEST_UPDATE_RATE_LIMITED with Retry-After): only updates that pass every
  * other check count against the 1-per-minute limit. A decision sends
- * `agent.capability_changed` `{ agent_id, version, decision }`, sealed by the
- * system sender, by WebSocket or webhook.
+ * `agent.capability_changed` `{ agent_id, version, decision, signed_decision }`,
+ * sealed by the system sender, by WebSocket or webhook; `signed_decision` is the
+ * owner's statement, checked here and relayed unchanged (the agent verifies it).
  *
  * @module
  */
@@ -24,7 +25,10 @@ import {
   ManifestDecisionSchema,
   manifestSizeBytes,
   manifestSizeVerdict,
+  manifestSha256,
+  SignedDecisionSchema,
 } from 'agent-messaging-sdk/protocol';
+import { checkSignedDecision } from '../decisions/signed-decision.js';
 import { MANIFEST_ROUTES } from 'agent-messaging-sdk/protocol';
 import { sendSystemEvent } from '../agents/system-events.js';
 import { ownedAgent } from '../agents/service.js';
@@ -44,6 +48,8 @@ const UpdateSchema = z.strictObject({
 const DecisionSchema = z.strictObject({
   version: z.number().int().min(1),
   decision: ManifestDecisionSchema,
+  /** The owner's signed statement of this decision (relayed to the agent, which verifies it). */
+  signed_decision: SignedDecisionSchema,
 });
 
 const read = defineRoute({
@@ -128,6 +134,12 @@ const decide = defineRoute({
         pending_version: pending?.version ?? null,
       });
     }
+    const signed = await checkSignedDecision(ctx, principal.userId, body.signed_decision, {
+      kind: `manifest.${body.decision}`,
+      agent_id: agent.agentId,
+      version: pending.version,
+      manifest_sha256: manifestSha256(pending.manifest),
+    });
     pending.status = body.decision;
     pending.decidedAtMs = ctx.clock.now();
     m.pending = undefined;
@@ -137,6 +149,8 @@ const decide = defineRoute({
       agent_id: agent.agentId,
       version: pending.version,
       decision: body.decision,
+      // The owner's own signed statement, relayed unchanged: the agent verifies it.
+      signed_decision: signed,
     });
     return ok(revisionView(pending));
   },

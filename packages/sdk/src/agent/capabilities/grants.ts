@@ -23,6 +23,10 @@ import type { RestClient } from '../../transport/rest/client.js';
 import type { AnyAgentEvent } from '../events.js';
 import { grantInfo, type GrantInfo } from '../../messaging/grant-info.js';
 import { abortable } from './manifest.js';
+import type { AskedGrant } from '../decisions.js';
+
+/** Grant requests remembered, oldest dropped first. */
+const MAX_ASKED = 1000;
 
 /** What the agent asks for. */
 export interface GrantRequestOptions {
@@ -75,6 +79,8 @@ export interface AgentGrantsDeps {
  */
 export class AgentGrants {
   readonly #d: AgentGrantsDeps;
+  /** What this process asked, by grant id: a signed decision must match it. */
+  readonly #asked = new Map<string, AskedGrant>();
 
   /** @internal Created by the Agent (`agent.grants`). */
   constructor(deps: AgentGrantsDeps) {
@@ -94,7 +100,18 @@ export class AgentGrants {
       { conversation_id: o.conversationId, scope, window_seconds: o.windowSeconds, reason: o.reason },
       { schema: GrantViewSchema, ...(o.signal === undefined ? {} : { signal: o.signal }) },
     );
+    if (this.#asked.size >= MAX_ASKED) this.#asked.delete(this.#asked.keys().next().value!);
+    this.#asked.set(view.grant_id, {
+      conversationId: o.conversationId,
+      scope,
+      windowSeconds: o.windowSeconds,
+    });
     return grantInfo(view);
+  }
+
+  /** @internal The grant this process asked as `grantId`, if it remembers it. */
+  asked(grantId: string): AskedGrant | undefined {
+    return this.#asked.get(grantId);
   }
 
   /** `GET /agents/:id/grants/:grant_id`. */

@@ -33,6 +33,10 @@ import { routePath, SERVICE_ROUTES } from '../../core/protocol/service-names.js'
 import type { RestClient } from '../../transport/rest/client.js';
 import type { AgentWarning, AnyAgentEvent } from '../events.js';
 import { waitUntil } from './wait.js';
+import { manifestSha256 } from '../../crypto/decision.js';
+
+/** Proposed manifests remembered (their digests), oldest dropped first. */
+const MAX_PROPOSED = 1000;
 
 export type { AgentWarning } from '../events.js';
 
@@ -110,10 +114,17 @@ export class AgentManifest {
   readonly #d: AgentManifestDeps;
   #queue: Promise<unknown> = Promise.resolve();
   #notBeforeMs = 0;
+  /** SHA-256 of each manifest this process proposed, by version (what the owner must have signed). */
+  readonly #proposed = new Map<number, string>();
 
   /** @internal Created by the Agent (`agent.manifest`). */
   constructor(deps: AgentManifestDeps) {
     this.#d = deps;
+  }
+
+  /** @internal SHA-256 (hex) of the manifest this process proposed as `version`, if it did. */
+  proposedDigest(version: number): string | undefined {
+    return this.#proposed.get(version);
   }
 
   /** `GET /agents/:id/manifest`: the accepted revision, the pending one, the head version. */
@@ -218,6 +229,8 @@ export class AgentManifest {
           ...(o.signal === undefined ? {} : { signal: o.signal }),
         });
         this.#notBeforeMs = this.#d.clock.now() + LIMITS.MANIFEST_UPDATE_WINDOW_MS;
+        if (this.#proposed.size >= MAX_PROPOSED) this.#proposed.delete(this.#proposed.keys().next().value!);
+        this.#proposed.set(revision.version, manifestSha256(manifest));
         return revision;
       } catch (err) {
         if (isServiceError(err, 'MANIFEST_TOO_LARGE')) {

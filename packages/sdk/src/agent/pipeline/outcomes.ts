@@ -7,7 +7,8 @@
 import type { AmsError } from '../../core/errors/base.js';
 import { isAmsError, isCryptoError, isValidationError } from '../../core/errors/guards.js';
 import { HandlerError } from '../../core/errors/handler-error.js';
-import type { CryptoError } from '../../core/errors/crypto-error.js';
+import { CryptoError } from '../../core/errors/crypto-error.js';
+import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import type { Logger } from '../../core/logger.js';
 import type { DeliveryMetadata } from '../../core/protocol/webhook-delivery.js';
@@ -15,7 +16,7 @@ import type { TypedEmitter } from '../emitter.js';
 import type { AgentListenerArgs, AgentTransport, DuplicateInfo } from '../events.js';
 import type { OwnedClaim } from '../dedup.js';
 import type { FlowStats } from './flow-control.js';
-import type { AgentStats } from './types.js';
+import type { AgentStats, VetRefusal } from './types.js';
 
 type PipelineStats = Omit<AgentStats, keyof FlowStats | 'openWorkers'>;
 type Counter = Exclude<keyof PipelineStats, 'decryptFailuresByReason' | 'running' | 'queued'>;
@@ -125,6 +126,35 @@ export class Outcomes {
       code: error.code === 'INVALID_ENVELOPE' ? 'INVALID_ENVELOPE' : 'DECRYPT_FAILURE',
       conversationId: ctx.metadata?.conversation_id,
       senderId: ctx.metadata?.sender_id,
+      error,
+    });
+  }
+
+  /** A human decision was refused: counted as invalid, logged (ids only), reported, discarded. */
+  decisionRefused(
+    ctx: EventContext,
+    opened: Pick<OpenedEnvelope, 'senderId' | 'conversationId'>,
+    refusal: VetRefusal,
+  ): void {
+    this.count('invalid');
+    this.#logger.warn('a human decision was refused; the event was discarded', {
+      deliveryId: ctx.deliveryId,
+      eventType: ctx.eventType,
+      reason: refusal.reason,
+    });
+    const error = new CryptoError({
+      code: 'DECISION_REFUSED',
+      message: `A ${ctx.eventType} event was refused: ${refusal.reason}.`,
+      refusal: refusal.reason,
+    });
+    this.#emitter.emit('decision_refused', {
+      eventType: ctx.eventType,
+      reason: refusal.reason,
+      senderId: opened.senderId,
+      conversationId: opened.conversationId,
+      subject: refusal.subject,
+      deliveryId: ctx.deliveryId,
+      transport: ctx.transport,
       error,
     });
   }

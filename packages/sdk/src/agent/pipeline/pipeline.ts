@@ -41,7 +41,7 @@ import { keyFingerprint } from '../../crypto/keys.js';
 import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
-import type { AgentStats, InboundEvent, PipelineDeps } from './types.js';
+import { VETTED_EVENT_TYPES, type AgentStats, type InboundEvent, type PipelineDeps } from './types.js';
 
 /** Options of {@link EventPipeline}. */
 export interface EventPipelineOptions {
@@ -329,6 +329,15 @@ export class EventPipeline {
     await this.#checkGhostKeys(opened);
     try {
       const event = eventFromEnvelope(inbound, opened, this.#build(transport, deliveryId));
+      // Human decisions are checked here, on both transports, before any handler sees them.
+      const vet = this.#deps.vet;
+      const refusal =
+        vet !== undefined && VETTED_EVENT_TYPES.has(event.type) ? await vet(event, opened) : undefined;
+      if (refusal !== undefined) {
+        this.outcomes.decisionRefused(this.#context(inbound, transport, deliveryId), opened, refusal);
+        await completeAll(claims);
+        return { skip: 'skipped' };
+      }
       return { event: await this.#withForwardAttribution(event, inbound), claims };
     } catch (error) {
       const ctx = this.#context(inbound, transport, deliveryId);

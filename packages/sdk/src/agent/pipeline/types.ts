@@ -17,7 +17,8 @@ import type { ObjectRef } from '../../core/protocol/object-ref.js';
 import type { KeyRing } from '../../crypto/key-store/key-ring.js';
 import type { CryptoBackend } from '../../crypto/backend/types.js';
 import type { OpenPoolStats, OpenWorkerPool } from '../../crypto/open-pool/pool.js';
-import type { SendResult } from '../events.js';
+import type { AnyAgentEvent, DecisionRefusalReason, SendResult } from '../events.js';
+import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { FlowStats } from './flow-control.js';
 
 /** One inbound event as either transport hands it over (wire field values, normalised names). */
@@ -78,6 +79,28 @@ export interface PipelineDeps {
   readonly acceptLegacyV10?: boolean | undefined;
   /** Worker threads that open envelopes during a burst (`openWorkers`); absent: always here. */
   readonly openPool?: OpenWorkerPool | undefined;
+  /**
+   * Checks a human decision (artifact answer, grant or manifest decision)
+   * before any handler sees it; a refusal discards the event. Throws for a
+   * failure that may pass (a key lookup), so the event comes again.
+   */
+  readonly vet?:
+    ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
+}
+
+/** The event types {@link PipelineDeps.vet} checks (human decisions); other events never wait for it. */
+export const VETTED_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'artifact_response',
+  'grant.decided',
+  'grant.revoked',
+  'agent.capability_changed',
+]);
+
+/** Why {@link PipelineDeps.vet} refused an event, and what the event is about. */
+export interface VetRefusal {
+  readonly reason: DecisionRefusalReason;
+  /** The artifact id, grant id or manifest version, when the event names one. */
+  readonly subject: string | undefined;
 }
 
 /**

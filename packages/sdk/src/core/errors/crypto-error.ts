@@ -13,6 +13,7 @@ export type CryptoErrorCode =
   | 'KEY_CHANGED'
   | 'MEMBERS_CHANGED'
   | 'GROUP_ROSTER_INVALID'
+  | 'DECISION_REFUSED'
   | 'MIGRATION_VERIFICATION_FAILED'
   | 'FILE_CORRUPT';
 
@@ -24,6 +25,8 @@ export interface CryptoErrorOptions {
   reason?: DecryptFailureReason | undefined;
   /** For key store errors: the file concerned. */
   file?: string | undefined;
+  /** For DECISION_REFUSED: why the decision was refused (`params.reason`). */
+  refusal?: string | undefined;
   cause?: unknown;
 }
 
@@ -48,7 +51,12 @@ export class CryptoError extends AmsError {
     super({
       code: options.code,
       message: options.message,
-      params: options.reason === undefined ? undefined : { reason: options.reason },
+      params:
+        options.reason !== undefined
+          ? { reason: options.reason }
+          : options.refusal === undefined
+            ? undefined
+            : { reason: options.refusal },
       cause: options.cause,
     });
     this.reason = options.reason;

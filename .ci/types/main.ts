@@ -4,20 +4,8 @@
  * listener; the `satisfies` lists fail to compile when an event is added to
  * a map without being listed here.
  */
-import {
-  Agent,
-  UserClient,
-  createWsDispatcher,
-  isServiceError,
-  ServiceError,
-  StreamError,
-  type StreamSummary,
-  type AgentEventMap,
-  type AgentNotificationMap,
-  type AgentListenerEvent,
-  type UserClientEvents,
-  type WsDispatcherEvents,
-} from 'agent-messaging-sdk';
+import { Agent, UserClient, isServiceError, ServiceError, StreamError, type StreamSummary, type AgentEventMap, type AgentNotificationMap, type AgentListenerEvent, type UserClientEvents } from 'agent-messaging-sdk';
+import { createWsDispatcher, type WsDispatcherEvents } from 'agent-messaging-sdk/protocol';
 
 const agentEvents = {
   'message.new': true,

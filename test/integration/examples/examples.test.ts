@@ -12,7 +12,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserClient, type ReceivedArtifact, type ReceivedMessage } from '../../../packages/sdk/src/index.js';
+import { UserClient, type ReceivedMessage } from '../../../packages/sdk/src/index.js';
+import type { ReceivedArtifact } from '../../../packages/sdk/src/client/user-artifacts.js';
 import { startReferenceServer, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 
 const EXAMPLE_TIMEOUT_MS = 20_000;

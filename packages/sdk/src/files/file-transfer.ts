@@ -19,7 +19,7 @@ export interface FileTransferDeps {
   readonly send: (conversationId: string, payload: FilePayload) => Promise<unknown>;
 }
 
-/** The result of {@link FileTransfer.upload}. */
+/** The result of `files.upload()` (on the Agent and the UserClient). */
 export interface SentFile<R = unknown> {
   /** The `file` payload that was sent (it holds the file key: keep it private). */
   readonly file: FilePayload;

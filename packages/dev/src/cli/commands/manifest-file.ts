@@ -9,15 +9,8 @@
  *
  * @module
  */
-import {
-  AgentManifest,
-  checkManifest,
-  isValidationError,
-  LIMITS,
-  silentLogger,
-  systemClock,
-  type CapabilityManifest,
-} from 'agent-messaging-sdk';
+import { isValidationError, LIMITS } from 'agent-messaging-sdk';
+import { AgentManifest, checkManifest, silentLogger, systemClock, type CapabilityManifest } from 'agent-messaging-sdk/protocol';
 import { EXIT, intOf, required, stringOf, UsageError } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { envValue, readInput, writeJson, type CliIo } from '../io.js';

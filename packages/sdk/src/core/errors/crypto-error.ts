@@ -1,4 +1,4 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
 import type { DecryptFailureReason } from './codes.js';
 
 /** Codes of {@link CryptoError}. */
@@ -34,9 +34,10 @@ export interface CryptoErrorOptions {
  * checks them: signature → no_wrap → unwrap → aead → parse.
  */
 export class CryptoError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'CryptoError';
   override readonly name: string = 'CryptoError';
   readonly kind = 'crypto' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['crypto'];
   declare readonly code: CryptoErrorCode;
   /** For DECRYPT_FAILURE: which check failed. */
   readonly reason: DecryptFailureReason | undefined;

@@ -28,7 +28,11 @@ export { TransportError, type TransportErrorCode, type TransportErrorOptions } f
 export { TimeoutError, type TimeoutErrorOptions } from './timeout-error.js';
 export { ValidationError, type ValidationErrorOptions, type ValidationIssue } from './validation-error.js';
 export { CryptoError, type CryptoErrorCode, type CryptoErrorOptions } from './crypto-error.js';
-export { FileIntegrityError, type FileIntegrityFailure } from './file-integrity-error.js';
+export {
+  FileIntegrityError,
+  type FileIntegrityErrorOptions,
+  type FileIntegrityFailure,
+} from './file-integrity-error.js';
 export {
   WebhookVerificationError,
   type WebhookVerificationCode,

@@ -1,4 +1,4 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
 
 /** Codes of {@link TransportError}. */
 export type TransportErrorCode =
@@ -20,9 +20,10 @@ export interface TransportErrorOptions {
  * socket, a frame that breaks the protocol. The original error is in `cause`.
  */
 export class TransportError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'TransportError';
   override readonly name: string = 'TransportError';
   readonly kind = 'transport' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['transport'];
   declare readonly code: TransportErrorCode;
 
   constructor(options: TransportErrorOptions) {

@@ -1,4 +1,4 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
 
 /** Codes of {@link WebhookVerificationError}. */
 export type WebhookVerificationCode =
@@ -23,9 +23,10 @@ export interface WebhookVerificationErrorOptions {
  * answer with; `code` says why.
  */
 export class WebhookVerificationError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'WebhookVerificationError';
   override readonly name: string = 'WebhookVerificationError';
   readonly kind = 'webhook_verification' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['webhook_verification'];
   declare readonly code: WebhookVerificationCode;
   declare readonly status: number;
 

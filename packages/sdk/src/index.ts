@@ -102,6 +102,7 @@ export {
   dispositionOf,
   type ErrorCode,
   type AnyErrorCode,
+  type UnknownErrorCode,
 } from './core/errors/index.js';
 
 // Capabilities

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AnyErrorCode } from './codes.js';
+import type { AmsErrorCode } from './codes.js';
 import { redactParams, redactSecrets } from './redact.js';
 
 /** The global brand every SDK error carries. */
@@ -28,7 +28,8 @@ export const ERROR_LINEAGE: unique symbol = Symbol.for('agent-messaging-sdk.erro
 function lineageOf(ctor: unknown): readonly string[] {
   const ids: string[] = [];
   for (let c = ctor; typeof c === 'function'; c = Object.getPrototypeOf(c)) {
-    if (Object.hasOwn(c, ERROR_CLASS_ID)) ids.push((c as unknown as { [ERROR_CLASS_ID]: string })[ERROR_CLASS_ID]);
+    if (Object.hasOwn(c, ERROR_CLASS_ID))
+      ids.push((c as unknown as { [ERROR_CLASS_ID]: string })[ERROR_CLASS_ID]);
   }
   return Object.freeze(ids);
 }
@@ -48,7 +49,7 @@ export type ErrorKind =
 /** Fields every SDK error can be built with. */
 export interface AmsErrorOptions {
   /** Stable machine code; branch on it. */
-  code: AnyErrorCode;
+  code: AmsErrorCode;
   /** Fallback display text. Must not be parsed. Secrets are redacted from it. */
   message: string;
   /** HTTP status, when one applies. */
@@ -97,7 +98,7 @@ export abstract class AmsError extends Error {
   /** Who failed. */
   abstract readonly kind: ErrorKind;
   /** Stable machine code; the only field code may branch on. */
-  readonly code: AnyErrorCode;
+  readonly code: AmsErrorCode;
   /** HTTP status, when one applies. */
   readonly status: number | undefined;
   /** Client translation key (the service's `i18n_key`). */

@@ -1,19 +1,6 @@
 import { AmsError, ERROR_CLASS_ID } from './base.js';
+import type { CryptoErrorCode } from './codes.js';
 import type { DecryptFailureReason } from './codes.js';
-
-/** Codes of {@link CryptoError}. */
-export type CryptoErrorCode =
-  | 'DECRYPT_FAILURE'
-  | 'INVALID_ENVELOPE'
-  | 'KEY_BACKUP_PASSWORD_INVALID'
-  | 'KEY_BACKUP_PARAMS_TOO_WEAK'
-  | 'KEY_BACKUP_INVALID'
-  | 'KEY_STORE_CORRUPT'
-  | 'KEY_STORE_IO'
-  | 'KEY_CHANGED'
-  | 'MEMBERS_CHANGED'
-  | 'MIGRATION_VERIFICATION_FAILED'
-  | 'FILE_CORRUPT';
 
 /** Options of {@link CryptoError}. */
 export interface CryptoErrorOptions {
@@ -55,3 +42,5 @@ export class CryptoError extends AmsError {
     this.file = options.file;
   }
 }
+
+export type { CryptoErrorCode };

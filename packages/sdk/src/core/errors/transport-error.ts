@@ -1,8 +1,5 @@
 import { AmsError, ERROR_CLASS_ID } from './base.js';
-
-/** Codes of {@link TransportError}. */
-export type TransportErrorCode =
-  'TRANSPORT_NETWORK' | 'TRANSPORT_BAD_RESPONSE' | 'TRANSPORT_CLOSED' | 'TRANSPORT_PROTOCOL';
+import type { TransportErrorCode } from './codes.js';
 
 /** Options of {@link TransportError}. */
 export interface TransportErrorOptions {
@@ -30,3 +27,5 @@ export class TransportError extends AmsError {
     super(options);
   }
 }
+
+export type { TransportErrorCode };

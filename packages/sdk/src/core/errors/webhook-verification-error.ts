@@ -1,12 +1,5 @@
 import { AmsError, ERROR_CLASS_ID } from './base.js';
-
-/** Codes of {@link WebhookVerificationError}. */
-export type WebhookVerificationCode =
-  | 'WEBHOOK_HEADER_MISSING'
-  | 'WEBHOOK_TIMESTAMP_SKEW'
-  | 'WEBHOOK_SIGNATURE_INVALID'
-  | 'WEBHOOK_PAYLOAD_INVALID'
-  | 'WEBHOOK_PAYLOAD_TOO_LARGE';
+import type { WebhookVerificationCode } from './codes.js';
 
 /** Options of {@link WebhookVerificationError}. */
 export interface WebhookVerificationErrorOptions {
@@ -34,3 +27,5 @@ export class WebhookVerificationError extends AmsError {
     super(options);
   }
 }
+
+export type { WebhookVerificationCode };

@@ -19,7 +19,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { Agent, UserClient, type AgentWebhook, type IncomingMessage, type ReceivedMessage } from '../packages/sdk/src/index.js';
+import {
+  Agent,
+  UserClient,
+  type AgentWebhook,
+  type IncomingMessage,
+  type ReceivedMessage,
+} from '../packages/sdk/src/index.js';
 import { WEBHOOK_RETRY_SCHEDULE_MS } from '../packages/sdk/src/protocol.js';
 import { MemoryKeyStore } from '../packages/sdk/src/crypto/index.js';
 import { startReferenceServer, type ReferenceServer } from '../packages/dev/src/testing/index.js';

@@ -101,13 +101,15 @@ export {
   isErrorCode,
   dispositionOf,
   type ErrorCode,
-  type AnyErrorCode,
   type UnknownErrorCode,
 } from './core/errors/index.js';
+
+// Pinned peer keys kept across restarts (docs/agent.md, "Pinned keys and members")
+export { FileKeyPinStore } from './agent/file-key-pins.js';
 
 // Capabilities
 export type { CapabilityManifest } from './core/protocol/manifest.js';
 
 // Limits and logging
-export { LIMITS, type Limits } from './core/limits.js';
+export { LIMITS } from './core/limits.js';
 export type { Logger } from './core/logger.js';

@@ -8,9 +8,12 @@
  * It holds the route and frame names (the one table a real service's names
  * replace, docs/protocol-names.md), the request and frame schemas, limits,
  * encoding, the envelope and file-format parsers, key proofs, the webhook
- * signer, and the agent-side key registration. A bot needs none of it: its
- * names are stable within a minor version of the SDK, and a change to them is
- * listed in CHANGELOG.md under "Protocol".
+ * signer, and the agent-side key registration; the error catalogue and the
+ * option types of the error classes (for code that builds SDK errors itself);
+ * and the lower layers the Agent is built on: the REST client, the WebSocket
+ * dispatcher, loggers and clocks. A bot rarely needs any of it: its names are
+ * stable within a minor version of the SDK, and a change to them is listed in
+ * CHANGELOG.md and shows in its API report (`packages/sdk/api/protocol.api.md`).
  *
  * @example
  * ```ts
@@ -35,13 +38,14 @@ export {
   type ErrorCode,
   toErrorCode,
   type UnknownErrorCode,
+  type AnyErrorCode,
   type AmsErrorCode,
   type ClientErrorCode,
   isConfigurationError,
   redactSecrets,
   statusOf,
 } from './core/errors/index.js';
-export { LIMITS, WEBHOOK_MAX_FAILURES, WEBHOOK_RETRY_SCHEDULE_MS } from './core/limits.js';
+export { LIMITS, type Limits, WEBHOOK_MAX_FAILURES, WEBHOOK_RETRY_SCHEDULE_MS } from './core/limits.js';
 export { FILE_MAX_BYTES } from './core/limits/objects.js';
 export { STREAM_LIMITS } from './core/limits/streams.js';
 export { generateAgentToken, isAgentToken } from './core/protocol/agent-token.js';

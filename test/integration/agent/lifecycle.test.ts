@@ -87,7 +87,7 @@ describe('decrypt failures and secrets', () => {
     const failures: DecryptFailure[] = [];
     const errors: AmsError[] = [];
     const texts: string[] = [];
-    agent.on('decrypt_failure', (f) => void failures.push(f));
+    agent.on('decryptFailure', (f) => void failures.push(f));
     agent.on('error', (e) => void errors.push(e));
     agent.on('message.new', (m) => {
       texts.push(m.text ?? '');

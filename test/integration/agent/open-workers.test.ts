@@ -66,7 +66,7 @@ describe('Agent with openWorkers', () => {
     const agent = newAgent(server, account, { openWorkers: 1 });
     const failures: DecryptFailure[] = [];
     const texts: string[] = [];
-    agent.on('decrypt_failure', (f) => void failures.push(f));
+    agent.on('decryptFailure', (f) => void failures.push(f));
     agent.on('message.new', (m) => void texts.push(m.text ?? ''));
     await agent.connect();
     const side = new UserSide(server, account.owner, account.agentId);

@@ -5,7 +5,13 @@
  * `agent.capability_changed` by WebSocket and by webhook.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRateLimitError, isServiceError, LIMITS, ManifestTooLargeError, type AgentWarning } from '../../../packages/sdk/src/index.js';
+import {
+  isRateLimitError,
+  isServiceError,
+  LIMITS,
+  ManifestTooLargeError,
+  type AgentWarning,
+} from '../../../packages/sdk/src/index.js';
 import { manifestSizeBytes, type CapabilityManifest } from '../../../packages/sdk/src/protocol.js';
 import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 import { manifestOfSize, sampleManifest } from '../../fixtures/manifests/manifests.js';

@@ -10,14 +10,13 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   isServiceError,
   ServiceError,
-  type AnyErrorCode,
   type ErrorCode,
   type FilePayload,
   type IncomingMessage,
   type MessagePayload,
   type UnknownErrorCode,
 } from '../../../packages/sdk/src/index.js';
-import { parseMessagePayload, toErrorCode } from '../../../packages/sdk/src/protocol.js';
+import { parseMessagePayload, toErrorCode, type AnyErrorCode } from '../../../packages/sdk/src/protocol.js';
 import type { FileTransfer } from '../../../packages/sdk/src/files/file-transfer.js';
 
 /** What a handler does with each payload kind; the switch must stay exhaustive. */

@@ -39,7 +39,7 @@ function collect(h: Harness) {
   const duplicates: DuplicateInfo[] = [];
   h.emitter.on('message.new', (m) => void messages.push(m));
   h.emitter.on('event', (e) => void events.push(e));
-  h.emitter.on('decrypt_failure', (f) => void failures.push(f));
+  h.emitter.on('decryptFailure', (f) => void failures.push(f));
   h.emitter.on('error', (e) => void errors.push(e));
   h.emitter.on('duplicate', (d) => void duplicates.push(d));
   return { messages, events, failures, errors, duplicates };

@@ -10,7 +10,13 @@
  * @module
  */
 import { isValidationError, LIMITS } from 'agent-messaging-sdk';
-import { AgentManifest, checkManifest, silentLogger, systemClock, type CapabilityManifest } from 'agent-messaging-sdk/protocol';
+import {
+  AgentManifest,
+  checkManifest,
+  silentLogger,
+  systemClock,
+  type CapabilityManifest,
+} from 'agent-messaging-sdk/protocol';
 import { EXIT, intOf, required, stringOf, UsageError } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { envValue, readInput, writeJson, type CliIo } from '../io.js';

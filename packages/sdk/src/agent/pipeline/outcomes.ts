@@ -117,7 +117,7 @@ export class Outcomes {
       code: error.code,
       reason: error.reason ?? 'none',
     });
-    this.#emitter.emit('decrypt_failure', {
+    this.#emitter.emit('decryptFailure', {
       deliveryId: ctx.deliveryId,
       transport: ctx.transport,
       eventType: ctx.eventType,

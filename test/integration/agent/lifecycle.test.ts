@@ -79,7 +79,7 @@ describe('graceful close', () => {
 });
 
 describe('decrypt failures and secrets', () => {
-  it('an undecryptable message is a typed decrypt_failure; others go on; nothing secret is printed or raised', async () => {
+  it('an undecryptable message is a typed decryptFailure; others go on; nothing secret is printed or raised', async () => {
     const account = await createAccount(server);
     const log = recordingLogger();
     const keyStore = new MemoryKeyStore();

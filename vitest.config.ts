@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { TIERS, excludeOf, includeOf, type TierName } from './test/tiers.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -26,15 +28,25 @@ function aliasesOf(dir: string): { find: RegExp; replacement: string }[] {
     }));
 }
 
+/** One vitest project per tier of test/tiers.ts: `vitest run --project node` runs the Node-sensitive tier. */
+const projects = (Object.keys(TIERS) as TierName[]).map((name) => ({
+  extends: true as const,
+  test: { name, include: includeOf(name), exclude: [...configDefaults.exclude, ...excludeOf(name)] },
+}));
+
 export default defineConfig({
   resolve: { alias: [...aliasesOf('sdk'), ...aliasesOf('dev')] },
   test: {
-    include: ['test/**/*.test.ts'],
+    projects,
     setupFiles: ['test/setup/fast-check.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: a single worker on CI's 2 cores, which then
+    // sits idle while a test waits on sockets, child processes (CLI, examples) or Chromium. Two there;
+    // unchanged on larger machines (docs/runtimes.md, "Test tiers").
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // CI writes the JSON report .ci/run counts; VITEST_JSON names another file (the runs on other Nodes).
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: process.env.VITEST_JSON ?? '.ci/out/vitest.json' }]]

@@ -134,13 +134,14 @@ reply=$(send_hello .env) || fail "ams dev send to the README bot failed"
 echo "newcomer: README bot (WebSocket) answered '$reply' after $((SECONDS - start))s"
 cd ..
 
-# Webhook mode: the guide's sample, its webhook registered as the guide says.
-mkdir hook && cp webhook-bot.mts hook/bot.mts && cd hook
+# Webhook mode: the guide's sample, saved as the guide says (bot.mjs) and run with plain node as it
+# says, its webhook registered as the guide says.
+mkdir hook && cp webhook-bot.mts hook/bot.mjs && cd hook
 port=$(free_port)
 npx --no-install ams dev bootstrap --base-url "$base" --webhook-url "http://127.0.0.1:$port/webhook" >>.env \
   2>bootstrap.log || fail "ams dev bootstrap --webhook-url failed"
 grep -q "^PORT=$port$" .env || fail "ams dev bootstrap did not print PORT=$port"
-npx --no-install tsx --env-file=.env bot.mts >bot.log 2>&1 &
+node --env-file=.env bot.mjs >bot.log 2>&1 &
 pids+=($!)
 disown
 reply=$(send_hello .env) || fail "ams dev send to the webhook bot failed"

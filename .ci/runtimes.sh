@@ -8,7 +8,7 @@
 #   workerd     the webhook receiver and ./crypto bundled as a Worker (esbuild), run by
 #               miniflare from Node 24: deliveries verified, envelopes opened and sealed,
 #               with and without the nodejs_compat flag;
-#   Node        the same import/crypto/receiver checks on Node 20, 22 and 24.
+#   Node        the same import/crypto/receiver checks on Node 20, 22, 24 and 26.
 # The runtimes come from the npm registry (.ci/runtimes/install.sh). Each runtime runs
 # as a background job with its own log; all are waited for. Prints every log, then
 # "runtime checks: N passed, N failed"; exits 1 when any check or job failed.
@@ -59,7 +59,7 @@ names=()
 job bun "'$BUN' checks.mjs && bash '$agent' bun '$BUN'"
 job deno "'$DENO' run -A checks.mjs && bash '$agent' deno '$DENO' run -A"
 job workerd "'$NODE24' workers.mjs worker.bundle.js '$MINIFLARE_DIR' && '$NODE24' workers.mjs worker.bundle.js '$MINIFLARE_DIR' nodejs_compat"
-job node "node checks.mjs && '$NODE22' checks.mjs && '$NODE24' checks.mjs"
+job node "node checks.mjs && '$NODE22' checks.mjs && '$NODE24' checks.mjs && '$NODE26' checks.mjs"
 
 failed_jobs=0
 for i in "${!pids[@]}"; do

@@ -20,18 +20,32 @@
  * is the cost of a message, not the limit; (b) raw AES-256-GCM seal of the
  * same payloads on one core (`sealDelta` in a loop).
  *
+ * Stream v2 (deltas signed as the agent's, docs/envelope.md) beside what it
+ * replaced, per delta on one core, same run: the v1 sender work (AES-GCM seal
+ * plus the incremental transcript hash over the ciphertext, node:crypto
+ * directly), the v2 sender work without signatures (frame, keyed chain hash,
+ * AES-GCM seal), and one Ed25519 sign and one verify: what a signature on
+ * every delta would cost, which the batched checkpoints avoid.
+ *
  * Rows 1–3 run twice: with the server, the agent and the UserClient in this
  * one process (one event loop for all three hops), and with the server in a
  * child process (bench/lib/stream-server.ts; agent and UserClient here).
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createCipheriv, createHash, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { Agent } from '../packages/sdk/src/agent/index.js';
 import { UserClient } from '../packages/sdk/src/client/index.js';
 import { MemoryKeyStore } from '../packages/sdk/src/crypto/key-store/index.js';
-import { streamCipher } from '../packages/sdk/src/crypto/stream/stream-crypto.js';
+import { defaultSyncBackend } from '../packages/sdk/src/crypto/backend/node-default.js';
+import {
+  frameStreamDelta,
+  signStream,
+  streamCipher,
+  StreamChain,
+  verifyStreamSignature,
+} from '../packages/sdk/src/crypto/stream/stream-crypto.js';
 import { createTestWorld, DEFAULT_TEST_WORLD_OPTIONS } from '../packages/dev/src/testing/index.js';
 import { fmt, printTable } from './lib/harness.js';
 
@@ -66,13 +80,19 @@ function waitForEnd(world: Parties, streamId: string): Promise<number> {
   });
 }
 
+/** CPU µs (user + system, this process) per delta of each throughput round, in order. */
+const cpuPerDelta: number[] = [];
+
 async function throughputRound(world: Parties): Promise<number> {
   const w = await world.agent.stream(world.conversationId, { coalesceMs: 0 });
   const ended = waitForEnd(world, w.streamId);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < DELTAS; i += 1) await w.write(PAYLOAD);
   await w.end();
   const t1 = await ended;
+  const cpu = process.cpuUsage(cpu0);
+  cpuPerDelta.push((cpu.user + cpu.system) / DELTAS);
   return DELTAS / ((t1 - t0) / 1000);
 }
 
@@ -142,18 +162,58 @@ function rawAesGcm(): number {
   return n / ((performance.now() - t0) / 1000);
 }
 
+/** Per-delta costs on one core: v1's sender work, v2's without signatures, one Ed25519 sign and verify. */
+function perDelta(): { v1: number; v2: number; sign: number; verify: number } {
+  const bytes = new TextEncoder().encode(PAYLOAD);
+  const rate = (n: number, fn: (i: number) => void): number => {
+    for (let i = 1; i <= Math.min(n, 2_000); i += 1) fn(i);
+    const t0 = performance.now();
+    for (let i = 1; i <= n; i += 1) fn(i);
+    return n / ((performance.now() - t0) / 1000);
+  };
+  const dk = new Uint8Array(32).fill(7);
+  const transcript = createHash('sha256');
+  const v1 = rate(100_000, (i) => {
+    const nonce = Buffer.alloc(12);
+    nonce.writeUInt32BE(i, 8);
+    const gcm = createCipheriv('aes-256-gcm', dk, nonce);
+    gcm.setAAD(nonce);
+    const sealed = Buffer.concat([gcm.update(bytes), gcm.final(), gcm.getAuthTag()]);
+    transcript.update(nonce).update(sealed);
+  });
+  const cipher = streamCipher(new Uint8Array(32).fill(7), 'bench-stream');
+  let chain = new StreamChain(cipher.chainStart);
+  const v2 = rate(100_000, (i) => {
+    if (i === 1) chain = new StreamChain(cipher.chainStart);
+    chain.add(chain.seq + 1, bytes);
+    cipher.sealDelta(chain.seq, frameStreamDelta(bytes));
+  });
+  const seed = new Uint8Array(32).fill(5);
+  const signing = { publicKey: defaultSyncBackend().ed25519PublicKey(seed), privateKey: seed };
+  const h = new Uint8Array(32).fill(1);
+  const sig = signStream(signing, 'checkpoint', 'bench-stream', 1, h);
+  const sign = rate(5_000, (i) => signStream(signing, 'checkpoint', 'bench-stream', i, h));
+  const verify = rate(5_000, () =>
+    verifyStreamSignature(signing.publicKey, 'checkpoint', 'bench-stream', 1, h, sig),
+  );
+  return { v1, v2, sign, verify };
+}
+
 /** Throughput (median of 3 after a warm-up), paced latency and coalescing, on one set of parties. */
 async function streamRows(world: Parties): Promise<{
   rounds: number[];
   lat: { p50: number; p99: number };
   co: { tokensPerSecond: number; deltas: number };
+  cpu: number[];
 }> {
   await throughputRound(world); // warm-up
+  cpuPerDelta.length = 0;
   const rounds: number[] = [];
   for (let r = 0; r < 3; r += 1) rounds.push(await throughputRound(world));
+  const cpu = [...cpuPerDelta];
   const lat = await latency(world);
   const co = await coalesced(world);
-  return { rounds, lat, co };
+  return { rounds, lat, co, cpu };
 }
 
 /** The reference server in a child process; the agent and a UserClient here, signed up over HTTP. */
@@ -206,11 +266,13 @@ export default async function run(): Promise<void> {
   let one: Awaited<ReturnType<typeof streamRows>>;
   let msg: { perSecond: number; p50: number };
   let aes: number;
+  let costs: ReturnType<typeof perDelta>;
   try {
     await world.user.connect();
     one = await streamRows(world);
     msg = await asMessages(world);
     aes = rawAesGcm();
+    costs = perDelta();
   } finally {
     await world.close();
   }
@@ -227,7 +289,7 @@ export default async function run(): Promise<void> {
       fmt(median(r.rounds)),
       '',
       '',
-      `rounds ${r.rounds.map((x) => fmt(x)).join(' / ')}`,
+      `rounds ${r.rounds.map((x) => fmt(x)).join(' / ')}; CPU µs/delta here ${r.cpu.map((x) => fmt(x, 1)).join(' / ')}`,
     ],
     [
       `${label}: deltas paced 1/ms (${fmt(PACED)})`,
@@ -258,6 +320,28 @@ export default async function run(): Promise<void> {
         'send → user opened it',
       ],
       ['baseline: raw AES-256-GCM seal, one core', fmt(aes), '', '', 'sealDelta only'],
+      [
+        'baseline: stream v1 sender work per delta, one core',
+        fmt(costs.v1),
+        '',
+        '',
+        'AES-GCM + transcript hash (node:crypto)',
+      ],
+      ['stream v2 sender work per delta, one core', fmt(costs.v2), '', '', 'frame + keyed chain + AES-GCM'],
+      [
+        'stream v2: one Ed25519 checkpoint signature',
+        fmt(costs.sign),
+        '',
+        '',
+        'per burst of writes (≥ 1 per 256 deltas)',
+      ],
+      [
+        'stream v2: one Ed25519 checkpoint verification',
+        fmt(costs.verify),
+        '',
+        '',
+        'what one per delta would cap at',
+      ],
     ],
   );
   for (const [label, r] of [

@@ -111,6 +111,7 @@ export {
   MIGRATION_COMMIT_LABEL,
   MIGRATION_SESSION_TTL_MS,
   MigrationBundleBodySchema,
+  MigrationKeyBodySchema,
   type MigrationState,
   normalizeMigrationCode,
   RevealMigrationKeyBodySchema,
@@ -195,15 +196,26 @@ export { type EnvelopeRecipient } from './crypto/seal-options.js';
 export { seal, sealAsync } from './crypto/seal.js';
 export {
   type AsyncStreamOpener,
+  STREAM_CHECKPOINT_MAX_DELTAS,
+  STREAM_CRYPTO_VERSION,
+  StreamChain,
   streamEndMessage,
   type StreamHashPrimitives,
   streamOpenerAsync,
-  StreamTranscript,
+  streamSignedMessage,
+  type StreamSignedKind,
+  unframeStreamAbort,
+  unframeStreamDelta,
 } from './crypto/stream/stream-crypto.js';
 export { streamKeyOf } from './crypto/stream/stream-start.js';
 export { createWebhookSigner, type WebhookSigner } from './webhook/sign.js';
 export { createAgentApi, type AgentApi } from './agent/api.js';
 export { ensureAgentKeys } from './agent/key-lifecycle.js';
+export {
+  KEY_STATEMENT_MAX_GENERATION,
+  KeyStatementSchema,
+  type KeyStatementWire,
+} from './core/protocol/key-statement.js';
 
 // Moved from the root entry (issue #23): the wire model, the error catalogue and error details,
 // the transport (REST client, WebSocket dispatcher), logging, and what the dev package's CLI needs.
@@ -537,3 +549,6 @@ export {
   type ManifestUpdateOptions,
 } from './agent/capabilities/manifest.js';
 export { checkForwardTargets, forwardedPayload } from './messaging/relay-actions.js';
+// Key pins (custom pin stores) and the UserClient's stream replay store (issue #24).
+export { parsePinRecord, type KeyRefusedEvent, type RetiredPin } from './agent/index.js';
+export { MemoryStreamReplayStore, STREAM_DEADLINE_MS, type StreamReplayStore } from './client/index.js';

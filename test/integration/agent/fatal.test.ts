@@ -17,6 +17,7 @@ import {
   recordingLogger,
   startWorld,
   waitFor,
+  UserSide,
   type AgentAccount,
 } from '../../helpers/agent-world.js';
 
@@ -115,6 +116,39 @@ describe('terminal conditions never reconnect', () => {
     await waitFor(() => w.fatal.length === 1, 'fatal');
     expect(w.fatal[0]![0].code).toBe('AGENT_TOKEN_INVALID');
     await expectNoReconnect(w, 1);
+    await w.agent.close();
+  });
+
+  it('after an emergency regeneration, renewToken(new token) brings the stopped agent back (issue #28)', async () => {
+    const account = await createAccount(server);
+    const w = await connected(account);
+    const handled: string[] = [];
+    w.agent.on('message.new', (m) => void handled.push(m.text ?? ''));
+    const res = await call(server, 'POST', `/agents/${account.agentId}/token/regenerate`, {
+      token: account.owner.accessToken,
+      json: { emergency: true },
+    });
+    expect(res.status, res.text).toBe(200);
+    await waitFor(() => w.fatal.length === 1, 'fatal');
+    expect(w.agent.state).toBe('fatal');
+
+    await w.agent.renewToken(String(res.data['token']));
+    expect(w.agent.state).toBe('running');
+    expect(w.sockets.created()).toBe(2); // one new connection, with the new token
+    const user = new UserSide(server, account.owner, account.agentId);
+    await user.addAgent();
+    await user.send({ type: 'text', text: 'after the emergency' });
+    await waitFor(() => handled.includes('after the emergency'), 'the message after renewToken');
+    await w.agent.close();
+  });
+
+  it('renewToken on an agent stopped for another reason (banned) leaves it stopped', async () => {
+    const account = await createAccount(server);
+    const w = await connected(account);
+    await server.control.setGovernance(account.agentId, 'L3', null);
+    await waitFor(() => w.fatal.length === 1, 'fatal');
+    await w.agent.renewToken(`hsk_${'B'.repeat(40)}`).catch(() => undefined);
+    expect(w.agent.state).toBe('fatal');
     await w.agent.close();
   });
 

@@ -9,8 +9,8 @@ import { newAgent } from '../../helpers/agent-world.js';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 
 describe('ams serve --dev', () => {
-  it('tells a human on a terminal how to bootstrap a user and an agent, and the line works', async () => {
-    const io = captureIo({ tty: true });
+  it('says how to bootstrap a user and an agent, one line, terminal or not (issue #28), and the line works', async () => {
+    const io = captureIo({ tty: false });
     let stop!: () => void;
     const exit = runServe(['--dev', '--port', '0'], io, () => new Promise<void>((r) => (stop = r)));
     while (!io.out.includes('\n')) await new Promise((r) => setTimeout(r, 5));
@@ -18,7 +18,8 @@ describe('ams serve --dev', () => {
     expect(io.out.split('\n')).toHaveLength(2); // still exactly one line on stdout
     expect(io.err).toBe(devHint(url, `${url}/_console/`));
     expect(io.err).toContain(`dev console at ${url}/_console/`);
-    const line = /^ {2}ams (dev bootstrap --base-url \S+) >> \.env$/m.exec(io.err)![1]!;
+    expect(io.err.split('\n').filter((l) => l !== '')).toHaveLength(2);
+    const line = /npx ams (dev bootstrap --base-url \S+) >> \.env/.exec(io.err)![1]!;
     const boot = captureIo();
     expect(await runCli(line.split(' '), boot)).toBe(0);
     expect(boot.out).toContain(`AMS_BASE_URL=${url}\n`);
@@ -26,10 +27,10 @@ describe('ams serve --dev', () => {
     expect(await exit).toBe(0);
   });
 
-  it('prints no hint without --dev, or when stderr is not a terminal', async () => {
+  it('prints no hint without --dev, or with --quiet', async () => {
     for (const [argv, tty] of [
       [['--port', '0'], true],
-      [['--dev', '--port', '0'], false],
+      [['--dev', '--port', '0', '--quiet'], true],
     ] as const) {
       const io = captureIo({ tty });
       let stop!: () => void;

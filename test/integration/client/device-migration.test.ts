@@ -4,8 +4,9 @@
  * by code, both show the same verification string, the keys are restored on
  * the new device with the protection password and checked against the old
  * device's. MIGRATION_SESSION_EXPIRED after 10 minutes, wrong and used codes,
- * and a relay in the middle (a tampering proxy) caught by the verification
- * string, the commitment and the sealed bundle.
+ * and a relay in the middle (a tampering proxy) caught by the commitment, the
+ * values each device fixed, and the sealed bundle (test/security/migration.test.ts
+ * stages the full relay attack).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserClient } from '../../../packages/sdk/src/client/index.js';
@@ -201,26 +202,21 @@ describe('device migration: wrong codes and devices', () => {
 });
 
 describe('device migration: a relay in the middle', () => {
-  it('a substituted ephemeral key shows different verification strings; the bundle then does not open', async () => {
+  it('a substituted ephemeral key is seen by the new device in the first answer: the join fails', async () => {
     const { client: old, email } = await signUp(server);
     const fresh = await newDevice(email, proxy.url);
     const attacker = toBase64(generateKeys().encryption.publicKey);
     proxy.onRequest = (method, path, json) =>
-      method === 'POST' && path === MIGRATION_ROUTES.joinMigration.path
+      method === 'POST' && path.endsWith('/key')
         ? { ...(json as object), ephemeral_public_key: attacker }
         : json;
     try {
       const offer = await old.migration.start();
-      const [joined, shown] = await Promise.all([
-        fresh.migration.join(offer.code, FAST),
-        offer.waitForJoin(FAST),
+      const [err] = await Promise.all([
+        fresh.migration.join(offer.code, FAST).catch((e: unknown) => e),
+        offer.waitForJoin(FAST).catch((e: unknown) => e),
       ]);
-      expect(joined.verification).not.toBe(shown.verification);
-      // A user who confirms anyway: the new device cannot open what was sealed to the attacker's key.
-      await offer.complete();
-      const err = await joined
-        .receive({ protectionPassword: PROTECTION_PASSWORD, ...FAST })
-        .catch((e: unknown) => e);
+      // (test/security/migration.test.ts stages the relay that also hides the substitution.)
       expect(isCryptoError(err, 'MIGRATION_VERIFICATION_FAILED')).toBe(true);
       expect(fresh.keyFingerprint).toBeUndefined();
     } finally {

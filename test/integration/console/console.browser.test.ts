@@ -53,7 +53,7 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium', () => {
     await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
     const loadMs = performance.now() - started;
     console.info(
-      `console loaded in ${loadMs.toFixed(0)} ms; script ${(statSync('dist/console/console.js').size / 1024).toFixed(0)} KB`,
+      `console loaded in ${loadMs.toFixed(0)} ms; script ${(statSync('packages/dev/dist/console/console.js').size / 1024).toFixed(0)} KB`,
     );
 
     await page.click('#new-user');

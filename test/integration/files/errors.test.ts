@@ -159,6 +159,21 @@ describe('file errors', () => {
     expect(done.filter((d) => d.status === 'rejected')).toEqual([]);
   });
 
+  it('the UserClient queues its uploads the same way (issue #28: 7 in a second gave 2 × 429)', async () => {
+    await world.advanceTime(1_000);
+    let settled = 0;
+    const uploads = Array.from({ length: 7 }, () =>
+      world.user.files
+        .uploadOnly(world.conversationId, randomBytes(10), { name: 'q' })
+        .finally(() => (settled += 1)),
+    );
+    for (let i = 0; i < 200 && settled < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(settled).toBe(5);
+    await world.advanceTime(1_000);
+    const done = await Promise.allSettled(uploads);
+    expect(done.filter((d) => d.status === 'rejected')).toEqual([]);
+  });
+
   it('refuses a file above 100 MB on the client before any request (known size)', async () => {
     const err = await world.agent.files
       .upload(world.conversationId, new Uint8Array(100 * 1_048_576 + 1), { name: 'huge' })

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toBase64 } from '../../../packages/sdk/src/core/encoding.js';
-import { generateKeys, keyFingerprint } from '../../../packages/sdk/src/crypto/index.js';
+import {
+  generateKeys,
+  keyFingerprint,
+  keyStatementToWire,
+  signKeyStatement,
+  type KeyStatementFields,
+} from '../../../packages/sdk/src/crypto/index.js';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import {
   addAgent,
@@ -172,6 +178,55 @@ describe('a regenerated token comes with a new key pair', () => {
       token: (await server.control.accessToken(user.userId)).accessToken,
     });
     expect(later.data['retired']).toEqual([]);
+  });
+
+  it('a key statement is checked for shape and fields, stored as received and served with the keys', async () => {
+    const agent = await createTestAgent(server, owner);
+    const newToken = String((await regenerate(agent.agentId, false)).data['token']);
+    const newKeys = generateKeys();
+    const statement = (over: Partial<KeyStatementFields> = {}) =>
+      keyStatementToWire(
+        signKeyStatement(
+          {
+            subject: agent.agentId,
+            generation: 2,
+            encryption: newKeys.encryption.publicKey,
+            signing: newKeys.signing.publicKey,
+            previousKeyId: keyFingerprint(agent.keys.encryption.publicKey),
+            issuedAtMs: server.clock.now(),
+            ...over,
+          },
+          agent.keys.signing,
+        ),
+      );
+    const put = async (json: Record<string, unknown>) =>
+      call(server, 'PUT', `/agents/${agent.agentId}/keys`, {
+        token: newToken,
+        json: { ...(await proofFor(server, agent.agentId, newToken, newKeys)), ...json },
+      });
+    const other = generateKeys();
+    for (const bad of [
+      statement({ generation: 3 }),
+      statement({ subject: 'someone-else' }),
+      statement({ encryption: other.encryption.publicKey }),
+      statement({ previousKeyId: keyFingerprint(other.encryption.publicKey) }),
+    ]) {
+      const refused = expectError(await put({ key_statement: bad }), 400, 'VALIDATION_ERROR');
+      expect(refused.params).toMatchObject({ field: 'key_statement', reason: 'statement_mismatch' });
+    }
+    expectError(
+      await put({ key_statement: { ...statement(), issued_at: 'yesterday' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    const good = statement();
+    expect((await put({ key_statement: good })).status).toBe(201);
+    const user = await createTestUser(server);
+    await addAgent(server, user, agent.agentId);
+    const lookup = await call(server, 'GET', `/keys/${agent.agentId}`, { token: user.accessToken });
+    expect(lookup.data).toMatchObject({ generation: 2, key_statements: [good] });
+    const view = await call(server, 'GET', `/agents/${agent.agentId}`, { token: owner.accessToken });
+    expect(view.data['keys']).toMatchObject({ generation: 2 });
   });
 
   it('emergency: the old key is invalid at once (AGENT_NOT_REGISTERED until new keys arrive)', async () => {

@@ -69,9 +69,15 @@ describe('migration routes', () => {
     }
     const badCode = await call(server, 'POST', R.joinMigration.path, {
       token: fresh,
-      json: { code: 'not a code!', ephemeral_public_key: b64(randomBytes(32)) },
+      json: { code: 'not a code!' },
     });
     expect(expectError(badCode, 400, 'VALIDATION_ERROR').params).toMatchObject({ field: 'code' });
+    // The key no longer travels with the join: the new device sends it once it holds the commitment.
+    const keyInJoin = await call(server, 'POST', R.joinMigration.path, {
+      token: fresh,
+      json: { code: '0000-0000', ephemeral_public_key: b64(randomBytes(32)) },
+    });
+    expectError(keyInJoin, 400, 'VALIDATION_ERROR');
     expectError(
       await call(server, 'POST', R.startMigration.path, { json: { commitment: b64(randomBytes(32)) } }),
       401,
@@ -79,7 +85,7 @@ describe('migration routes', () => {
     );
   });
 
-  it('keeps the order open → joined → revealed → sealed, old-device steps for the old device only', async () => {
+  it('keeps the order open → joined → keyed → revealed → sealed, each step for its device only', async () => {
     const { old, fresh } = await twoDevices();
     const oldKey = randomBytes(32);
     const started = await call(server, 'POST', R.startMigration.path, {
@@ -88,9 +94,10 @@ describe('migration routes', () => {
     });
     expect(started.status).toBe(201);
     const { session_id: id, code } = started.data as { session_id: string; code: string };
-    const path = (name: 'revealMigrationKey' | 'sendMigrationBundle' | 'getMigration') =>
-      routePath(R[name], { id });
-    const bundle = { bundle: b64(randomBytes(40)) };
+    const path = (
+      name: 'revealMigrationKey' | 'sendMigrationBundle' | 'getMigration' | 'submitMigrationKey',
+    ) => routePath(R[name], { id });
+    const bundle = { bundle: b64(randomBytes(80)) };
 
     expectError(
       await call(server, 'POST', path('revealMigrationKey'), {
@@ -100,12 +107,36 @@ describe('migration routes', () => {
       400,
       'VALIDATION_ERROR',
     );
-    const joined = await call(server, 'POST', R.joinMigration.path, {
-      token: fresh,
-      json: { code, ephemeral_public_key: b64(randomBytes(32)) },
-    });
+    const joined = await call(server, 'POST', R.joinMigration.path, { token: fresh, json: { code } });
     expect((joined.data as { state: string }).state).toBe('joined');
     expect((joined.data as { code?: string }).code).toBeUndefined();
+    expect(joined.data).toMatchObject({ session_id: id, commitment: commit(oldKey) });
+    // Joined but no key yet: the old device cannot reveal.
+    expectError(
+      await call(server, 'POST', path('revealMigrationKey'), {
+        token: old,
+        json: { ephemeral_public_key: b64(oldKey) },
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    const newKey = { ephemeral_public_key: b64(randomBytes(32)) };
+    const byOld = await call(server, 'POST', path('submitMigrationKey'), { token: old, json: newKey });
+    expect(expectError(byOld, 400, 'VALIDATION_ERROR').params).toMatchObject({ reason: 'not_new_device' });
+    const keyed = await call(server, 'POST', path('submitMigrationKey'), { token: fresh, json: newKey });
+    expect(keyed.data).toMatchObject({
+      state: 'keyed',
+      new_ephemeral_public_key: newKey.ephemeral_public_key,
+    });
+    // The same key again (a retried request) answers the session; another key is refused.
+    expect(
+      (await call(server, 'POST', path('submitMigrationKey'), { token: fresh, json: newKey })).status,
+    ).toBe(200);
+    const other = await call(server, 'POST', path('submitMigrationKey'), {
+      token: fresh,
+      json: { ephemeral_public_key: b64(randomBytes(32)) },
+    });
+    expect(expectError(other, 400, 'VALIDATION_ERROR').params).toMatchObject({ reason: 'wrong_state' });
     expectError(
       await call(server, 'POST', path('sendMigrationBundle'), { token: old, json: bundle }),
       400,
@@ -123,6 +154,15 @@ describe('migration routes', () => {
     expect(expectError(mismatch, 400, 'VALIDATION_ERROR').params).toMatchObject({
       reason: 'commitment_mismatch',
     });
+    expect(
+      (
+        await call(server, 'POST', path('revealMigrationKey'), {
+          token: old,
+          json: { ephemeral_public_key: b64(oldKey) },
+        })
+      ).status,
+    ).toBe(200);
+    // A retried reveal of the same key answers the session again.
     expect(
       (
         await call(server, 'POST', path('revealMigrationKey'), {

@@ -109,6 +109,39 @@ function send(
   });
 }
 
+/**
+ * A sender whose Content-Length promises `declared` bytes but which sends only
+ * `sent` and then waits for the answer (issue #28): what it saw within `waitMs`.
+ */
+function sendLying(
+  port: number,
+  declared: number,
+  sent: number,
+  signed: Record<string, string>,
+  waitMs: number,
+): Promise<Outcome | 'no answer'> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    const done = (outcome: Outcome | 'no answer'): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => done('no answer'), waitMs);
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      if (complete(text)) done({ answer: text });
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => done({ error: e.code ?? e.message }));
+    const head = Object.entries(signed).map(([k, v]) => `${k}: ${v}\r\n`);
+    socket.write(
+      `POST ${ROUTES.webhook} HTTP/1.1\r\nhost: 127.0.0.1\r\n${head.join('')}content-length: ${declared}\r\n\r\n`,
+    );
+    socket.write(PAYLOAD.subarray(0, sent));
+  });
+}
+
 function isReadable413(outcome: Outcome): boolean {
   if ('error' in outcome) return false;
   const answer = parseAnswer(outcome.answer);
@@ -147,6 +180,21 @@ describe.each(Object.keys(FRAMEWORKS))('413 for a body over 1 MB is always reada
     if (failures.length > 0) console.warn(`${name}: ${failures.length}/${ITERATIONS} unreadable 413s`);
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('answers a body whose Content-Length promises more than 1 MB but which sends less, at once', async () => {
+    const port = Number(new URL(server.url).port);
+    const signed = await signedHeaders('{}');
+    for (const [declared, sent] of [
+      [2 * MB, 1000],
+      [1 * MB + 1, 0],
+      [8 * MB, 512 * 1024],
+    ] as const) {
+      const outcome = await sendLying(port, declared, sent, signed, 5_000);
+      expect(outcome !== 'no answer' && isReadable413(outcome), `${declared} declared, ${sent} sent`).toBe(
+        true,
+      );
+    }
+  });
 
   it('closes the connection after the 413 and says so', async () => {
     const outcome = await send(Number(new URL(server.url).port), 2 * MB, false, await signedHeaders('{}'));

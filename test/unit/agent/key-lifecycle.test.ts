@@ -4,6 +4,8 @@
  * lifecycle table, the events and log lines, and that nothing secret is
  * logged or emitted.
  */
+import type { KeyStatementWire } from '../../../packages/sdk/src/core/protocol/key-statement.js';
+import { keyStatementFromWire, verifyKeyStatement } from '../../../packages/sdk/src/crypto/key-statement.js';
 import { describe, expect, it } from 'vitest';
 import type { KeyLifecycleApi, KeyLifecycleEvent } from '../../../packages/sdk/src/agent/key-lifecycle.js';
 import { ensureAgentKeys } from '../../../packages/sdk/src/agent/key-lifecycle.js';
@@ -36,6 +38,8 @@ function fakeService(clock: ManualClock) {
     pending: false,
     registrations: 0,
     checks: 0,
+    /** The key statements uploaded, one per registration (undefined when none). */
+    statements: [] as (KeyStatementWire | undefined)[],
   };
   const server = generateKeys();
   const fp = (b64: string) => keyFingerprint(Uint8Array.from(Buffer.from(b64, 'base64')));
@@ -66,6 +70,7 @@ function fakeService(clock: ManualClock) {
       };
     },
     async registerKeys(fields, options) {
+      state.statements.push(options?.statement);
       const same = state.current?.publicKey === fields.public_key;
       if (state.current !== null && !state.pending && !same && options?.replace !== true) {
         throw new ServiceError({
@@ -218,19 +223,37 @@ describe('ensureAgentKeys', () => {
       pub(first.ring.current.keys),
     ]);
     expect(state.current?.publicKey).toBe(pub(run.ring.current.keys));
+    // The old signing key vouched for the new keys, dated by the agent's clock.
+    const statement = state.statements.at(-1)!;
+    expect(statement).toMatchObject({
+      subject: 'agent-1',
+      generation: 2,
+      public_key: pub(run.ring.current.keys),
+      previous_key_id: fpOf(first.ring),
+      issued_at: new Date(clock.now()).toISOString(),
+    });
+    const old = first.ring.current.keys;
+    expect(
+      verifyKeyStatement(keyStatementFromWire(statement), {
+        signing: old.signing.publicKey,
+        encryption: old.encryption.publicKey,
+      }),
+    ).toBe(true);
     clock.advance(LIMITS.TOKEN_GRACE_MS - 1000);
     expect((await store.load())!.retired).toEqual([]);
   });
 
   it('after an emergency regeneration: rotates with no grace', async () => {
     const clock = new ManualClock(T0);
-    const { api, regenerate } = fakeService(clock);
+    const { api, state, regenerate } = fakeService(clock);
     const store = new MemoryKeyStore({ clock });
     await start(api, store, clock);
     regenerate(true);
     const run = await start(api, store, clock);
     expect(run.events[0]).toMatchObject({ type: 'keys.rotated', graceMs: 0 });
     expect(run.ring.retired).toEqual([]);
+    // The old key is presumed stolen: it vouches for nothing (peers see a key change).
+    expect(state.statements.at(-1)).toBeUndefined();
   });
 
   it('registers freshly created keys when a regeneration is pending', async () => {

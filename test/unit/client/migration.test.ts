@@ -3,6 +3,7 @@
  * the bundle JSON and the sealed-bundle framing, with fast-check properties
  * over arbitrary input (they throw ValidationError or CryptoError only).
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -20,6 +21,7 @@ import {
   splitSealedBundle,
   transcriptOf,
   verificationOf,
+  accountSecretOf,
 } from '../../../packages/sdk/src/client/migration/migration-crypto.js';
 import { toBase64, utf8 } from '../../../packages/sdk/src/core/encoding.js';
 import { isCryptoError, isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
@@ -151,11 +153,33 @@ describe('migration crypto', () => {
     expect(t1).toEqual(t2);
     expect(await verificationOf(node, t1)).toMatch(/^\d{3} \d{3}$/);
     expect(await verificationOf(portableBackend, t2)).toBe(await verificationOf(node, t1));
-    const k1 = await bundleKeyOf(node, old, fresh.publicKey, t1);
-    const k2 = await bundleKeyOf(portableBackend, fresh, old.publicKey, t2);
+    const account = ephemeralKeyPair(node); // the account's X25519 pair
+    const a1 = await accountSecretOf(node, account.privateKey);
+    expect(await accountSecretOf(portableBackend, account.privateKey)).toEqual(a1);
+    const k1 = await bundleKeyOf(node, old, fresh.publicKey, t1, a1);
+    const k2 = await bundleKeyOf(portableBackend, fresh, old.publicKey, t2, a1);
     expect(k1).toEqual(k2);
-    const sealed = await sealBundle(node, k1, t1, utf8('{"x":1}'));
+    const sealed = await sealBundle(node, k1, t1, account.publicKey, utf8('{"x":1}'));
+    expect(splitSealedBundle(sealed)?.accountPublicKey).toEqual(account.publicKey);
     expect(await openBundle(portableBackend, k2, t2, sealed)).toEqual(utf8('{"x":1}'));
+    // The same session without the account's private key: another key, and the bundle does not open.
+    const other = await accountSecretOf(node, ephemeralKeyPair(node).privateKey);
+    const k3 = await bundleKeyOf(node, fresh, old.publicKey, t1, other);
+    expect(
+      isCryptoError(
+        await openBundle(node, k3, t1, sealed).catch((e: unknown) => e),
+        'MIGRATION_VERIFICATION_FAILED',
+      ),
+    ).toBe(true);
+    // The account key named in the clear is bound: another one there, and it does not open.
+    const renamed = sealed.slice();
+    renamed.set(ephemeralKeyPair(node).publicKey, 1);
+    expect(
+      isCryptoError(
+        await openBundle(node, k1, t1, renamed).catch((e: unknown) => e),
+        'MIGRATION_VERIFICATION_FAILED',
+      ),
+    ).toBe(true);
     // Another session id: other transcript, other verification, and the bundle does not open.
     const t3 = await transcriptOf(node, 'sid2', old.publicKey, fresh.publicKey);
     expect(await verificationOf(node, t3)).not.toBe(await verificationOf(node, t1));
@@ -170,12 +194,25 @@ describe('migration crypto', () => {
     );
   });
 
+  it('the string is 64 bits of SHA-256(label ‖ T) mod 10⁶, on either backend', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 32, maxLength: 32 }), async (t) => {
+        const h = createHash('sha256').update('ams/migration/v2/verification').update(t).digest();
+        const expected = String(h.readBigUInt64BE(0) % 1_000_000n).padStart(6, '0');
+        const shown = `${expected.slice(0, 3)} ${expected.slice(3)}`;
+        expect(await verificationOf(node, t)).toBe(shown);
+        expect(await verificationOf(portableBackend, t)).toBe(shown);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it('any malformed or flipped sealed bundle fails with MIGRATION_VERIFICATION_FAILED', async () => {
     const a = ephemeralKeyPair(node);
     const b = ephemeralKeyPair(node);
     const t = await transcriptOf(node, 's', a.publicKey, b.publicKey);
-    const k = await bundleKeyOf(node, a, b.publicKey, t);
-    const sealed = await sealBundle(node, k, t, utf8('{}'));
+    const k = await bundleKeyOf(node, a, b.publicKey, t, node.randomBytes(32));
+    const sealed = await sealBundle(node, k, t, b.publicKey, utf8('{}'));
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 64 }), fc.nat(sealed.length - 1), async (junk, at) => {
         const flipped = sealed.slice();
@@ -187,13 +224,17 @@ describe('migration crypto', () => {
       }),
       { numRuns: 50 },
     );
-    expect(splitSealedBundle(new Uint8Array(28))).toBeUndefined();
-    expect(splitSealedBundle(sealed.subarray(0, 29))).toBeDefined();
+    expect(splitSealedBundle(new Uint8Array(60))).toBeUndefined();
+    expect(splitSealedBundle(sealed.subarray(0, 60))).toBeUndefined();
+    expect(splitSealedBundle(sealed.subarray(0, 61))).toBeDefined();
+    expect(splitSealedBundle(Uint8Array.of(1, ...sealed.subarray(1)))).toBeUndefined(); // version 1
   });
 
   it('a low-order peer key yields no key (MIGRATION_VERIFICATION_FAILED)', async () => {
     const a = ephemeralKeyPair(node);
-    const err = await bundleKeyOf(node, a, new Uint8Array(32), new Uint8Array(32)).catch((e: unknown) => e);
+    const err = await bundleKeyOf(node, a, new Uint8Array(32), new Uint8Array(32), new Uint8Array(32)).catch(
+      (e: unknown) => e,
+    );
     expect(isCryptoError(err, 'MIGRATION_VERIFICATION_FAILED')).toBe(true);
   });
 });

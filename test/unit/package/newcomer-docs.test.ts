@@ -41,8 +41,11 @@ describe('the samples .ci/newcomer.sh runs', () => {
     const sample = blockAfter(doc, '## The Agent in webhook mode');
     expect(sample).toBeDefined();
     expect(sample).toContain("mode: 'webhook'");
-    expect(sample).toContain('process.env.AMS_WEBHOOK_SECRET');
+    expect(sample).toMatch(/AMS_WEBHOOK_SECRET = '' \} = process\.env/);
     expect(sample).toContain('process.env.PORT');
+    // Saved as bot.mjs and run with node, as the guide says: valid JavaScript, no TypeScript-only syntax (issue #28).
+    expect(sample).not.toMatch(/!\)|!,|!;|: string|as string/);
+    expect(script).toContain('node --env-file=.env bot.mjs');
     expect(sample).toMatch(/reply\(`echo: \$\{[a-z]+\.text\}`\)/);
     expect(sample).toContain('await agent.connect()');
     // The guide registers the webhook URL with `ams dev bootstrap --webhook-url`, before the sample.

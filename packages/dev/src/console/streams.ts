@@ -1,10 +1,12 @@
 /**
  * Streamed replies in the console: the same checks as the SDK's
- * `StreamReceiver` (key envelope bound to the stream, deltas strictly in
- * order and authenticated, end signed over the transcript), on primitives a
- * browser has. WebCrypto has no synchronous AES-GCM, so each stream's frames
- * are handled one after the other on a promise chain; the transcript hash
- * runs on `@noble/hashes` (synchronous, already bundled).
+ * `StreamReceiver` (stream v2: key envelope bound to the stream, deltas
+ * strictly in order and sealed under the stream key, and nothing shown
+ * before the agent's signature — a checkpoint, the end or the abort — covers
+ * it over the keyed hash chain), on primitives a browser has. WebCrypto has
+ * no synchronous AES-GCM, so each stream's frames are handled one after the
+ * other on a promise chain; the chain hash runs on `@noble/hashes`
+ * (synchronous, already bundled).
  *
  * @module
  */
@@ -15,11 +17,16 @@ import { parseUserStreamFrame, type UserStreamFrame } from 'agent-messaging-sdk/
 import { portableBackend } from 'agent-messaging-sdk/protocol';
 import { constantTimeEqual } from 'agent-messaging-sdk/protocol';
 import {
-  streamEndMessage,
+  STREAM_CHECKPOINT_MAX_DELTAS,
+  STREAM_CRYPTO_VERSION,
+  StreamChain,
   streamOpenerAsync,
-  StreamTranscript,
+  streamSignedMessage,
+  unframeStreamAbort,
+  unframeStreamDelta,
   type AsyncStreamOpener,
   type StreamHashPrimitives,
+  type StreamSignedKind,
 } from 'agent-messaging-sdk/protocol';
 import { streamKeyOf } from 'agent-messaging-sdk/protocol';
 
@@ -27,11 +34,11 @@ import { streamKeyOf } from 'agent-messaging-sdk/protocol';
 export interface StreamView {
   /** The key opened: a bubble appears for the stream. */
   started(streamId: string, conversationId: string): void;
-  /** One more delta: the text so far. */
+  /** One more delta, signed by the agent: the text so far. */
   grew(streamId: string, text: string): void;
   /** The end verified (seq, transcript, signature). */
   ended(streamId: string, text: string, deltas: number): void;
-  /** Broken, aborted, or ended by the service: why, and the text so far. */
+  /** Broken, forged, aborted, or ended by the service: why, and the signed text so far. */
   failed(streamId: string, why: string, text: string): void;
 }
 
@@ -48,17 +55,21 @@ export interface StreamDeps {
   readonly view: StreamView;
 }
 
-/** `@noble/hashes` SHA-256 for the transcript (no synchronous WebCrypto hash). */
+/** `@noble/hashes` SHA-256 for the chain (no synchronous WebCrypto hash). */
 const NOBLE_HASH: StreamHashPrimitives = {
   sha256: (d) => sha256(d),
   sha256Incremental: () => sha256.create(),
 };
 
 interface Live {
-  chain: Promise<void>;
+  work: Promise<void>;
   opener?: AsyncStreamOpener;
   signingKey?: Uint8Array;
-  transcript: StreamTranscript;
+  chain?: StreamChain;
+  /** Seq of the last delta received. */
+  seq: number;
+  /** Texts not yet covered by a signature. */
+  unsigned: string[];
   text: string;
   done: boolean;
 }
@@ -86,23 +97,37 @@ export class ConsoleStreams {
     let live = this.#live.get(frame.stream_id);
     if (frame.type === STREAM_FRAMES.start) {
       if (live !== undefined) return;
-      live = {
-        chain: Promise.resolve(),
-        transcript: new StreamTranscript(frame.stream_id, NOBLE_HASH),
-        text: '',
-        done: false,
-      };
+      live = { work: Promise.resolve(), seq: 0, unsigned: [], text: '', done: false };
       this.#live.set(frame.stream_id, live);
     }
     if (live === undefined || live.done) return;
     const l = live;
-    l.chain = l.chain.then(() => this.#handle(l, frame)).catch((err: unknown) => this.#fail(l, frame, err));
+    l.work = l.work.then(() => this.#handle(l, frame)).catch((err: unknown) => this.#fail(l, frame, err));
   }
 
   #fail(live: Live, frame: UserStreamFrame, err: unknown): void {
     if (live.done) return;
     live.done = true;
     this.#d.view.failed(frame.stream_id, err instanceof Error ? err.message : String(err), live.text);
+  }
+
+  /** True when `signature` is the agent's over (kind, stream, seq, H_seq[, reason]). */
+  async #signed(
+    live: Live,
+    kind: StreamSignedKind,
+    id: string,
+    signature: Uint8Array,
+    reason?: Uint8Array,
+  ): Promise<boolean> {
+    const message = streamSignedMessage(kind, id, live.seq, live.chain!.hash, NOBLE_HASH, reason);
+    return portableBackend.async.ed25519Verify(live.signingKey!, message, signature);
+  }
+
+  /** Shows the texts a verified signature now covers. */
+  #release(live: Live, id: string): void {
+    if (live.unsigned.length === 0) return;
+    live.text += live.unsigned.splice(0).join('');
+    this.#d.view.grew(id, live.text);
   }
 
   async #handle(live: Live, frame: UserStreamFrame): Promise<void> {
@@ -116,7 +141,10 @@ export class ConsoleStreams {
         const key = streamKeyOf(opened, id);
         if (key === undefined || opened.conversationId !== frame.conversation_id)
           throw new Broken('invalid_start: not a stream.open of this stream');
+        if (opened.payload['v'] !== STREAM_CRYPTO_VERSION)
+          throw new Broken('invalid_start: not a signed stream (stream v2)');
         live.opener = await streamOpenerAsync(key, id, portableBackend.async);
+        live.chain = new StreamChain(live.opener.chainStart, NOBLE_HASH);
         const signingKey = await this.#d.signingKey(opened.senderId);
         if (signingKey === undefined) throw new Broken('invalid_start: the sender has no signing key');
         live.signingKey = signingKey;
@@ -124,36 +152,48 @@ export class ConsoleStreams {
         return;
       }
       case STREAM_FRAMES.delta: {
-        const expected = live.transcript.seq + 1;
+        const expected = live.seq + 1;
         if (frame.seq !== expected)
           throw new Broken(`out_of_order: delta ${frame.seq}, expected ${expected}`);
         const sealed = fromBase64(frame.ciphertext)!;
-        const plain = await live.opener!.openDelta(frame.seq, sealed);
-        const text = plain === undefined ? undefined : fromUtf8(plain);
-        if (text === undefined) throw new Broken(`tampered: delta ${frame.seq} does not authenticate`);
-        live.transcript.add(frame.seq, sealed);
-        live.text += text;
-        this.#d.view.grew(id, live.text);
+        const framed = await live.opener!.openDelta(frame.seq, sealed);
+        const parts = framed === undefined ? undefined : unframeStreamDelta(framed);
+        const text = parts === undefined ? undefined : fromUtf8(parts.text);
+        if (parts === undefined || text === undefined)
+          throw new Broken(`tampered: delta ${frame.seq} does not authenticate`);
+        live.seq = frame.seq;
+        live.chain!.add(frame.seq, parts.text);
+        live.unsigned.push(text);
+        if (parts.signature === undefined) {
+          if (live.unsigned.length >= STREAM_CHECKPOINT_MAX_DELTAS)
+            throw new Broken('tampered: too many deltas without a checkpoint');
+          return;
+        }
+        if (!(await this.#signed(live, 'checkpoint', id, parts.signature)))
+          throw new Broken(`bad_signature: delta ${frame.seq} is not signed by the sender`);
+        this.#release(live, id);
         return;
       }
       case STREAM_FRAMES.end: {
-        if (frame.final_seq !== live.transcript.seq)
-          throw new Broken(
-            `truncated: the end counts ${frame.final_seq} deltas, ${live.transcript.seq} arrived`,
-          );
+        if (frame.final_seq !== live.seq)
+          throw new Broken(`truncated: the end counts ${frame.final_seq} deltas, ${live.seq} arrived`);
         const hash = fromBase64(frame.transcript_hash)!;
-        if (!constantTimeEqual(hash, live.transcript.hash)) throw new Broken('tampered: transcript differs');
-        const message = streamEndMessage(id, frame.final_seq, hash, NOBLE_HASH);
-        const signature = fromBase64(frame.signature)!;
-        if (!(await portableBackend.async.ed25519Verify(live.signingKey!, message, signature)))
+        if (!constantTimeEqual(hash, live.chain!.hash)) throw new Broken('tampered: transcript differs');
+        if (!(await this.#signed(live, 'end', id, fromBase64(frame.signature)!)))
           throw new Broken('bad_signature: the end is not signed by the sender');
+        this.#release(live, id);
         live.done = true;
         this.#d.view.ended(id, live.text, frame.final_seq);
         return;
       }
       case STREAM_FRAMES.abort: {
-        const reason = await live.opener!.openAbort(live.transcript.seq, fromBase64(frame.ciphertext)!);
-        throw new Broken(reason === undefined ? 'tampered: abort' : `aborted: ${fromUtf8(reason) ?? ''}`);
+        const framed = await live.opener!.openAbort(live.seq, fromBase64(frame.ciphertext)!);
+        const parts = framed === undefined ? undefined : unframeStreamAbort(framed);
+        if (parts === undefined) throw new Broken('tampered: abort');
+        if (!(await this.#signed(live, 'aborted', id, parts.signature, parts.reason)))
+          throw new Broken('bad_signature: the abort is not signed by the sender');
+        this.#release(live, id);
+        throw new Broken(`aborted: ${fromUtf8(parts.reason) ?? ''}`);
       }
       case STREAM_FRAMES.error:
         throw new Broken(frame.reason);

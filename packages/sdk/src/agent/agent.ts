@@ -118,6 +118,8 @@ export class Agent {
   readonly #warned = new Set<string>();
   #token: string;
   #state: AgentState = 'idle';
+  /** The code of the error that stopped the agent for good (`fatal`), if any. */
+  #fatalCode: string | undefined;
   #ring: KeyRing | undefined;
   #keys: Promise<KeyRing> | undefined;
   #connecting: Promise<void> | undefined;
@@ -166,11 +168,16 @@ export class Agent {
       clock: o.clock,
       logger: o.logger,
     });
-    this.#streams = createAgentStreams(o, this.#parts.directory, {
-      token: () => this.#token,
-      ring: () => this.#ensureKeys(),
-      socket: () => this.#ws,
-    });
+    this.#streams = createAgentStreams(
+      o,
+      this.#parts.directory,
+      {
+        token: () => this.#token,
+        ring: () => this.#ensureKeys(),
+        socket: () => this.#ws,
+      },
+      this.#parts.members,
+    );
   }
 
   /** Where the agent is in its life. */
@@ -313,11 +320,13 @@ export class Agent {
 
   /**
    * Opens a streamed reply into `conversationId` (docs/streaming.md): the
-   * stream key is sealed to the members, then `write()` sends encrypted
-   * deltas (coalesced, with back-pressure), `end()` signs the transcript.
+   * stream key is sealed to the members (through the member watch, like
+   * `send()`), then `write()` sends encrypted deltas signed in batches
+   * (coalesced, with back-pressure), `end()` signs the transcript.
    * Over the WebSocket in WebSocket mode, over REST in webhook mode. Never retried.
    *
-   * @throws {@link StreamError} `client_offline`, `peer_revoked`, `rate_limited` when the service refuses the start.
+   * @throws {@link StreamError} `client_offline`, `peer_revoked`, `rate_limited` when the service refuses the start;
+   * CryptoError `MEMBERS_CHANGED` under `keyChangePolicy: 'block'` when the conversation gained a member.
    * @example
    * ```ts
    * const w = await agent.stream(conversationId);
@@ -358,7 +367,9 @@ export class Agent {
 
   /**
    * The safety number of this agent and `peerId` (60 digits in 12 groups of 5),
-   * to compare with the one the peer's app shows.
+   * to compare with the one the peer's app shows. It covers every key a sender
+   * wraps to: each side's current keys and its retired generations in grace
+   * (this agent's from its ring, the peer's as vouched for by its statements).
    *
    * @throws {@link CryptoError} `KEY_CHANGED` under `'block'` while a change waits for `confirmKey`.
    */
@@ -366,9 +377,20 @@ export class Agent {
     const ring = await this.#ensureKeys();
     const peer = await this.#parts.directory.keys(peerId);
     const own = ring.current.keys;
+    const now = this.#o.clock.now();
     return safetyNumber(
-      { id: this.agentId, signing: own.signing.publicKey, encryption: own.encryption.publicKey },
-      { id: peerId, signing: peer.signing, encryption: peer.encryption },
+      {
+        id: this.agentId,
+        signing: own.signing.publicKey,
+        encryption: own.encryption.publicKey,
+        retired: ring.retired.filter((r) => r.notAfter > now).map((r) => r.encryption.publicKey),
+      },
+      {
+        id: peerId,
+        signing: peer.signing,
+        encryption: peer.encryption,
+        retired: peer.retired.map((r) => r.encryption),
+      },
     );
   }
 
@@ -413,9 +435,15 @@ export class Agent {
    * Moves the agent onto a regenerated token: REST calls and later
    * WebSocket connections use it, an open WebSocket is renewed in place
    * (`auth.renew`), and the key lifecycle rotates to a new key pair (the old
-   * one keeps opening messages until the service's grace ends).
+   * one keeps opening messages until the service's grace ends). An agent
+   * that stopped for good because its token became invalid (an emergency
+   * regeneration, a revoked token: `fatal` with `AGENT_TOKEN_INVALID`) starts
+   * again with the new token: keys, then a new connection; resolves once
+   * connected. An agent stopped for another reason (suspended, banned) stays
+   * stopped.
    *
-   * @throws {@link ConfigurationError} for a malformed token; errors of the key lifecycle.
+   * @throws {@link ConfigurationError} for a malformed token; errors of the key lifecycle and of
+   *   connecting again.
    */
   async renewToken(token: string): Promise<void> {
     if (!isAgentToken(token)) {
@@ -425,6 +453,16 @@ export class Agent {
       });
     }
     this.#token = token;
+    if (this.#state === 'fatal' && this.#fatalCode === 'AGENT_TOKEN_INVALID') {
+      // The stopped dispatcher is not reused: a new one connects with the new token.
+      const stopped = this.#ws;
+      [this.#ws, this.#flow, this.#connecting, this.#keys] = [undefined, undefined, undefined, undefined];
+      this.#fatalCode = undefined;
+      this.#state = 'idle';
+      await stopped?.close();
+      await this.connect();
+      return;
+    }
     if (this.#ws?.state === 'open') {
       try {
         this.#ws.renew(token);
@@ -510,6 +548,7 @@ export class Agent {
   #fatal(error: AmsError, info: FatalInfo | undefined): void {
     if (this.#state === 'fatal' || this.#state === 'closed') return;
     this.#state = 'fatal';
+    this.#fatalCode = error.code;
     this.#unwatchSignals();
     const listened = this.#emitter.listenerCount('fatal') > 0;
     reportFatal({ error, info, logger: this.#o.logger, listened, host: this.#host });

@@ -20,6 +20,7 @@ import { createRestClient, type RestClient } from '../transport/rest/client.js';
 import { objectKeyPath, pathSegment } from '../transport/rest/paths.js';
 import { routePath, SERVICE_ROUTES } from '../core/protocol/service-names.js';
 import { AgentViewSchema, GovernanceSchema, type AgentView } from '../messaging/wire/agents.js';
+import type { KeyStatementWire } from '../core/protocol/key-statement.js';
 import {
   ConversationDetailSchema,
   ConversationListSchema,
@@ -117,11 +118,13 @@ export interface AgentApi {
   /** `PUT /agents/:id/keys` with proof fields; `changed` is false when these keys were already registered. */
   /**
    * `PUT /agents/:id/keys` with proof fields. `replace: true` replaces
-   * registered keys this agent no longer holds (the AGENT_KEYS_MISMATCH self-heal).
+   * registered keys this agent no longer holds (the AGENT_KEYS_MISMATCH self-heal);
+   * `statement` is the key succession statement signed by the previous
+   * generation (a normal rotation; docs/keys.md), stored and served by the service.
    */
   registerKeys(
     fields: KeyProofFields,
-    options?: { readonly replace?: boolean },
+    options?: { readonly replace?: boolean; readonly statement?: KeyStatementWire | undefined },
   ): Promise<RegisteredKeys & { changed: boolean }>;
   /** `POST /agents/:id/keys/check` with proof fields (409 AGENT_KEYS_MISMATCH, 404 AGENT_NOT_REGISTERED). */
   checkKeys(fields: KeyProofFields): Promise<KeyCheckResult>;
@@ -220,7 +223,11 @@ export function createAgentApi(options: AgentApiOptions): AgentApi {
       const res = await rest.requestWithResponse({
         method: 'PUT',
         path: routePath(SERVICE_ROUTES.registerAgentKeys, selfParams),
-        body: options?.replace === true ? { ...fields, replace: true } : fields,
+        body: {
+          ...fields,
+          ...(options?.replace === true ? { replace: true } : {}),
+          ...(options?.statement === undefined ? {} : { key_statement: options.statement }),
+        },
         schema: AgentKeyViewSchema,
       });
       return { ...keysOf(res.data), changed: res.status === 201 };

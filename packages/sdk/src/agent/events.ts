@@ -23,7 +23,7 @@ import { IdentifierSchema } from '../core/protocol/primitives.js';
 import type { SentMessageResult } from '../messaging/wire/results.js';
 import type { RateLimitedInfo } from '../transport/rest/events.js';
 import type { KeyLifecycleEvent } from './key-lifecycle.js';
-import type { KeyChangedEvent } from '../messaging/key-pins.js';
+import type { KeyChangedEvent, KeyRefusedEvent } from '../messaging/key-pins.js';
 import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
 import type { TextChunkSource } from './streams/reply-stream.js';
@@ -276,6 +276,8 @@ export interface AgentNotificationMap {
   closed: [info: CloseResult];
   /** A peer's keys differ from the pinned ones (see `keyChangePolicy`). */
   keyChanged: [event: KeyChangedEvent];
+  /** The service listed a key of a peer that no trusted key vouches for (a ghost, or a killed generation); it is not used. */
+  keyRefused: [event: KeyRefusedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
   /** Something works but deserves attention, e.g. `MANIFEST_SIZE_WARNING` (a manifest ≥ 64 KB). Also logged. */

@@ -6,7 +6,7 @@
  * |---|---|---|---|
  * | empty | — | generate, save | `keys.created` |
  * | any | no keys registered (AGENT_NOT_REGISTERED) | register the local keys | `keys.registered` |
- * | keys = current | a regeneration is pending (`key_rotation_pending`) | rotate locally (old X25519 pair kept until the service's grace end; none after an emergency), register the new pair with the new token | `keys.rotated`, `keys.registered` |
+ * | keys = current | a regeneration is pending (`key_rotation_pending`) | rotate locally (old X25519 pair kept until the service's grace end; none after an emergency), register the new pair with the new token and, after a normal regeneration, a key succession statement signed by the old signing key | `keys.rotated`, `keys.registered` |
  * | keys = current | nothing pending | nothing (proven with `POST /agents/:id/keys/check`) | — |
  * | other keys | AGENT_KEYS_MISMATCH (or the local pair is only a retired one) | wipe the store, generate, save, register; a `warn` log line | `keys.mismatch_healed`, `keys.registered` |
  *
@@ -20,7 +20,9 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { isServiceError } from '../core/errors/guards.js';
 import { LIMITS } from '../core/limits.js';
 import { redactingLogger, silentLogger, type Logger } from '../core/logger.js';
+import type { KeyStatementWire } from '../core/protocol/key-statement.js';
 import { buildKeyProof } from '../crypto/key-proof.js';
+import { keyStatementToWire, signKeyStatement } from '../crypto/key-statement.js';
 import { KeyRing } from '../crypto/key-store/key-ring.js';
 import type { KeyStore } from '../crypto/key-store/key-store.js';
 import { loadOrCreateKeys, rotateStoredKeys } from '../crypto/key-store/load-or-create.js';
@@ -75,10 +77,15 @@ interface Context {
 
 const fingerprintOf = (ring: KeyRing): string => keyFingerprint(ring.current.keys.encryption.publicKey);
 
-async function register(c: Context, ring: KeyRing, replace = false): Promise<void> {
+async function register(
+  c: Context,
+  ring: KeyRing,
+  replace = false,
+  statement?: KeyStatementWire,
+): Promise<void> {
   const challenge = await c.api.keyChallenge();
   const proof = buildKeyProof(c.api.agentId, ring.current.keys, challenge);
-  const registered = await c.api.registerKeys(proof, { replace });
+  const registered = await c.api.registerKeys(proof, { replace, statement });
   const fingerprint = fingerprintOf(ring);
   c.log.info('agent keys registered', { agentId: c.api.agentId, keyId: registered.keyId });
   if (registered.changed) c.emit({ type: 'keys.registered', fingerprint });
@@ -98,12 +105,41 @@ async function heal(c: Context, stale: KeyRing): Promise<KeyRing> {
   return ring;
 }
 
-async function rotate(c: Context, ring: KeyRing, graceMs: number): Promise<KeyRing> {
-  const next = await rotateStoredKeys(c.store, { clock: c.clock, graceMs, newKeys: c.generate() });
+/**
+ * Rotates to a new generation. A normal rotation (`previousGeneration` known)
+ * has the old signing key vouch for the new keys in a key succession statement
+ * (signed before the old signing key is erased, dated by this agent's clock);
+ * an emergency one has none: the old key is presumed stolen, so peers treat
+ * the new keys as a key change and kill the old generation.
+ */
+async function rotate(
+  c: Context,
+  ring: KeyRing,
+  graceMs: number,
+  previousGeneration?: number,
+): Promise<KeyRing> {
+  const newKeys = c.generate();
+  const statement =
+    previousGeneration === undefined
+      ? undefined
+      : keyStatementToWire(
+          signKeyStatement(
+            {
+              subject: c.api.agentId,
+              generation: previousGeneration + 1,
+              encryption: newKeys.encryption.publicKey,
+              signing: newKeys.signing.publicKey,
+              previousKeyId: fingerprintOf(ring),
+              issuedAtMs: c.clock.now(),
+            },
+            ring.current.keys.signing,
+          ),
+        );
+  const next = await rotateStoredKeys(c.store, { clock: c.clock, graceMs, newKeys });
   const event = { fingerprint: fingerprintOf(next), previousFingerprint: fingerprintOf(ring), graceMs };
   c.log.info('agent keys rotated after a token regeneration', { agentId: c.api.agentId, ...event });
   c.emit({ type: 'keys.rotated', ...event });
-  await register(c, next);
+  await register(c, next, false, statement);
   return next;
 }
 
@@ -140,7 +176,7 @@ async function afterRegeneration(
   if (current === null) return rotate(c, ring, 0); // emergency (or grace over): the old pair is invalid
   if (current.keyId !== fingerprintOf(ring)) return heal(c, ring);
   const graceEnd = current.validUntilMs ?? c.clock.now() + LIMITS.TOKEN_GRACE_MS;
-  return rotate(c, ring, Math.max(0, Math.floor(graceEnd - c.clock.now())));
+  return rotate(c, ring, Math.max(0, Math.floor(graceEnd - c.clock.now())), current.generation ?? 1);
 }
 
 /**

@@ -182,7 +182,10 @@ export interface AgentOptions {
    * @defaultValue `'warn'`
    */
   keyChangePolicy?: KeyChangePolicy;
-  /** Where pinned keys are kept. @defaultValue in memory (pins are lost on restart) */
+  /**
+   * Where peers' pinned keys are kept.
+   * @defaultValue the key store's `pinStore()` when it has one (`FileKeyStore`: `pins.json` beside the keys), so a restart is not a first answer; else in memory
+   */
   keyPinStore?: KeyPinStore;
   /**
    * WebSocket flow control: above `highWaterMark` events (or `highWaterBytes`)

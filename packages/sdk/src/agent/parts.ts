@@ -70,10 +70,17 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
   });
   rest.on('rateLimited', (info) => emitter.emit('rateLimited', info));
   const api = createAgentApi({ baseUrl: o.baseUrl, agentId: o.agentId, token: () => hooks.token(), rest });
-  const { pins, members } = trustParts(o.source, o.logger, {
-    keyChanged: (e) => emitter.emit('keyChanged', e),
-    membersChanged: (e) => emitter.emit('membersChanged', e),
-  });
+  const { pins, members } = trustParts(
+    o.source,
+    o.logger,
+    {
+      keyChanged: (e) => emitter.emit('keyChanged', e),
+      keyRefused: (e) => emitter.emit('keyRefused', e),
+      membersChanged: (e) => emitter.emit('membersChanged', e),
+    },
+    // Pins persist where the keys do (FileKeyStore), so a restart is not a first answer.
+    { clock: o.clock, pinStore: o.keyStore.pinStore?.() },
+  );
   const directory = createKeyDirectory({ api, clock: o.clock, pins });
   const sender = createMessageSender({
     api,

@@ -47,7 +47,9 @@ export type {
   StreamFailure,
   StreamFailureReason,
   StreamStarted,
+  StreamReplayStore,
 } from './streams/receiver.js';
+export { MemoryStreamReplayStore, STREAM_DEADLINE_MS } from './streams/receiver.js';
 export type {
   AgentInfo,
   ConversationInfo,

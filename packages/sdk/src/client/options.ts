@@ -14,6 +14,7 @@ import { agentWebSocketUrl } from '../core/protocol/ws-close.js';
 import type { RetryOptions } from '../transport/rest/options.js';
 import type { BackoffOptions } from '../transport/ws/backoff.js';
 import type { WebSocketConstructor } from '../transport/ws/socket.js';
+import { STREAM_DEADLINE_MS, type StreamReplayStore } from './streams/receiver.js';
 
 /** Argon2id cost of the key backup the client creates and restores. */
 export interface KeyBackupCostOptions {
@@ -70,7 +71,10 @@ export interface UserClientOptions {
    * @defaultValue `'warn'`
    */
   keyChangePolicy?: KeyChangePolicy;
-  /** Where pinned keys are kept. @defaultValue in memory (pins are lost on restart) */
+  /**
+   * Where peers' pinned keys are kept.
+   * @defaultValue in memory: the user's keys live in memory, so pins are lost on restart (pass a `FilePinStore` to keep them)
+   */
   keyPinStore?: KeyPinStore;
   /** Where log lines go (redacted; never tokens, keys or plaintext). @defaultValue silent */
   logger?: Logger;
@@ -98,6 +102,19 @@ export interface UserClientOptions {
   acks?: boolean;
   /** How long peers' public keys are cached, ms. @defaultValue `300000` */
   keyCacheTtlMs?: number;
+  /**
+   * The client's own deadline of a received stream, ms from its start: a
+   * stream the service never ends fails with reason `deadline` then.
+   * @defaultValue `330000` (the service's 5-minute stream limit plus 30 s, {@link STREAM_DEADLINE_MS})
+   */
+  streamDeadlineMs?: number;
+  /**
+   * Where the ids of finished streams are remembered for 25 h, so a captured
+   * stream replayed later is refused (`streamError` reason `replayed`). Give a
+   * persistent store to refuse a replay after a restart too.
+   * @defaultValue in memory (10 000 ids; a restart forgets them)
+   */
+  streamReplayStore?: StreamReplayStore;
 }
 
 /** Every default of the user client. */
@@ -124,6 +141,10 @@ export interface ResolvedUserClientOptions {
   /** See {@link UserClientOptions.keyPinStore}. */
   readonly keyPinStore: KeyPinStore | undefined;
   readonly acks: boolean;
+  /** See {@link UserClientOptions.streamDeadlineMs}. */
+  readonly streamDeadlineMs: number;
+  /** See {@link UserClientOptions.streamReplayStore}. */
+  readonly streamReplayStore: StreamReplayStore | undefined;
 }
 
 function bad(option: string, rule: string, cause?: unknown): ConfigurationError {
@@ -187,6 +208,8 @@ export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClie
     acceptLegacyV10: legacyOption(o.acceptLegacyV10),
     keyChangePolicy: policyOption(o.keyChangePolicy),
     keyPinStore: o.keyPinStore,
+    streamDeadlineMs: positive(o.streamDeadlineMs, STREAM_DEADLINE_MS, 'streamDeadlineMs'),
+    streamReplayStore: o.streamReplayStore,
   };
 }
 

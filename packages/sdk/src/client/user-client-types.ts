@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KeyChangedEvent } from '../messaging/key-pins.js';
+import type { KeyChangedEvent, KeyRefusedEvent } from '../messaging/key-pins.js';
 import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
@@ -139,6 +139,8 @@ export interface UserClientEvents {
   connectionFailed: [error: AmsError];
   /** A peer's keys differ from the pinned ones (see `keyChangePolicy`). */
   keyChanged: [event: KeyChangedEvent];
+  /** The service listed a key of a peer that no trusted key vouches for (a ghost, or a killed generation); it is not used. */
+  keyRefused: [event: KeyRefusedEvent];
   /** The recipients of a conversation differ from the set last sealed for. */
   membersChanged: [event: MembersChangedEvent];
   /** An agent started a streamed reply (its stream key opened). */

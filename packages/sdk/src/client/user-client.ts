@@ -144,14 +144,22 @@ export class UserClient extends EventEmitter<UserClientEvents> {
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
       ...(options.retry === undefined ? {} : { retry: options.retry }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      rateLimits: false,
+      // The service limits a user's uploads and object fetches (5 per second each) but not
+      // the user's messages: uploads and fetches queue as the Agent's do (issue #28).
+      rateLimits: { messages: false },
     });
     this.#api = createUserApi(this.#rest);
     this.files = new FileTransfer({ rest: () => this.#rest, send: (c, p) => this.send(c, p) });
-    const trust = trustParts(o, o.logger, {
-      keyChanged: (e) => this.#emit('keyChanged', e),
-      membersChanged: (e) => this.#emit('membersChanged', e),
-    });
+    const trust = trustParts(
+      o,
+      o.logger,
+      {
+        keyChanged: (e) => this.#emit('keyChanged', e),
+        keyRefused: (e) => this.#emit('keyRefused', e),
+        membersChanged: (e) => this.#emit('membersChanged', e),
+      },
+      { clock: o.clock },
+    );
     this.#pins = trust.pins;
     this.#members = trust.members;
     this.#directory = createKeyDirectory({
@@ -508,7 +516,13 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     const peer = await this.#directory.keys(peerId);
     return safetyNumber(
       { id: userId, signing: keys.signing?.publicKey, encryption: keys.encryption.publicKey },
-      { id: peerId, signing: peer.signing, encryption: peer.encryption },
+      // Every key this client wraps to for the peer: its current keys and its vouched generations in grace.
+      {
+        id: peerId,
+        signing: peer.signing,
+        encryption: peer.encryption,
+        retired: peer.retired.map((r) => r.encryption),
+      },
     );
   }
 

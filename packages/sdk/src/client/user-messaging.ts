@@ -91,6 +91,9 @@ export class UserMessaging {
         ),
       signingKey: (id) => deps.directory.signingKey(id),
       log: deps.log,
+      clock: deps.options.clock,
+      deadlineMs: deps.options.streamDeadlineMs,
+      replayStore: deps.options.streamReplayStore,
       emit: {
         streamStart: (info) => deps.emit('streamStart', info),
         streamDelta: (info) => deps.emit('streamDelta', info),

@@ -25,18 +25,39 @@ export { ed25519KeyProblem, type Ed25519KeyProblem, type Ed25519SignatureProblem
 
 // --- proof of key possession (agent key registration and check) ---
 export { buildKeyProof, keyProofTranscript, type KeyChallenge, type KeyProofFields } from './key-proof.js';
+export {
+  KEY_STATEMENT_LABEL,
+  keyStatementBytes,
+  keyStatementFromWire,
+  keyStatementToWire,
+  signKeyStatement,
+  verifyKeyStatement,
+  type KeyStatement,
+  type KeyStatementFields,
+} from './key-statement.js';
 
-// --- streamed replies (stream v1: docs/envelope.md, "Streamed replies") ---
+// --- streamed replies (stream v2: docs/envelope.md, "Streamed replies") ---
 export {
   streamCipher,
   streamOpenerAsync,
-  StreamTranscript,
+  StreamChain,
+  frameStreamDelta,
+  unframeStreamDelta,
+  unframeStreamAbort,
+  signStream,
   signStreamEnd,
+  verifyStreamSignature,
   verifyStreamEnd,
   streamEndMessage,
+  streamSignedMessage,
   STREAM_KEY_BYTES,
   STREAM_OPEN_PAYLOAD_TYPE,
   STREAM_CRYPTO_VERSION,
+  STREAM_SIGNATURE_BYTES,
+  STREAM_CHECKPOINT_MAX_DELTAS,
+  STREAM_DELTA_TEXT_MAX_BYTES,
+  STREAM_ABORT_REASON_MAX_BYTES,
+  type StreamSignedKind,
   type StreamCipher,
   type AsyncStreamOpener,
   type StreamHashPrimitives,
@@ -146,6 +167,10 @@ export {
   encodeKeyRing,
   MemoryKeyStore,
   FileKeyStore,
+  FilePinStore,
+  PIN_FILE_NAME,
+  type FilePinStoreOptions,
+  type PinRecordStore,
   KEY_DIRECTORY_MODE,
   KEY_FILE_MODE,
   PREVIOUS_KEY_FILE_SUFFIX,

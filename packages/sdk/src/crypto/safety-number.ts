@@ -4,8 +4,12 @@
  * a service that handed out a key of its own.
  *
  * Construction (Signal's "numeric fingerprint", version 0 of ours):
- * - per party, `h₀ = SHA-512(0x00 0x00 ‖ signing ‖ encryption ‖ UTF-8(id))`, then
- *   `hᵢ = SHA-512(hᵢ₋₁ ‖ signing ‖ encryption)` for {@link SAFETY_NUMBER_ITERATIONS} rounds;
+ * - per party, `K = signing ‖ encryption ‖ r₁ ‖ … ‖ rₙ`, where `rᵢ` are the
+ *   X25519 keys of its retired generations still in grace (every key a sender
+ *   would wrap to besides the current one), sorted bytewise; `n` is 0 for a
+ *   party without any, so its number is unchanged from before;
+ * - `h₀ = SHA-512(0x00 0x00 ‖ K ‖ UTF-8(id))`, then
+ *   `hᵢ = SHA-512(hᵢ₋₁ ‖ K)` for {@link SAFETY_NUMBER_ITERATIONS} rounds;
  * - the first 30 bytes of the result, as six 5-byte big-endian chunks, each
  *   `mod 100000` written as 5 digits: a 30-digit half;
  * - the two halves sorted (string order) and concatenated: 60 digits, shown in
@@ -27,6 +31,17 @@ export interface SafetyNumberParty {
   readonly signing: Uint8Array | undefined;
   /** X25519 public key (32 bytes). */
   readonly encryption: Uint8Array;
+  /**
+   * X25519 keys (32 bytes each) of retired generations a sender still wraps
+   * to: they are part of the number, so a key added to what senders wrap to
+   * changes it. @defaultValue none
+   */
+  readonly retired?: readonly Uint8Array[];
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
 }
 
 const VERSION = Uint8Array.of(0, 0);
@@ -40,7 +55,8 @@ const VERSION = Uint8Array.of(0, 0);
  * ```
  */
 export function fingerprint(party: SafetyNumberParty): string {
-  const keys = concatBytes(party.signing ?? new Uint8Array(32), party.encryption);
+  const retired = [...(party.retired ?? [])].sort(compareBytes);
+  const keys = concatBytes(party.signing ?? new Uint8Array(32), party.encryption, ...retired);
   let h = sha512(concatBytes(VERSION, keys, utf8(party.id)));
   for (let i = 0; i < SAFETY_NUMBER_ITERATIONS; i += 1) h = sha512(concatBytes(h, keys));
   let out = '';

@@ -10,6 +10,7 @@
  * @module
  */
 import { Readable } from 'node:stream';
+import { discardBody } from '../transport/rest/discard-body.js';
 
 /**
  * Calls `onPiece` for every piece of `body`, in order; waits for the promise
@@ -35,7 +36,7 @@ export async function forEachPiece(
       if (failed) return;
       failed = true;
       cleanup();
-      stream.destroy();
+      discardBody(stream);
       reject(err);
     };
     const onData = (piece: Uint8Array): void => {

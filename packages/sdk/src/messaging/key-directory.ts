@@ -18,6 +18,7 @@ import { fromBase64 } from '../core/encoding.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import { ed25519KeyProblem } from '../crypto/ed25519-rules.js';
+import type { KeyStatementWire } from '../core/protocol/key-statement.js';
 import type { ConversationDetail } from './wire/conversations.js';
 import type { PrincipalKeys } from './wire/keys.js';
 
@@ -55,7 +56,11 @@ export interface KeyDirectoryOptions {
   clock?: Clock;
   /** How long a fetched entry is used, ms. @defaultValue `300000` (5 minutes) */
   ttlMs?: number;
-  /** Pinned keys (trust on first use) every answer is checked against (`KeyPins`). */
+  /**
+   * Pinned keys every answer is checked against (`KeyPins`): retired generations
+   * then come only from verified key succession statements. Without pins, the
+   * service's `retired` list is taken as it is (tests and tools only).
+   */
   pins?: { check(keys: PeerKeys): Promise<PeerKeys> };
 }
 
@@ -88,8 +93,19 @@ export interface PeerKeys {
   readonly encryption: Uint8Array;
   /** Current Ed25519 key; undefined for a user whose backup has no signing key. */
   readonly signing: Uint8Array | undefined;
-  /** Generations in grace, newest first. */
+  /**
+   * Generations in grace, newest first. Through {@link KeyPins} (the Agent and
+   * the UserClient), only generations a key succession statement vouched for.
+   */
   readonly retired: readonly RetiredPeerKey[];
+  /** Number of the current generation, as the service says (not trusted for anything but ordering). */
+  readonly generation?: number | undefined;
+  /**
+   * Key succession statements the service served (wire form, shape-checked,
+   * unverified): {@link KeyPins} decodes and verifies them only when the
+   * current generation differs from the pin.
+   */
+  readonly statements?: readonly KeyStatementWire[];
 }
 
 /** Public keys of peers and members of conversations, cached. */
@@ -169,6 +185,8 @@ export function toPeerKeys(
     encryption: decoded(k.public_key),
     signing: signingKey(k.signing_public_key, 'signing_public_key'),
     retired,
+    ...(k.generation == null ? {} : { generation: k.generation }),
+    ...(k.key_statements === undefined ? {} : { statements: k.key_statements }),
   };
 }
 

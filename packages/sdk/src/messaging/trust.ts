@@ -1,12 +1,19 @@
 /**
  * The trust parts shared by the Agent and the UserClient: key pins and the
- * member watch, wired to an emitter (`keyChanged`, `membersChanged`) and a
+ * member watch, wired to an emitter (`keyChanged`, `keyRefused`, `membersChanged`) and a
  * logger (a warning per change).
  *
  * @module
  */
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { KeyPins, type KeyChangedEvent, type KeyChangePolicy, type KeyPinStore } from './key-pins.js';
+import {
+  KeyPins,
+  type KeyChangedEvent,
+  type KeyChangePolicy,
+  type KeyPinStore,
+  type KeyRefusedEvent,
+} from './key-pins.js';
 import { MemberWatch, type MembersChangedEvent } from './member-watch.js';
 
 /** The options both clients take. */
@@ -18,6 +25,7 @@ export interface TrustOptions {
 /** Where the two events go. */
 export interface TrustSink {
   keyChanged(e: KeyChangedEvent): void;
+  keyRefused?(e: KeyRefusedEvent): void;
   membersChanged(e: MembersChangedEvent): void;
 }
 
@@ -26,11 +34,22 @@ export function trustParts(
   o: TrustOptions,
   log: Logger,
   sink: TrustSink,
+  options: { readonly clock?: Clock | undefined; readonly pinStore?: KeyPinStore | undefined } = {},
 ): { pins: KeyPins; members: MemberWatch } {
   const policy = o.keyChangePolicy ?? 'warn';
   const pins = new KeyPins({
     policy,
     ...(o.keyPinStore === undefined ? {} : { store: o.keyPinStore }),
+    ...(o.keyPinStore === undefined && options.pinStore !== undefined ? { store: options.pinStore } : {}),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    onKeyRefused(e) {
+      log.warn('the service listed a key of a peer that no trusted key vouches for; it is not used', {
+        peerId: e.peerId,
+        keyId: e.keyId,
+        reason: e.reason,
+      });
+      sink.keyRefused?.(e);
+    },
     onKeyChanged(e) {
       log.warn('a peer key changed since it was pinned; compare safety numbers', {
         peerId: e.peerId,

@@ -1,10 +1,11 @@
 /**
  * `ams serve`: runs the reference server in the foreground until SIGINT or
  * SIGTERM. Prints exactly one line to stdout when ready:
- * `ams serve: listening on <url> (WebSocket <wsUrl>)`. In dev mode, when
- * stderr is a terminal, it also prints there how to create a user and an
- * agent (`ams dev bootstrap`) and the dev console's address (`/_console/`,
- * loopback only); stdout keeps its one line for scripts.
+ * `ams serve: listening on <url> (WebSocket <wsUrl>)`. In dev mode it also
+ * prints to stderr, one line each, the dev console's address (`/_console/`,
+ * loopback only) and how to create a user and an agent (`ams dev bootstrap`),
+ * whether or not stderr is a terminal (`--quiet` silences them); stdout keeps
+ * its one line for scripts.
  *
  * @module
  */
@@ -24,9 +25,10 @@ Options:
                    sets Turnstile verdicts, moves virtual time) and, on a loopback
                    host, the dev console at /_console/. Local use only.
   --virtual-time   Run on a virtual clock that only moves through the control API
-  --quiet          In dev mode, no request and delivery log on stderr (one line
-                   each: method, path, status, agent id / delivery step,
-                   agent id, attempt; never tokens or bodies)
+  --quiet          In dev mode, no addresses and no request and delivery log
+                   on stderr (the log: one line each: method, path, status,
+                   agent id / delivery step, agent id, attempt; never tokens
+                   or bodies)
   -h, --help       Show this help
 `;
 
@@ -87,15 +89,15 @@ export function waitForSignal(): Promise<void> {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
- * What `ams serve --dev` prints (to stderr, for a human) after the ready line:
- * how to create a user and an agent on this server.
+ * What `ams serve --dev` prints (to stderr, for a human) after the ready line,
+ * one line each: the dev console's address, and how to create a user and an
+ * agent on this server.
  */
 export function devHint(url: string, consoleUrl?: string): string {
   return (
     (consoleUrl !== undefined ? `ams serve: dev console at ${consoleUrl} (open it in a browser)\n` : '') +
-    `ams serve: dev mode. Create a user and an agent, and write the variables an example needs:\n` +
-    `  ams dev bootstrap --base-url ${url} >> .env\n` +
-    `  (add --webhook-url http://127.0.0.1:3000/webhook for webhook mode; 'ams dev bootstrap --help')\n`
+    `ams serve: a user and an agent: npx ams dev bootstrap --base-url ${url} >> .env` +
+    ` (webhook mode: add --webhook-url http://127.0.0.1:3000/webhook)\n`
   );
 }
 
@@ -139,7 +141,7 @@ export async function runServe(
   };
   const server = await startReferenceServer(options);
   io.stdout.write(`ams serve: listening on ${server.url} (WebSocket ${server.wsUrl})\n`);
-  if (args.dev && io.stderr.isTTY === true) io.stderr.write(devHint(server.url, server.consoleUrl));
+  if (args.dev && !args.quiet) io.stderr.write(devHint(server.url, server.consoleUrl));
   await waitForStop();
   await server.close();
   return 0;

@@ -7,7 +7,10 @@
  * else, unknown ids included, is 403 KEY_ENUMERATION_BLOCKED, so the answer
  * never reveals whether an id exists.
  *
- * Answer: `{ id, kind, public_key, signing_public_key, key_id, signing_key_id, retired }`.
+ * Answer: `{ id, kind, public_key, signing_public_key, key_id, signing_key_id, retired, generation, key_statements }`.
+ * `key_statements` are the key succession statements the agent uploaded with
+ * its current generation and the retired ones listed, newest first, exactly
+ * as uploaded (clients verify them; docs/keys.md).
  * For agents, `retired` lists key generations still in their grace
  * (`{ public_key, signing_public_key, key_id, valid_until }`); senders must
  * wrap to the current key and may add the retired ones. An agent without
@@ -62,6 +65,8 @@ function agentKeys(ctx: ServerContext, agent: AgentRecord) {
       valid_until: new Date(k.validUntilMs!).toISOString(),
       retired_at: new Date((i === 0 ? current : retired[i - 1]!).registeredAtMs).toISOString(),
     })),
+    generation: current.generation ?? 1,
+    key_statements: [current, ...retired].flatMap((k) => (k.statement === undefined ? [] : [k.statement])),
   };
 }
 

@@ -13,11 +13,17 @@
  *   pair is dropped at once (it has no grace: nobody holds its private key);
  * - after a regeneration the new pair must differ from every live pair
  *   (VALIDATION_ERROR `reason: keys_reused`); the old pair stays valid until
- *   its grace end (7 days after a normal regeneration).
+ *   its grace end (7 days after a normal regeneration);
+ * - a `key_statement` (key succession statement, docs/keys.md) is accepted
+ *   only with a regeneration pending and a current generation to succeed:
+ *   its subject, keys, `previous_key_id` and generation must match (else
+ *   VALIDATION_ERROR `field: key_statement`); its signature is not verified
+ *   here (clients verify it against their pins). It is stored with the new
+ *   generation as received and served by `GET /keys/:id`.
  *
  * @module
  */
-import { fromBase64 } from 'agent-messaging-sdk/protocol';
+import { fromBase64, type KeyStatementWire } from 'agent-messaging-sdk/protocol';
 import { keyFingerprint } from 'agent-messaging-sdk/protocol';
 import type { ServerContext } from '../context.js';
 import { fail, invalidField, type ServerFailure } from '../http/failure.js';
@@ -68,27 +74,56 @@ export function proveKeys(ctx: ServerContext, agentId: string, body: KeyProofFie
 const sameKeys = (k: AgentKeyGeneration, p: ProvenKeys): boolean =>
   k.publicKey === p.publicKey && k.signingPublicKey === p.signingPublicKey;
 
-type Refusal = 'token_in_grace' | 'keys_registered' | 'keys_reused';
+type Refusal = 'token_in_grace' | 'keys_registered' | 'keys_reused' | 'statement_mismatch';
+
+/** Whether `statement` names exactly the proven keys as the successor of `current`. */
+function statementFits(
+  agentId: string,
+  statement: KeyStatementWire,
+  current: AgentKeyGeneration | undefined,
+  proven: ProvenKeys,
+): boolean {
+  return (
+    current !== undefined &&
+    statement.subject === agentId &&
+    statement.public_key === proven.publicKey &&
+    statement.signing_public_key === proven.signingPublicKey &&
+    statement.previous_key_id === current.keyId &&
+    statement.generation === (current.generation ?? 1) + 1
+  );
+}
 
 function applyKeys(
   agent: AgentRecord,
   tokenId: string,
   proven: ProvenKeys,
   now: number,
-  replace: boolean,
+  options: { readonly replace: boolean; readonly statement: KeyStatementWire | undefined },
 ): AgentRecord | Refusal {
+  const { replace, statement } = options;
   const token = agent.tokens.find((t) => t.tokenId === tokenId);
   if (token === undefined || token.validUntilMs !== undefined) return 'token_in_grace';
   const current = currentKey(agent, now);
   if (current !== undefined && sameKeys(current, proven) && !agent.keyRotationPending) return agent;
   if (current !== undefined && !agent.keyRotationPending && !replace) return 'keys_registered';
   if (liveKeys(agent, now).some((k) => sameKeys(k, proven))) return 'keys_reused';
+  if (
+    statement !== undefined &&
+    (!agent.keyRotationPending || !statementFits(agent.agentId, statement, current, proven))
+  )
+    return 'statement_mismatch';
+  const newest = [agent.keys, ...agent.retiredKeys].reduce(
+    (n, k) => Math.max(n, k === undefined ? 0 : (k.generation ?? 1)),
+    0,
+  );
   const generation: AgentKeyGeneration = {
     ...proven,
     keyId: keyFingerprint(fromBase64(proven.publicKey)!),
     signingKeyId: keyFingerprint(fromBase64(proven.signingPublicKey)!),
     registeredAtMs: now,
     validUntilMs: undefined,
+    generation: newest + 1,
+    ...(statement === undefined ? {} : { statement }),
   };
   const retired = [...(current === undefined ? [] : [current]), ...agent.retiredKeys].filter(
     (k) => k.validUntilMs !== undefined && isLive(k, now),
@@ -107,6 +142,14 @@ function refusal(reason: Refusal): ServerFailure {
       { reason },
     );
   }
+  if (reason === 'statement_mismatch') {
+    return invalidField(
+      'key_statement',
+      reason,
+      {},
+      'The key statement does not name these keys as the successor of the current generation.',
+    );
+  }
   return invalidField('public_key', reason, {}, 'A regenerated token needs a new key pair.');
 }
 
@@ -120,13 +163,16 @@ export async function registerKeys(
   ctx: ServerContext,
   principal: AgentPrincipal,
   body: KeyProofFields,
-  options: { readonly replace?: boolean } = {},
+  options: { readonly replace?: boolean; readonly statement?: KeyStatementWire | undefined } = {},
 ): Promise<{ readonly keys: AgentKeyGeneration; readonly changed: boolean }> {
   const proven = proveKeys(ctx, principal.agentId, body);
   const now = ctx.clock.now();
   let changed = false;
   const result = await ctx.store.agents.update<Refusal>(principal.agentId, (agent) => {
-    const next = applyKeys(agent, principal.tokenId, proven, now, options.replace === true);
+    const next = applyKeys(agent, principal.tokenId, proven, now, {
+      replace: options.replace === true,
+      statement: options.statement,
+    });
     if (typeof next === 'string') return { refused: next };
     changed = next !== agent;
     return next;

@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import { toBase64 } from 'agent-messaging-sdk/protocol';
-import { base64Schema } from 'agent-messaging-sdk/protocol';
+import { base64Schema, KeyStatementSchema } from 'agent-messaging-sdk/protocol';
 import { defineRoute, type Route } from '../http/router.js';
 import { ok } from '../http/respond.js';
 import { checkKeys, registerKeys } from './key-registration.js';
@@ -37,6 +37,12 @@ export const KeyProofBodySchema = z.strictObject({
    * self-heal after AGENT_KEYS_MISMATCH). The replaced pair is dropped at once.
    */
   replace: z.boolean().optional(),
+  /**
+   * `PUT` only: the key succession statement of a normal rotation (signed by
+   * the previous generation; docs/keys.md). Its shape and its fields are checked
+   * against the proven keys; the signature is the clients' to verify.
+   */
+  key_statement: KeyStatementSchema.optional(),
 });
 
 const challenge = defineRoute({
@@ -59,7 +65,10 @@ const register = defineRoute({
   auth: 'agent',
   body: KeyProofBodySchema,
   async handler({ ctx, principal, body }) {
-    const { keys, changed } = await registerKeys(ctx, principal, body, { replace: body.replace === true });
+    const { keys, changed } = await registerKeys(ctx, principal, body, {
+      replace: body.replace === true,
+      statement: body.key_statement,
+    });
     return ok({ agent_id: principal.agentId, ...keyView(keys) }, changed ? 201 : 200);
   },
 });

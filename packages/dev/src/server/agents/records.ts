@@ -45,6 +45,8 @@ export interface AgentKeyView {
   readonly registered_at: string;
   /** End of the grace of a retired generation; `null` for the current one. */
   readonly valid_until: string | null;
+  /** Number of the generation (1 for the first registered one). */
+  readonly generation: number;
 }
 
 /** The wire view of an agent (`GET /agents/:id`), for its owner and for itself. */
@@ -76,6 +78,7 @@ export function keyView(k: AgentKeyGeneration): AgentKeyView {
     signing_key_id: k.signingKeyId,
     registered_at: iso(k.registeredAtMs),
     valid_until: k.validUntilMs === undefined ? null : iso(k.validUntilMs),
+    generation: k.generation ?? 1,
   };
 }
 

@@ -1,8 +1,10 @@
 /**
  * Device migration signalling (`MIGRATION_ROUTES`): the old device opens a
  * session with a commitment to its ephemeral key, the new device joins by
- * code with its ephemeral key, the old device reveals its key, then posts
- * the bundle sealed to the key both derived. The server relays public
+ * code (and learns the session id and the commitment), then sends its
+ * ephemeral key, the old device reveals its key, then posts the bundle
+ * sealed to the key both derived. Sending the same key twice (a retried
+ * request) answers the session again; another key is refused. The server relays public
  * values and ciphertext only; both devices must be signed in to the same
  * account (so the device limit of 5 applies to the new device at sign-in).
  *
@@ -17,6 +19,7 @@ import {
   JoinMigrationBodySchema,
   MIGRATION_COMMIT_LABEL,
   MigrationBundleBodySchema,
+  MigrationKeyBodySchema,
   normalizeMigrationCode,
   RevealMigrationKeyBodySchema,
   StartMigrationBodySchema,
@@ -61,6 +64,11 @@ function oldDeviceStep(r: MigrationRecord, p: UserPrincipal, state: MigrationSta
       'Only the device that opened the session may do this.',
     );
   }
+  inState(r, state);
+}
+
+/** Refuses unless the session is in `state`. */
+function inState(r: MigrationRecord, state: MigrationState): void {
   if (r.state !== state) {
     throw invalidField(
       'state',
@@ -69,6 +77,11 @@ function oldDeviceStep(r: MigrationRecord, p: UserPrincipal, state: MigrationSta
       `The session is ${r.state}.`,
     );
   }
+}
+
+/** True when `p` is the session's old device. */
+function isOldDevice(r: MigrationRecord, p: UserPrincipal): boolean {
+  return p.deviceId === r.oldDeviceId;
 }
 
 const start = defineRoute({
@@ -105,8 +118,26 @@ const join = defineRoute({
       );
     }
     r.newDeviceId = principal.deviceId;
-    r.newKey = body.ephemeral_public_key;
     r.state = 'joined';
+    return ok(view(r, principal.deviceId));
+  },
+});
+
+const submitKey = defineRoute({
+  method: R.submitMigrationKey.method,
+  path: R.submitMigrationKey.path,
+  auth: 'user',
+  body: MigrationKeyBodySchema,
+  handler({ params, body, principal, ctx }) {
+    const r = session(ctx, params['id'], principal);
+    if (principal.deviceId !== r.newDeviceId) {
+      throw invalidField('device_id', 'not_new_device', {}, 'Only the device that joined may do this.');
+    }
+    // A retried request with the same key answers the session again.
+    if (r.newKey === body.ephemeral_public_key) return ok(view(r, principal.deviceId));
+    inState(r, 'joined');
+    r.newKey = body.ephemeral_public_key;
+    r.state = 'keyed';
     return ok(view(r, principal.deviceId));
   },
 });
@@ -127,7 +158,10 @@ const reveal = defineRoute({
   body: RevealMigrationKeyBodySchema,
   handler({ params, body, principal, ctx }) {
     const r = session(ctx, params['id'], principal);
-    oldDeviceStep(r, principal, 'joined');
+    if (r.oldKey !== undefined && r.oldKey === body.ephemeral_public_key && isOldDevice(r, principal)) {
+      return ok(view(r, principal.deviceId)); // a retried reveal
+    }
+    oldDeviceStep(r, principal, 'keyed');
     const digest = createHash('sha256')
       .update(MIGRATION_COMMIT_LABEL)
       .update(fromBase64(body.ephemeral_public_key)!)
@@ -165,4 +199,4 @@ const close = defineRoute({
 });
 
 /** Routes of device migration. */
-export const migrationRoutes: readonly Route[] = [start, join, read, reveal, bundle, close];
+export const migrationRoutes: readonly Route[] = [start, join, submitKey, read, reveal, bundle, close];

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { KeyStatementWire } from 'agent-messaging-sdk/protocol';
 
 /** Governance level: none, L1 restricted, L2 suspended, L3 banned. */
 export type GovernanceLevel = 'none' | 'L1' | 'L2' | 'L3';
@@ -31,6 +32,14 @@ export interface AgentKeyGeneration {
   readonly registeredAtMs: number;
   /** End of validity (grace of a regeneration); undefined while current without an end. */
   readonly validUntilMs: number | undefined;
+  /** Number of the generation: 1 for the first registered, +1 per registration after it (absent on old records: 1). */
+  readonly generation?: number;
+  /**
+   * The key succession statement the agent uploaded with this generation (signed
+   * by the previous generation; none after an emergency, a self-heal or the
+   * first registration), stored as received and served with the keys.
+   */
+  readonly statement?: KeyStatementWire;
 }
 
 /** An agent's governance state. */

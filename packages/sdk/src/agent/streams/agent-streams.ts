@@ -26,6 +26,7 @@ import {
 } from '../../crypto/stream/stream-crypto.js';
 import type { RestClient } from '../../transport/rest/client.js';
 import type { KeyDirectory } from '../../messaging/key-directory.js';
+import type { MemberWatch } from '../../messaging/member-watch.js';
 import { RestStreamTransport } from './rest-transport.js';
 import type { StreamTransport } from '../../messaging/stream-transport.js';
 import {
@@ -50,6 +51,8 @@ export interface AgentStreamsDeps {
   /** A REST client that never retries (webhook mode). */
   readonly rest: RestClient;
   readonly backend?: CryptoBackend | undefined;
+  /** Watches the recipient set per conversation, as for `send()` (`membersChanged`, `MEMBERS_CHANGED`). */
+  readonly members?: Pick<MemberWatch, 'observe'> | undefined;
 }
 
 /** The streams of one Agent. */
@@ -72,7 +75,8 @@ export class AgentStreams {
    * resolves with the writer once the service accepted the stream.
    *
    * @throws {@link StreamError} (`client_offline`, `peer_revoked`, `rate_limited`) when the service refuses it;
-   * ServiceError `CONVERSATION_FORBIDDEN`; TransportError when the WebSocket is not open.
+   * ServiceError `CONVERSATION_FORBIDDEN`; TransportError when the WebSocket is not open; CryptoError
+   * `MEMBERS_CHANGED` under the `'block'` key-change policy when the conversation gained a member (as `send()`).
    */
   async open(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
     const ring = await this.#d.ring();
@@ -126,8 +130,13 @@ export class AgentStreams {
 
   async #recipients(conversationId: string, ring: KeyRing): Promise<EnvelopeRecipient[]> {
     const { directory, agentId } = this.#d;
+    const members = await directory.conversationMembers(conversationId);
+    this.#d.members?.observe(
+      conversationId,
+      members.filter((id) => id !== agentId),
+    );
     const out: EnvelopeRecipient[] = [];
-    for (const id of await directory.conversationMembers(conversationId)) {
+    for (const id of members) {
       if (id === agentId) continue;
       const k = await directory.keys(id);
       out.push({ id, publicKey: k.encryption });

@@ -1,13 +1,16 @@
 /**
  * Builds an Agent's {@link AgentStreams} from its options: a REST client of
  * its own that never retries (a stream request is not repeated), the key
- * directory, and the WebSocket once connected.
+ * directory, the member watch (streams are refused or reported like
+ * `send()` when the conversation gained a member), and the WebSocket once
+ * connected.
  *
  * @module
  */
 import type { KeyRing } from '../../crypto/key-store/key-ring.js';
 import { createRestClient } from '../../transport/rest/client.js';
 import type { KeyDirectory } from '../../messaging/key-directory.js';
+import type { MemberWatch } from '../../messaging/member-watch.js';
 import type { ResolvedAgentOptions } from '../options.js';
 import { AgentStreams } from './agent-streams.js';
 import type { FrameSocket } from './ws-transport.js';
@@ -24,6 +27,7 @@ export function createAgentStreams(
   o: ResolvedAgentOptions,
   directory: KeyDirectory,
   hooks: AgentStreamHooks,
+  members?: Pick<MemberWatch, 'observe'>,
 ): AgentStreams {
   const src = o.source;
   const rest = createRestClient({
@@ -44,5 +48,6 @@ export function createAgentStreams(
     socket: () => hooks.socket(),
     rest,
     backend: src.backend,
+    members,
   });
 }

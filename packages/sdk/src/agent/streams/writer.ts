@@ -11,6 +11,15 @@
  * service stay under `highWaterMark` (default 256 KiB); above it, it resolves
  * once they are back under half of it. Await it in a producer loop.
  *
+ * Authentication (stream v2, docs/envelope.md): the last delta of every
+ * burst of writes carries a checkpoint, the agent's Ed25519 signature over
+ * the keyed hash chain of every delta so far, and at least every
+ * {@link STREAM_CHECKPOINT_MAX_DELTAS} deltas. To know which delta is last,
+ * the newest one is held until the writes of the current turn of the event
+ * loop are done (a `setImmediate`), so a burst costs one signature and a
+ * lone write is sent at once after it. The end and the abort are signed
+ * over the same chain.
+ *
  * Errors: once the service ends the stream (`StreamError`, reason one of the
  * five stream error values) or the connection is lost, every call rejects
  * with that error. Nothing is retried.
@@ -19,10 +28,17 @@
  */
 import type { AmsError } from '../../core/errors/base.js';
 import { ValidationError } from '../../core/errors/validation-error.js';
-import { toBase64, utf8 } from '../../core/encoding.js';
-import { STREAM_LIMITS } from '../../core/limits/streams.js';
+import { concatBytes, toBase64, utf8 } from '../../core/encoding.js';
 import type { RawKeyPair } from '../../crypto/backend/types.js';
-import { signStreamEnd, StreamTranscript, type StreamCipher } from '../../crypto/stream/stream-crypto.js';
+import {
+  frameStreamDelta,
+  signStream,
+  StreamChain,
+  STREAM_ABORT_REASON_MAX_BYTES,
+  STREAM_CHECKPOINT_MAX_DELTAS,
+  STREAM_DELTA_TEXT_MAX_BYTES,
+  type StreamCipher,
+} from '../../crypto/stream/stream-crypto.js';
 import type { StreamTransport } from '../../messaging/stream-transport.js';
 
 /** Options of a stream writer. */
@@ -60,7 +76,7 @@ export interface StreamWriter {
   write(delta: string): Promise<void>;
   /** Sends what is buffered, appends `final` if given, and ends the stream with the signed transcript. */
   end(final?: string): Promise<StreamSummary>;
-  /** Drops what is buffered and tells the user's devices the stream was abandoned (`reason` is sealed). */
+  /** Drops what is buffered and tells the user's devices the stream was abandoned (`reason` is sealed and signed). */
   abort(reason?: string): Promise<void>;
 }
 
@@ -74,7 +90,11 @@ export interface StreamWriterDeps {
   readonly options?: StreamWriterOptions | undefined;
 }
 
-const MAX_ABORT_REASON_BYTES = 1_024;
+/** Runs `fn` once the current turn of the event loop is done (`setImmediate` where it exists). */
+const afterTurn: (fn: () => void) => void =
+  typeof globalThis.setImmediate === 'function'
+    ? (fn) => void globalThis.setImmediate(fn)
+    : (fn) => void globalThis.setTimeout(fn, 0);
 
 /** Cuts `bytes` into pieces of at most `max` bytes, never inside a UTF-8 sequence. */
 export function splitUtf8(bytes: Uint8Array, max: number): Uint8Array[] {
@@ -102,15 +122,36 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
   const coalesceMs = d.options?.coalesceMs ?? 10;
   const coalesceBytes = d.options?.coalesceBytes ?? 1_024;
   const highWaterMark = d.options?.highWaterMark ?? 262_144;
-  const transcript = new StreamTranscript(d.streamId);
   const { transport, cipher } = d;
+  const chain = new StreamChain(cipher.chainStart);
   let pending: string[] = [];
   let pendingBytes = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
   let text = '';
+  /** The newest piece, held until it is known whether it closes a burst (then it carries a checkpoint). */
+  let tail: Uint8Array | undefined;
+  let tailScheduled = false;
+  /** Deltas sent since the last checkpoint. */
+  let unsigned = 0;
 
   const failure = (): AmsError | undefined => transport.failure;
+
+  function send(piece: Uint8Array, checkpoint: boolean): void {
+    const seq = chain.seq + 1;
+    const hash = chain.add(seq, piece);
+    const signature = checkpoint ? signStream(d.signing, 'checkpoint', d.streamId, seq, hash) : undefined;
+    unsigned = checkpoint ? 0 : unsigned + 1;
+    transport.delta(seq, toBase64(cipher.sealDelta(seq, frameStreamDelta(piece, signature))));
+  }
+
+  /** Sends the held piece: with a checkpoint, unless the end or abort signs right after. */
+  function releaseTail(checkpoint: boolean): void {
+    const piece = tail;
+    tail = undefined;
+    if (piece === undefined || failure() !== undefined) return;
+    send(piece, checkpoint);
+  }
 
   function flush(): void {
     if (timer !== undefined) clearTimeout(timer);
@@ -119,11 +160,16 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
     const joined = pending.length === 1 ? pending[0]! : pending.join('');
     pending = [];
     pendingBytes = 0;
-    for (const piece of splitUtf8(utf8(joined), STREAM_LIMITS.MAX_DELTA_BYTES)) {
-      const seq = transcript.seq + 1;
-      const sealed = cipher.sealDelta(seq, piece);
-      transcript.add(seq, sealed);
-      transport.delta(seq, toBase64(sealed));
+    for (const piece of splitUtf8(utf8(joined), STREAM_DELTA_TEXT_MAX_BYTES)) {
+      if (tail !== undefined) send(tail, unsigned + 1 >= STREAM_CHECKPOINT_MAX_DELTAS);
+      tail = piece;
+    }
+    if (!tailScheduled) {
+      tailScheduled = true;
+      afterTurn(() => {
+        tailScheduled = false;
+        if (!closed) releaseTail(true);
+      });
     }
   }
 
@@ -162,13 +208,14 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
       const error = failure();
       if (error !== undefined) throw error;
       if (closed) throw closedError();
-      closed = true;
       flush();
-      const finalSeq = transcript.seq;
-      const signature = signStreamEnd(d.signing, d.streamId, finalSeq, transcript.hash);
+      closed = true;
+      releaseTail(false);
+      const finalSeq = chain.seq;
+      const signature = signStream(d.signing, 'end', d.streamId, finalSeq, chain.hash);
       await transport.end({
         final_seq: finalSeq,
-        transcript_hash: toBase64(transcript.hash),
+        transcript_hash: toBase64(chain.hash),
         signature: toBase64(signature),
       });
       return { streamId: d.streamId, text, deltas: finalSeq };
@@ -181,8 +228,11 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
       pending = [];
       const error = failure();
       if (error !== undefined) throw error;
-      const bytes = utf8(reason).subarray(0, MAX_ABORT_REASON_BYTES);
-      await transport.abort(toBase64(cipher.sealAbort(transcript.seq, bytes)));
+      releaseTail(false); // written and flushed: the abort's signature covers it
+      const bytes = splitUtf8(utf8(reason), STREAM_ABORT_REASON_MAX_BYTES)[0] ?? new Uint8Array(0);
+      const n = chain.seq;
+      const signature = signStream(d.signing, 'aborted', d.streamId, n, chain.hash, undefined, bytes);
+      await transport.abort(toBase64(cipher.sealAbort(n, concatBytes(signature, bytes))));
     },
   };
 }

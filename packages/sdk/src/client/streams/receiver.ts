@@ -1,26 +1,32 @@
 /**
- * The human side of streamed replies: opens the sealed stream key of a
- * `stream.start` (an ordinary envelope, signed by the agent, bound to the
- * conversation and to the frame type), then takes deltas strictly in order
- * (seq 1, 2, …), opens each under the stream key, appends its text, keeps the
- * transcript hash, and on `stream.end` checks the final seq, the transcript
- * and the agent's signature before emitting the full text.
+ * The human side of streamed replies (stream v2, docs/envelope.md): opens the
+ * sealed stream key of a `stream.start` (an ordinary envelope, signed by the
+ * agent, bound to the conversation and to the frame type), then takes deltas
+ * strictly in order (seq 1, 2, …), opens each under the stream key and adds
+ * its text to the keyed hash chain. **Nothing is shown before the agent's
+ * signature covers it**: deltas wait until a checkpoint (a signature inside a
+ * later delta), the end or the abort verifies over the chain, then
+ * `streamDelta` fires for each of them in order. A group member holds the
+ * stream key and can seal a delta or an abort that opens; it cannot sign.
  *
  * A stream fails (event `streamError`, then its later frames are ignored) when:
  *
  * | `reason` | Cause |
  * |---|---|
- * | `invalid_start` | the key envelope does not open, or is not a `stream.open` for this stream |
+ * | `invalid_start` | the key envelope does not open, is not a `stream.open` v2 for this stream |
  * | `duplicate` | a delta with a seq already seen |
  * | `out_of_order` | a delta whose seq skips ahead (reordered or dropped deltas) |
- * | `tampered` | a delta or the transcript does not authenticate, or the end counts fewer deltas than received |
+ * | `tampered` | a delta or the chain does not authenticate, more than 256 deltas came without a checkpoint, or the end counts fewer deltas than received |
  * | `truncated` | the end counts more deltas than received, or the connection ended mid-stream |
- * | `bad_signature` | the end's signature is not the agent's |
- * | `aborted` | the agent aborted (its sealed reason in `detail`) |
+ * | `bad_signature` | a checkpoint, the end or the abort is not signed by the agent (text forged by a key holder) |
+ * | `aborted` | the agent aborted (its signed reason in `detail`) |
+ * | `replayed` | a stream id this client already finished (remembered in the replay store, 25 h) |
+ * | `deadline` | the stream did not end within the client's own deadline (`streamDeadlineMs`) |
  * | a stream error value | the service ended it (`stream.error`) |
  *
  * @module
  */
+import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { AmsError } from '../../core/errors/base.js';
 import type { StreamErrorValue } from '../../core/errors/codes.js';
 import { CryptoError } from '../../core/errors/crypto-error.js';
@@ -29,10 +35,17 @@ import { fromBase64, fromUtf8 } from '../../core/encoding.js';
 import type { Logger } from '../../core/logger.js';
 import { STREAM_FRAMES } from '../../core/protocol/service-names.js';
 import { parseUserStreamFrame, type UserStreamFrame } from '../../core/protocol/stream-frames.js';
+import { STREAM_LIMITS } from '../../core/limits/streams.js';
+import { MESSAGE_DEDUP_MEMORY_MS } from '../../crypto/freshness.js';
 import {
+  STREAM_CHECKPOINT_MAX_DELTAS,
+  STREAM_CRYPTO_VERSION,
   streamCipher,
-  StreamTranscript,
+  StreamChain,
+  unframeStreamAbort,
+  unframeStreamDelta,
   verifyStreamEnd,
+  verifyStreamSignature,
   type StreamCipher,
 } from '../../crypto/stream/stream-crypto.js';
 import { streamKeyOf } from '../../crypto/stream/stream-start.js';
@@ -47,7 +60,53 @@ export type StreamFailureReason =
   | 'tampered'
   | 'truncated'
   | 'bad_signature'
-  | 'aborted';
+  | 'aborted'
+  | 'replayed'
+  | 'deadline';
+
+/**
+ * How long a received stream may last before the client ends it itself
+ * (`deadline`): the service's 5-minute limit plus 30 s, so only a service
+ * that never ends a stream hits it.
+ */
+export const STREAM_DEADLINE_MS = STREAM_LIMITS.TOTAL_MS + 30_000;
+
+/**
+ * Where the ids of finished streams are remembered, so a stream captured and
+ * replayed later (after a restart, with a persistent store) is refused
+ * (`replayed`). Keys are opaque strings; each is kept until `expiresAtMs`
+ * (25 h after it was added: longer than a `stream.start` envelope stays inside
+ * the acceptance window). Methods may return a value or a promise.
+ */
+export interface StreamReplayStore {
+  /** True when `key` was added and has not expired. */
+  has(key: string): boolean | Promise<boolean>;
+  /** Remembers `key` until `expiresAtMs`. */
+  add(key: string, expiresAtMs: number): void | Promise<void>;
+}
+
+/** The default {@link StreamReplayStore}: in this process's memory, bounded (oldest forgotten first). */
+export class MemoryStreamReplayStore implements StreamReplayStore {
+  readonly #clock: Clock;
+  readonly #max: number;
+  readonly #until = new Map<string, number>();
+
+  constructor(clock: Clock, max = 10_000) {
+    this.#clock = clock;
+    this.#max = Math.max(1, Math.floor(max));
+  }
+
+  has(key: string): boolean {
+    const until = this.#until.get(key);
+    return until !== undefined && until > this.#clock.now();
+  }
+
+  add(key: string, expiresAtMs: number): void {
+    this.#until.delete(key);
+    this.#until.set(key, expiresAtMs);
+    while (this.#until.size > this.#max) this.#until.delete(this.#until.keys().next().value!);
+  }
+}
 
 /** A stream started (its key opened and verified). */
 export interface StreamStarted {
@@ -57,13 +116,13 @@ export interface StreamStarted {
   readonly senderId: string;
 }
 
-/** One delta, opened and in order. */
+/** One delta, opened, in order, and covered by the agent's signature. */
 export interface StreamDelta extends StreamStarted {
   /** 1, 2, … */
   readonly seq: number;
   /** This delta's text. */
   readonly delta: string;
-  /** The text so far (not verified as a whole until `streamEnd`). */
+  /** The text so far (every delta of it signed by the agent; complete only at `streamEnd`). */
   readonly text: string;
 }
 
@@ -82,11 +141,14 @@ export interface StreamFailure {
   readonly conversationId: string | undefined;
   readonly senderId: string | undefined;
   readonly reason: StreamFailureReason;
-  /** The text received before the failure (unverified). */
+  /** The text shown before the failure (signed by the agent; deltas not yet covered by a signature are dropped). */
   readonly text: string;
   /** The agent's reason of an abort. */
   readonly detail: string | undefined;
-  /** The error: a `StreamError` from the service, a `CryptoError` for a broken stream; undefined for an abort. */
+  /**
+   * The error: a `StreamError` from the service, a `CryptoError` for a broken, forged, replayed or
+   * overdue stream; undefined for an abort.
+   */
   readonly error: AmsError | undefined;
 }
 
@@ -109,6 +171,12 @@ export interface StreamReceiverDeps {
   signingKey(senderId: string): Promise<Uint8Array | undefined>;
   readonly emit: StreamReceiverEvents;
   readonly log: Logger;
+  /** Time and timers of the deadline. */
+  readonly clock: Clock;
+  /** The client's own deadline of a stream. @defaultValue {@link STREAM_DEADLINE_MS} */
+  readonly deadlineMs?: number | undefined;
+  /** Finished stream ids. @defaultValue a {@link MemoryStreamReplayStore} */
+  readonly replayStore?: StreamReplayStore | undefined;
 }
 
 interface Live {
@@ -119,8 +187,13 @@ interface Live {
   queued: UserStreamFrame[];
   cipher: StreamCipher | undefined;
   signingKey: Uint8Array | undefined;
-  transcript: StreamTranscript;
+  chain: StreamChain | undefined;
+  /** Opened deltas not yet covered by a signature. */
+  unsigned: { readonly seq: number; readonly delta: string }[];
+  /** Seq of the last delta received. */
+  seq: number;
   text: string;
+  deadline: TimerHandle | undefined;
 }
 
 const FINISHED_MEMORY = 4_096;
@@ -129,14 +202,29 @@ function broken(message: string): CryptoError {
   return new CryptoError({ code: 'INVALID_ENVELOPE', message });
 }
 
+function notSigned(what: string): CryptoError {
+  return new CryptoError({
+    code: 'DECRYPT_FAILURE',
+    reason: 'signature',
+    message: `${what} is not signed by the sender.`,
+  });
+}
+
+/** The replay-store key of a finished stream: signed sender and stream id. */
+function replayKey(senderId: string, streamId: string): string {
+  return `stream\u0000${senderId}\u0000${streamId}`;
+}
+
 /** Receives the streams of one user connection set. */
 export class StreamReceiver {
   readonly #d: StreamReceiverDeps;
   readonly #live = new Map<string, Live>();
   readonly #finished = new Set<string>();
+  readonly #replay: StreamReplayStore;
 
   constructor(deps: StreamReceiverDeps) {
     this.#d = deps;
+    this.#replay = deps.replayStore ?? new MemoryStreamReplayStore(deps.clock);
   }
 
   /** Open streams. */
@@ -188,17 +276,33 @@ export class StreamReceiver {
       queued: [],
       cipher: undefined,
       signingKey: undefined,
-      transcript: new StreamTranscript(id),
+      chain: undefined,
+      unsigned: [],
+      seq: 0,
       text: '',
+      deadline: undefined,
     };
     this.#live.set(id, live);
+    const { clock } = this.#d;
+    live.deadline = clock.setTimeout(
+      () => this.#fail(live, 'deadline', broken('The stream did not end within the deadline.')),
+      this.#d.deadlineMs ?? STREAM_DEADLINE_MS,
+      { background: true },
+    );
     try {
       const opened = await this.#d.openStart(frame.wire_envelope, frame.conversation_id);
       const key = streamKeyOf(opened, id);
       if (key === undefined) throw broken('The stream key envelope is not a stream.open of this stream.');
+      if (opened.payload['v'] !== STREAM_CRYPTO_VERSION)
+        throw broken(`The stream is not stream v${STREAM_CRYPTO_VERSION} (deltas not signed by the sender).`);
       live.conversationId = frame.conversation_id;
       live.senderId = opened.senderId;
+      if (await this.#replay.has(replayKey(opened.senderId, id))) {
+        this.#fail(live, 'replayed', broken('This stream was received and finished before.'));
+        return;
+      }
       live.cipher = streamCipher(key, id);
+      live.chain = new StreamChain(live.cipher.chainStart);
       live.signingKey = await this.#d.signingKey(opened.senderId);
       if (live.signingKey === undefined) throw broken('The sender has no signing key.');
     } catch (err) {
@@ -209,6 +313,7 @@ export class StreamReceiver {
       );
       return;
     }
+    if (this.#live.get(id) !== live) return;
     live.opening = false;
     this.#d.emit.streamStart({
       streamId: id,
@@ -224,13 +329,8 @@ export class StreamReceiver {
         return this.#delta(live, frame.seq, frame.ciphertext);
       case STREAM_FRAMES.end:
         return this.#end(live, frame);
-      case STREAM_FRAMES.abort: {
-        const sealed = fromBase64(frame.ciphertext);
-        const reason = sealed === undefined ? undefined : live.cipher?.openAbort(live.transcript.seq, sealed);
-        if (reason === undefined)
-          return this.#fail(live, 'tampered', broken('The abort does not authenticate.'));
-        return this.#fail(live, 'aborted', undefined, fromUtf8(reason) ?? '');
-      }
+      case STREAM_FRAMES.abort:
+        return this.#abort(live, frame.ciphertext);
       case STREAM_FRAMES.error:
         return this.#fail(live, frame.reason, streamErrorOf(live.id, frame.reason));
       case STREAM_FRAMES.start:
@@ -239,25 +339,64 @@ export class StreamReceiver {
   }
 
   #delta(live: Live, seq: number, ciphertext: string): void {
-    const expected = live.transcript.seq + 1;
+    const expected = live.seq + 1;
     if (seq < expected) return this.#fail(live, 'duplicate', broken(`Delta ${seq} arrived again.`));
     if (seq > expected)
       return this.#fail(live, 'out_of_order', broken(`Delta ${seq} arrived before ${expected}.`));
     const sealed = fromBase64(ciphertext);
-    const plain = sealed === undefined ? undefined : live.cipher?.openDelta(seq, sealed);
-    const delta = plain === undefined ? undefined : fromUtf8(plain);
-    if (sealed === undefined || delta === undefined)
+    const framed = sealed === undefined ? undefined : live.cipher!.openDelta(seq, sealed);
+    const parts = framed === undefined ? undefined : unframeStreamDelta(framed);
+    const delta = parts === undefined ? undefined : fromUtf8(parts.text);
+    if (parts === undefined || delta === undefined)
       return this.#fail(live, 'tampered', broken(`Delta ${seq} does not authenticate.`));
-    live.transcript.add(seq, sealed);
-    live.text += delta;
-    this.#d.emit.streamDelta({
-      streamId: live.id,
-      conversationId: live.conversationId!,
-      senderId: live.senderId!,
-      seq,
-      delta,
-      text: live.text,
-    });
+    live.seq = seq;
+    const hash = live.chain!.add(seq, parts.text);
+    live.unsigned.push({ seq, delta });
+    if (parts.signature === undefined) {
+      if (live.unsigned.length >= STREAM_CHECKPOINT_MAX_DELTAS)
+        this.#fail(live, 'tampered', broken(`${live.unsigned.length} deltas came without a checkpoint.`));
+      return;
+    }
+    if (!verifyStreamSignature(live.signingKey!, 'checkpoint', live.id, seq, hash, parts.signature))
+      return this.#fail(live, 'bad_signature', notSigned(`The checkpoint of delta ${seq}`));
+    this.#release(live);
+  }
+
+  /** Shows the deltas a verified signature now covers. */
+  #release(live: Live): void {
+    for (const { seq, delta } of live.unsigned.splice(0)) {
+      live.text += delta;
+      this.#d.emit.streamDelta({
+        streamId: live.id,
+        conversationId: live.conversationId!,
+        senderId: live.senderId!,
+        seq,
+        delta,
+        text: live.text,
+      });
+    }
+  }
+
+  #abort(live: Live, ciphertext: string): void {
+    const sealed = fromBase64(ciphertext);
+    const framed = sealed === undefined ? undefined : live.cipher!.openAbort(live.seq, sealed);
+    const parts = framed === undefined ? undefined : unframeStreamAbort(framed);
+    const reason = parts === undefined ? undefined : fromUtf8(parts.reason);
+    if (parts === undefined || reason === undefined)
+      return this.#fail(live, 'tampered', broken('The abort does not authenticate.'));
+    const signed = verifyStreamSignature(
+      live.signingKey!,
+      'aborted',
+      live.id,
+      live.seq,
+      live.chain!.hash,
+      parts.signature,
+      undefined,
+      parts.reason,
+    );
+    if (!signed) return this.#fail(live, 'bad_signature', notSigned('The abort'));
+    this.#release(live);
+    this.#fail(live, 'aborted', undefined, reason);
   }
 
   #end(live: Live, frame: Extract<UserStreamFrame, { type: 'stream.end' }>): void {
@@ -269,34 +408,26 @@ export class StreamReceiver {
         transcriptHash: fromBase64(frame.transcript_hash)!,
         signature: fromBase64(frame.signature)!,
       },
-      live.transcript,
+      live.chain!,
     );
     if (verdict === 'truncated') {
-      const short = frame.final_seq > live.transcript.seq;
+      const short = frame.final_seq > live.seq;
       return this.#fail(
         live,
         short ? 'truncated' : 'tampered',
-        broken(`The end counts ${frame.final_seq} deltas; ${live.transcript.seq} arrived.`),
+        broken(`The end counts ${frame.final_seq} deltas; ${live.seq} arrived.`),
       );
     }
     if (verdict === 'transcript') return this.#fail(live, 'tampered', broken('The transcript hash differs.'));
-    if (verdict === 'signature')
-      return this.#fail(
-        live,
-        'bad_signature',
-        new CryptoError({
-          code: 'DECRYPT_FAILURE',
-          reason: 'signature',
-          message: 'The end is not signed by the sender.',
-        }),
-      );
+    if (verdict === 'signature') return this.#fail(live, 'bad_signature', notSigned('The end'));
+    this.#release(live);
     this.#finish(live);
     this.#d.emit.streamEnd({
       streamId: live.id,
       conversationId: live.conversationId!,
       senderId: live.senderId!,
       text: live.text,
-      deltas: live.transcript.seq,
+      deltas: live.seq,
     });
   }
 
@@ -316,6 +447,14 @@ export class StreamReceiver {
 
   #finish(live: Live): void {
     this.#live.delete(live.id);
+    if (live.deadline !== undefined) this.#d.clock.clearTimeout(live.deadline);
+    if (live.senderId !== undefined) {
+      const key = replayKey(live.senderId, live.id);
+      const expiresAt = this.#d.clock.now() + MESSAGE_DEDUP_MEMORY_MS;
+      void Promise.resolve()
+        .then(() => this.#replay.add(key, expiresAt))
+        .catch(() => this.#d.log.warn('streams: the replay store did not take a finished stream id'));
+    }
     this.#finished.add(live.id);
     if (this.#finished.size > FINISHED_MEMORY) {
       const oldest = this.#finished.values().next().value;

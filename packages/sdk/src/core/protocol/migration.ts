@@ -6,7 +6,12 @@
  *
  * The service relays public values and ciphertext only: a commitment to the
  * old device's ephemeral X25519 key, the two ephemeral public keys, and the
- * bundle sealed under the key the two devices agree on.
+ * bundle sealed under the key the two devices agree on. The order is
+ * commit-then-reveal on both sides: the new device sends its key only after
+ * it holds the session id and the commitment, and the old device reveals its
+ * key only after the new key is in, so a relay fixes everything it shows a
+ * device before it learns the value that device adds to the verification
+ * string (docs/device-migration.md, "Why a relay gets one guess").
  *
  * @module
  */
@@ -24,7 +29,7 @@ export const MIGRATION_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * Prefix of the commitment: `commitment = SHA-256(label ‖ old ephemeral public key)`
  * (UTF-8 label, raw 32-byte key).
  */
-export const MIGRATION_COMMIT_LABEL = 'ams/migration/v1/commit';
+export const MIGRATION_COMMIT_LABEL = 'ams/migration/v2/commit';
 /** Upper bound of a sealed bundle, in base64 characters (64 KiB of bytes). */
 export const MIGRATION_BUNDLE_MAX_CHARS = 87_384;
 
@@ -82,13 +87,19 @@ export const StartMigrationBodySchema = z.strictObject({ commitment: Key32Schema
 /** `POST /migrations` body. */
 export type StartMigrationBody = z.infer<typeof StartMigrationBodySchema>;
 
-/** `POST /migrations/join` body. */
-export const JoinMigrationBodySchema = z.strictObject({
-  code: z.string().max(64),
-  ephemeral_public_key: Key32Schema,
-});
+/**
+ * `POST /migrations/join` body: the code only. The new device's ephemeral key
+ * follows in `POST /migrations/:id/key`, once the device holds the session id
+ * and the old device's commitment.
+ */
+export const JoinMigrationBodySchema = z.strictObject({ code: z.string().max(64) });
 /** `POST /migrations/join` body. */
 export type JoinMigrationBody = z.infer<typeof JoinMigrationBodySchema>;
+
+/** `POST /migrations/:id/key` body: the new device's ephemeral public key. */
+export const MigrationKeyBodySchema = z.strictObject({ ephemeral_public_key: Key32Schema });
+/** `POST /migrations/:id/key` body. */
+export type MigrationKeyBody = z.infer<typeof MigrationKeyBodySchema>;
 
 /** `POST /migrations/:id/reveal` body. */
 export const RevealMigrationKeyBodySchema = z.strictObject({ ephemeral_public_key: Key32Schema });
@@ -97,18 +108,18 @@ export type RevealMigrationKeyBody = z.infer<typeof RevealMigrationKeyBodySchema
 
 /** `POST /migrations/:id/bundle` body. */
 export const MigrationBundleBodySchema = z.strictObject({
-  bundle: base64Schema({ minBytes: 29, maxChars: MIGRATION_BUNDLE_MAX_CHARS }),
+  bundle: base64Schema({ minBytes: 61, maxChars: MIGRATION_BUNDLE_MAX_CHARS }),
 });
 /** `POST /migrations/:id/bundle` body. */
 export type MigrationBundleBody = z.infer<typeof MigrationBundleBodySchema>;
 
 /**
  * Where a session stands: `open` (waiting for the new device), `joined`
- * (the new device's key is in), `revealed` (the old device's key is in:
- * both show the verification string), `sealed` (the bundle waits for the
- * new device).
+ * (the new device is in and holds the commitment), `keyed` (the new
+ * device's key is in), `revealed` (the old device's key is in: both show the
+ * verification string), `sealed` (the bundle waits for the new device).
  */
-export const MigrationStateSchema = z.enum(['open', 'joined', 'revealed', 'sealed']);
+export const MigrationStateSchema = z.enum(['open', 'joined', 'keyed', 'revealed', 'sealed']);
 /** Where a session stands. */
 export type MigrationState = z.infer<typeof MigrationStateSchema>;
 

@@ -433,7 +433,15 @@ export const MIGRATION_ROUTES = {
     method: 'POST',
     path: '/migrations/join',
     auth: 'user',
-    summary: "The new device joins by the session's code with its ephemeral public key.",
+    summary:
+      "The new device joins by the session's code (no key yet: it learns the session id and the old device's commitment first).",
+  },
+  submitMigrationKey: {
+    method: 'POST',
+    path: '/migrations/:id/key',
+    auth: 'user',
+    summary:
+      'The new device sends its ephemeral public key, after it holds the commitment (idempotent for the same key).',
   },
   getMigration: {
     method: 'GET',
@@ -445,13 +453,14 @@ export const MIGRATION_ROUTES = {
     method: 'POST',
     path: '/migrations/:id/reveal',
     auth: 'user',
-    summary: 'The old device reveals the ephemeral public key it committed to.',
+    summary:
+      'The old device reveals the ephemeral public key it committed to, after the new key is in (idempotent for the same key).',
   },
   sendMigrationBundle: {
     method: 'POST',
     path: '/migrations/:id/bundle',
     auth: 'user',
-    summary: 'The old device posts the bundle sealed to the session key.',
+    summary: 'The old device posts the bundle sealed to the session key and the account key.',
   },
   closeMigration: {
     method: 'DELETE',

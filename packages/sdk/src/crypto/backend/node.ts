@@ -75,17 +75,32 @@ function toBytes(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** Imports raw keys as KeyObjects through JWK, with caching. */
+/**
+ * The PKCS#8 DER prefix of a raw 32-byte X25519 or Ed25519 private key (RFC 8410): the key follows it.
+ * Private keys are imported this way, not as JWK: a private JWK needs `x`, the public key, and Node 26
+ * refuses one whose `x` does not match `d`, which callers that only hold the private key cannot give.
+ */
+const PKCS8_PREFIX: Record<Curve, Uint8Array> = {
+  X25519: Uint8Array.from([48, 46, 2, 1, 0, 48, 5, 6, 3, 43, 101, 110, 4, 34, 4, 32]),
+  Ed25519: Uint8Array.from([48, 46, 2, 1, 0, 48, 5, 6, 3, 43, 101, 112, 4, 34, 4, 32]),
+};
+
+/** Imports raw keys as KeyObjects (private keys through PKCS#8, public keys through JWK), with caching. */
 function keyImporter(c: NodeCryptoModule) {
   const caches = {
     X25519: [new KeyCache(false), new KeyCache(false)],
     Ed25519: [new KeyCache(false), new KeyCache(true)],
   };
-  // node:crypto requires `x` in a private JWK but derives the public key from `d`, so a dummy `x` is harmless.
-  const privateKey = (crv: Curve, priv: Uint8Array, pub: Uint8Array = priv): KeyObject =>
-    caches[crv][0]!.get(priv, () =>
-      c.createPrivateKey({ key: { kty: 'OKP', crv, d: b64url(priv), x: b64url(pub) }, format: 'jwk' }),
-    );
+  // `_pub` is not needed: node:crypto derives the public key from the private one.
+  const privateKey = (crv: Curve, priv: Uint8Array, _pub?: Uint8Array): KeyObject =>
+    caches[crv][0]!.get(priv, () => {
+      const der = Buffer.concat([PKCS8_PREFIX[crv], priv]);
+      try {
+        return c.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+      } finally {
+        der.fill(0);
+      }
+    });
   const importPublic = (crv: Curve, pub: Uint8Array): KeyObject =>
     c.createPublicKey({ key: { kty: 'OKP', crv, x: b64url(pub) }, format: 'jwk' });
   // An X25519 key that is a view into a larger buffer is an envelope's ephemeral key: never reused, not cached.

@@ -7,9 +7,11 @@
  * typed on two platforms derives the same key. It never leaves this module:
  * it is not logged, not stored and not sent anywhere.
  *
+ * hash-wasm is imported on the first derivation, not with the SDK: only key
+ * backup and restore use it (docs/performance.md, import time).
+ *
  * @module
  */
-import { argon2id } from 'hash-wasm';
 import { utf8 } from '../../core/encoding.js';
 import { CryptoError } from '../../core/errors/crypto-error.js';
 import type { Argon2Params } from '../../core/protocol/key-backup.js';
@@ -22,6 +24,7 @@ async function runArgon2id(
   salt: Uint8Array,
   params: Argon2Params,
 ): Promise<Uint8Array> {
+  const { argon2id } = await import('./argon2id.js');
   try {
     return await argon2id({
       password,

@@ -24,6 +24,7 @@ import { isCryptoError } from '../../core/errors/guards.js';
 import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
 import { nodeFileSystem, type FileKeyStoreFs } from './file-system.js';
 import { nodePath } from './file-system-builtins.js';
+import { FilePinStore } from './file-pin-store.js';
 import { decodeKeyRingFile, encodeKeyRing, type DecodedKeyRing } from './key-ring-codec.js';
 import type { KeyRing } from './key-ring.js';
 import type { KeyStore, KeyStoreOptions } from './key-store.js';
@@ -104,6 +105,7 @@ export class FileKeyStore implements KeyStore {
   readonly #clock: Clock;
   readonly #fs: FileKeyStoreFs;
   readonly #log: Logger;
+  #pinStore: FilePinStore | undefined;
 
   constructor(options: FileKeyStoreOptions) {
     this.#directory = options.directory;
@@ -113,6 +115,16 @@ export class FileKeyStore implements KeyStore {
     this.#clock = options.clock ?? systemClock;
     this.#fs = options.fs ?? nodeFileSystem;
     this.#log = redactingLogger(options.logger ?? silentLogger);
+  }
+
+  /**
+   * The store of peers' pinned public keys beside the key file
+   * (`<directory>/pins.json`, public keys only), one per key store. The Agent
+   * and the UserClient use it by default, so a restart is not a first answer.
+   */
+  pinStore(): FilePinStore {
+    this.#pinStore ??= new FilePinStore({ directory: this.#directory, fs: this.#fs });
+    return this.#pinStore;
   }
 
   /**

@@ -38,3 +38,9 @@ export {
   type LoadedKeys,
   type RotateStoredKeysOptions,
 } from './load-or-create.js';
+export {
+  FilePinStore,
+  PIN_FILE_NAME,
+  type FilePinStoreOptions,
+  type PinRecordStore,
+} from './file-pin-store.js';

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Clock } from '../../core/clock.js';
+import type { PinRecordStore } from './file-pin-store.js';
 import type { KeyRing } from './key-ring.js';
 
 /**
@@ -35,6 +36,11 @@ export interface KeyStore {
    * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_IO`.
    */
   wipe(): Promise<void>;
+  /**
+   * Where peers' pinned public keys persist with this store (`FileKeyStore`
+   * has one); absent for a store that does not persist (pins then live in memory).
+   */
+  pinStore?(): PinRecordStore;
 }
 
 /** Options every built-in key store takes. */

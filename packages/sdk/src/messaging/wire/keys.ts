@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { fromBase64 } from '../../core/encoding.js';
 import { base64Schema, IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
+import { KeyStatementSchema } from '../../core/protocol/key-statement.js';
 import { ed25519KeyProblem } from '../../crypto/ed25519-rules.js';
 
 /** A raw 32-byte key, canonical padded base64. */
@@ -62,6 +63,15 @@ export const PrincipalKeysSchema = z.looseObject({
   key_id: KeyIdSchema.nullable().optional(),
   signing_key_id: KeyIdSchema.nullable().optional(),
   retired: z.array(RetiredPublicKeySchema).max(64).optional(),
+  /** Number of the current generation (1 for the first registered one). Our addition. */
+  generation: z.number().int().min(1).max(0x7fff_ffff).nullable().optional(),
+  /**
+   * Key succession statements the peer signed (each by the generation it
+   * replaces), for the current generation and the retired ones listed, newest
+   * first. Stored and served as the peer uploaded them; clients verify them
+   * against their pins (docs/keys.md). Our addition.
+   */
+  key_statements: z.array(KeyStatementSchema).max(64).optional(),
 });
 /** Public keys of a user, agent or the system sender (wire field names). */
 export type PrincipalKeys = z.infer<typeof PrincipalKeysSchema>;
@@ -83,6 +93,8 @@ export const AgentKeyViewSchema = z.looseObject({
   signing_key_id: KeyIdSchema.optional(),
   registered_at: TimestampWithZoneSchema.optional(),
   valid_until: TimestampWithZoneSchema.nullable().optional(),
+  /** Number of this generation (1 for the first registered one). Our addition. */
+  generation: z.number().int().min(1).max(0x7fff_ffff).optional(),
 });
 /** A registered key generation (wire field names). */
 export type AgentKeyView = z.infer<typeof AgentKeyViewSchema>;

@@ -18,6 +18,8 @@ export interface RegisteredKeys {
   readonly keyId: string;
   /** End of the generation's grace (ms since the epoch), or null when it has none. */
   readonly validUntilMs: number | null;
+  /** Number of the generation (1 for the first registered one), when the service says. */
+  readonly generation?: number;
 }
 
 /** The outcome of a message send. */
@@ -40,6 +42,7 @@ export function keysOf(k: AgentKeyView): RegisteredKeys {
     signingPublicKey: k.signing_public_key,
     keyId: k.key_id,
     validUntilMs: k.valid_until == null ? null : Date.parse(k.valid_until),
+    ...(k.generation === undefined ? {} : { generation: k.generation }),
   };
 }
 

@@ -16,6 +16,7 @@ import { concatBytes } from '../../core/encoding.js';
 import { isAmsError } from '../../core/errors/guards.js';
 import { TimeoutError } from '../../core/errors/timeout-error.js';
 import { TransportError } from '../../core/errors/transport-error.js';
+import { discardBody } from './discard-body.js';
 
 /** Error bodies are only read this far: enough for the service's error object. */
 export const ERROR_BODY_MAX_BYTES = 64 * 1024;
@@ -70,7 +71,7 @@ async function readCapped(
     const room = max - total;
     if (chunk.length > room) {
       if (room > 0) chunks.push(chunk.subarray(0, room));
-      body.destroy();
+      discardBody(body);
       if (!truncate) throw new BodyTooLarge();
       break;
     }

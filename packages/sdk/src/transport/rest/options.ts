@@ -50,12 +50,12 @@ export interface RetryOptions {
 
 /** Client-side rate limits per agent (requests per second), so a busy agent queues instead of meeting 429. */
 export interface ClientRateLimits {
-  /** `POST /agents/:id/messages`. @defaultValue `5` (the service's figure) */
-  messages?: number;
-  /** `GET /r2/<object_key>`. @defaultValue `5` (the service's figure) */
-  objects?: number;
-  /** File uploads. @defaultValue `5` (the service's figure) */
-  files?: number;
+  /** `POST /agents/:id/messages`; `false`: no client-side queue. @defaultValue `5` (the service's figure) */
+  messages?: number | false;
+  /** `GET /r2/<object_key>`; `false`: no client-side queue. @defaultValue `5` (the service's figure) */
+  objects?: number | false;
+  /** File uploads; `false`: no client-side queue. @defaultValue `5` (the service's figure) */
+  files?: number | false;
 }
 
 /** Options of {@link createRestClient}. */
@@ -128,7 +128,7 @@ export const DEFAULT_REST_OPTIONS = {
   maxTotalWaitMs: number;
   timeoutMs: number;
   maxResponseBytes: number;
-  rateLimits: Required<ClientRateLimits>;
+  rateLimits: { messages: number; objects: number; files: number };
 };
 
 /** Options after defaults and validation. */
@@ -225,11 +225,11 @@ export function clockSleep(clock: Clock): SleepFn {
 function rateLimitsOf(value: RestClientOptions['rateLimits']): Required<ClientRateLimits> | false {
   if (value === false) return false;
   const d = DEFAULT_REST_OPTIONS.rateLimits;
-  return {
-    messages: positiveInt(value?.messages, d.messages, 'rateLimits.messages'),
-    objects: positiveInt(value?.objects, d.objects, 'rateLimits.objects'),
-    files: positiveInt(value?.files, d.files, 'rateLimits.files'),
+  const limit = (key: keyof ClientRateLimits): number | false => {
+    const v = value?.[key];
+    return v === false ? false : positiveInt(v, d[key], `rateLimits.${key}`);
   };
+  return { messages: limit('messages'), objects: limit('objects'), files: limit('files') };
 }
 
 /**

@@ -37,17 +37,19 @@ export interface RequestCallOptions {
   maxAttempts?: number;
 }
 
-/** One limiter per key, per client. */
-export type Limiters = Readonly<Record<RateLimitKey, RateLimiter>> | undefined;
+/** One limiter per key, per client (none for a key whose limit is off). */
+export type Limiters = Readonly<Partial<Record<RateLimitKey, RateLimiter>>> | undefined;
 
-/** Creates the client's limiters (none when rate limits are off). */
-export function limitersOf(o: ResolvedRestOptions): Record<RateLimitKey, RateLimiter> | undefined {
+/** Creates the client's limiters (none when rate limits are off, none for a key set to `false`). */
+export function limitersOf(o: ResolvedRestOptions): Partial<Record<RateLimitKey, RateLimiter>> | undefined {
   if (o.rateLimits === false) return undefined;
-  return {
-    messages: createRateLimiter({ limit: o.rateLimits.messages, intervalMs: 1000, clock: o.clock }),
-    objects: createRateLimiter({ limit: o.rateLimits.objects, intervalMs: 1000, clock: o.clock }),
-    files: createRateLimiter({ limit: o.rateLimits.files, intervalMs: 1000, clock: o.clock }),
-  };
+  const limits = o.rateLimits;
+  const limiters: Partial<Record<RateLimitKey, RateLimiter>> = {};
+  for (const key of ['messages', 'objects', 'files'] as const) {
+    const limit = limits[key];
+    if (limit !== false) limiters[key] = createRateLimiter({ limit, intervalMs: 1000, clock: o.clock });
+  }
+  return limiters;
 }
 
 /** What {@link prepareRequest} needs. */

@@ -16,6 +16,7 @@ import { TransportError } from '../../core/errors/transport-error.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { RateLimiter } from '../../core/rate-limiter.js';
 import { describeRequest, ERROR_BODY_MAX_BYTES, type ResponseHeaders } from './attempt.js';
+import { discardBody } from './discard-body.js';
 import { errorOf } from './response.js';
 
 /** What a streamed exchange needs from the client. */
@@ -65,7 +66,7 @@ async function readError(body: Dispatcher.ResponseData['body']): Promise<Uint8Ar
     if (total > ERROR_BODY_MAX_BYTES) break;
     chunks.push(chunk);
   }
-  body.destroy();
+  discardBody(body);
   return Buffer.concat(chunks);
 }
 
@@ -124,7 +125,7 @@ export async function streamRequest(ctx: StreamContext, o: StreamRequestOptions)
       status: res.statusCode,
       headers: res.headers,
       body: res.body as AsyncIterable<Uint8Array>,
-      cancel: () => res.body.destroy(),
+      cancel: () => discardBody(res.body),
     };
   } catch (cause) {
     if (isAmsError(cause)) throw cause;

@@ -9,7 +9,13 @@
 import type { WebhookReceiver } from '../receiver.js';
 import type { WebhookResponse } from '../responses.js';
 import { readNodeStream, RAW_BODY_RESULT, type NodeRequestLike, type RawBodyResult } from './node-body.js';
-import { handleRawBody, MAX_BODY_BYTES } from './shared.js';
+import {
+  discardedOf,
+  handleRawBody,
+  MAX_BODY_BYTES,
+  writeNodeResponse,
+  type NodeResponseLike,
+} from './shared.js';
 
 /** The members of a Fastify request the adapter reads. */
 export interface FastifyRequestLike {
@@ -23,6 +29,10 @@ export interface FastifyReplyLike {
   code(statusCode: number): FastifyReplyLike;
   header(name: string, value: string): FastifyReplyLike;
   send(payload: string): unknown;
+  /** Takes the answer out of Fastify's hands (Fastify 4 and 5). */
+  hijack?(): unknown;
+  /** The Node response underneath (Fastify 4 and 5). */
+  readonly raw?: NodeResponseLike;
 }
 
 /** The members of a Fastify instance the plugin uses. */
@@ -71,7 +81,13 @@ function bodyOf(request: FastifyRequestLike): RawBodyResult {
   return { kind: 'consumed' };
 }
 
-function send(reply: FastifyReplyLike, response: WebhookResponse): unknown {
+function send(reply: FastifyReplyLike, response: WebhookResponse, discarded?: Promise<void>): unknown {
+  if (discarded !== undefined && reply.hijack !== undefined && reply.raw !== undefined) {
+    // The 413 is written now; the connection closes once the rest of the body was discarded.
+    reply.hijack();
+    writeNodeResponse(reply.raw, response, discarded);
+    return undefined;
+  }
   reply.code(response.status);
   for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
   if (response.status === 413) reply.header('connection', 'close');
@@ -87,12 +103,15 @@ function send(reply: FastifyReplyLike, response: WebhookResponse): unknown {
 export function createFastifyHandler(receiver: WebhookReceiver): FastifyWebhookHandler {
   return async (request, reply) => {
     let response: WebhookResponse;
+    let discarded: Promise<void> | undefined;
     try {
-      response = await handleRawBody(receiver, bodyOf(request), request.headers, 'fastify');
+      const body = bodyOf(request);
+      discarded = discardedOf(body);
+      response = await handleRawBody(receiver, body, request.headers, 'fastify');
     } catch (err) {
       response = receiver.respondToError(err);
     }
-    return send(reply, response);
+    return send(reply, response, discarded);
   };
 }
 

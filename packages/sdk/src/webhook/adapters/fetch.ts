@@ -47,10 +47,37 @@ async function readBody(body: ReadableStream<Uint8Array> | null, maxBytes: numbe
   return { kind: 'ok', body: chunks.length === 1 ? chunks[0]! : concatBytes(...chunks) };
 }
 
+/**
+ * Reads and drops the rest of a body answered 413 from its Content-Length,
+ * in the background, up to `DISCARD_MAX_BYTES` (then cancelled): the runtime
+ * sends the answer at once and owns the connection.
+ */
+function drainInBackground(body: ReadableStream<Uint8Array> | null): void {
+  if (body === null) return;
+  const reader = body.getReader();
+  void (async () => {
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      total += value.length;
+      if (total > DISCARD_MAX_BYTES) {
+        reader.cancel().catch(() => undefined);
+        return;
+      }
+    }
+  })().catch(() => undefined);
+}
+
 async function readFetchBody(request: FetchRequestLike): Promise<RawBodyResult> {
   if (request.bodyUsed) return { kind: 'consumed' };
   if (declaredTooLarge(request.headers, DISCARD_MAX_BYTES)) {
     discard(request.body);
+    return { kind: 'too_large' };
+  }
+  if (declaredTooLarge(request.headers, MAX_BODY_BYTES)) {
+    // Answered now: a sender whose Content-Length promises more than it sends waits for no one (issue #28).
+    drainInBackground(request.body);
     return { kind: 'too_large' };
   }
   try {

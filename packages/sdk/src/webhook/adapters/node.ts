@@ -7,6 +7,7 @@
 import type { WebhookReceiver } from '../receiver.js';
 import { readNodeBody, type NodeRequestLike } from './node-body.js';
 import {
+  discardedOf,
   handleRawBody,
   MAX_BODY_BYTES,
   writeNodeResponse,
@@ -25,13 +26,15 @@ export type NodeWebhookHandler = (
 export function createNodeStyleHandler(receiver: WebhookReceiver, adapter: AdapterName): NodeWebhookHandler {
   return async (req, res) => {
     let response;
+    let discarded: Promise<void> | undefined;
     try {
       const result = await readNodeBody(req, MAX_BODY_BYTES);
+      discarded = discardedOf(result);
       response = await handleRawBody(receiver, result, req.headers, adapter);
     } catch (err) {
       response = receiver.respondToError(err);
     }
-    writeNodeResponse(res, response);
+    writeNodeResponse(res, response, discarded);
   };
 }
 

@@ -69,17 +69,40 @@ export interface NodeResponseLike {
   statusCode: number;
   readonly headersSent?: boolean;
   setHeader(name: string, value: string): unknown;
+  /** Writes part of the answer (Node's `ServerResponse.write`). */
+  write?(chunk: string): unknown;
   end(body?: string): unknown;
 }
 
 /**
  * Writes an answer. A 413 also closes the connection: the body was read and
- * discarded up to 16 MB, and the rest of a larger one is never read.
+ * discarded up to 16 MB, and the rest of a larger one is never read. When
+ * `discarded` is given (a 413 due from the Content-Length, before the body
+ * was read), the whole answer is written at once and the response ended,
+ * which closes the connection, only when the rest of the body was discarded:
+ * closing earlier would cut an honest sender off mid-write (issue #11), and
+ * waiting to answer would leave one that promised more than it sends without
+ * an answer (issue #28).
  */
-export function writeNodeResponse(res: NodeResponseLike, response: WebhookResponse): void {
+export function writeNodeResponse(
+  res: NodeResponseLike,
+  response: WebhookResponse,
+  discarded?: Promise<void>,
+): void {
   if (res.headersSent === true) return;
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   if (response.status === 413) res.setHeader('connection', 'close');
+  if (discarded !== undefined && res.write !== undefined) {
+    res.setHeader('content-length', String(new TextEncoder().encode(response.body).length));
+    res.write(response.body);
+    void discarded.then(() => res.end());
+    return;
+  }
   res.end(response.body);
+}
+
+/** The `discarded` promise of a raw-body result, if its answer is due before the body was read. */
+export function discardedOf(result: RawBodyResult): Promise<void> | undefined {
+  return result.kind === 'too_large' ? result.discarded : undefined;
 }

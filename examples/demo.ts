@@ -22,11 +22,11 @@ import express from 'express';
 import {
   Agent,
   UserClient,
-  WEBHOOK_RETRY_SCHEDULE_MS,
   type AgentWebhook,
   type IncomingMessage,
   type ReceivedMessage,
 } from '../packages/sdk/src/index.js';
+import { WEBHOOK_RETRY_SCHEDULE_MS } from '../packages/sdk/src/protocol.js';
 import { MemoryKeyStore } from '../packages/sdk/src/crypto/index.js';
 import { startReferenceServer, type ReferenceServer } from '../packages/dev/src/testing/index.js';
 

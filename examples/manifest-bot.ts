@@ -12,7 +12,8 @@
  *   ams dev bootstrap > .env
  *   npx tsx --env-file=.env examples/manifest-bot.ts
  */
-import { Agent, canonicalJson, isServiceError, type CapabilityManifest } from 'agent-messaging-sdk';
+import { Agent, isServiceError, type CapabilityManifest } from 'agent-messaging-sdk';
+import { canonicalJson } from 'agent-messaging-sdk/protocol';
 import { agentEnv, closeOnSignal } from './env.js';
 
 const MANIFEST: CapabilityManifest = {

@@ -7,7 +7,6 @@
 import {
   Agent,
   UserClient,
-  createWsDispatcher,
   isServiceError,
   ServiceError,
   StreamError,
@@ -16,8 +15,8 @@ import {
   type AgentNotificationMap,
   type AgentListenerEvent,
   type UserClientEvents,
-  type WsDispatcherEvents,
 } from 'agent-messaging-sdk';
+import { createWsDispatcher, type WsDispatcherEvents } from 'agent-messaging-sdk/protocol';
 
 const agentEvents = {
   'message.new': true,
@@ -34,7 +33,7 @@ const agentEvents = {
   'system.group_key_rotated': true,
   'grant.revoked': true,
   event: true,
-  decrypt_failure: true,
+  decryptFailure: true,
   error: true,
   fatal: true,
   connected: true,
@@ -43,8 +42,8 @@ const agentEvents = {
   recovered: true,
   rateLimited: true,
   duplicate: true,
-  'session.invalidated': true,
-  'auth.expiring': true,
+  sessionInvalidated: true,
+  authExpiring: true,
   keys: true,
   keyChanged: true,
   membersChanged: true,
@@ -105,7 +104,7 @@ export function useAgent(agent: Agent): void {
   agent.on('system.group_key_rotated', (e) => void e.payload);
   agent.on('grant.revoked', (e) => void e.payload);
   agent.on('event', (e) => void e.type);
-  agent.on('decrypt_failure', (f) => void f.reason);
+  agent.on('decryptFailure', (f) => void f.reason);
   agent.on('error', (err) => void err.code);
   agent.on('fatal', (err, info) => void [err.code, info]);
   agent.on('connected', (info) => void info.attempt);
@@ -114,8 +113,8 @@ export function useAgent(agent: Agent): void {
   agent.on('recovered', (info) => void info.pendingCount);
   agent.on('rateLimited', (info) => void info);
   agent.on('duplicate', (info) => void info.by);
-  agent.on('session.invalidated', () => undefined);
-  agent.on('auth.expiring', (info) => void info.expiresInSeconds);
+  agent.on('sessionInvalidated', () => undefined);
+  agent.on('authExpiring', (info) => void info.expiresInSeconds);
   agent.on('keys', (e) => void e);
   agent.on('keyChanged', (e) => void [e.peerId, e.fingerprints]);
   agent.on('membersChanged', (e) => void [e.conversationId, e.added, e.removed]);

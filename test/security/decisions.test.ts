@@ -4,7 +4,7 @@
  * answer to a revision the agent has replaced, and forges or rewrites the
  * system events that carry an owner's or a user's decision (`grant.decided`,
  * `grant.revoked`, `agent.capability_changed`). Each is refused by the Agent
- * before any handler sees it (`decision_refused`, a `CryptoError`
+ * before any handler sees it (`decisionRefused`, a `CryptoError`
  * `DECISION_REFUSED`), and nothing settles on it; the genuine flows still
  * work end to end through the same relay.
  */
@@ -39,7 +39,7 @@ const nowIso = (offsetMs = 0): string => new Date(clock.now() + offsetMs).toISOS
 beforeAll(async () => {
   world = await startSecurityWorld({ agent: { clock }, user: { clock } });
   serverNow = () => world.server.control.now();
-  world.agent.on('decision_refused', (r) => refusals.push(r));
+  world.agent.on('decisionRefused', (r) => refusals.push(r));
   world.agent.on('event', (e) => {
     seen.push(e);
   });
@@ -59,7 +59,7 @@ function nextRefusal(ms = 5_000): Promise<DecisionRefusal> {
         resolve(refusals[before]!);
       } else if (Date.now() - started > ms) {
         clearInterval(poll);
-        reject(new Error('no decision_refused'));
+        reject(new Error('no decisionRefused'));
       }
     }, 10);
   });
@@ -284,7 +284,7 @@ describe("owner's and user's decisions", () => {
     // The service relabels the user's "denied" as "granted" in the event it seals (the statement stays the user's).
     const refused = nextRefusal();
     const captured = new Promise<unknown>((resolve) => {
-      world.agent.once('decision_refused', () => resolve(undefined));
+      world.agent.once('decisionRefused', () => resolve(undefined));
     });
     world.relay.onRequest = (_m, path, json) => {
       if (!path.endsWith('/decision')) return json;

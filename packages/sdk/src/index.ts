@@ -2,39 +2,84 @@
  * agent-messaging-sdk: the SDK for agents on an end-to-end encrypted
  * human/agent messaging service.
  *
- * The root entry carries what every agent needs whatever its transport:
- * - typed errors (one base class, subclasses split by who failed, `isXError`
- *   guards that work across two copies of the package, the error catalogue);
- * - the service's V1 limits as named constants;
- * - the injectable {@link Clock} (and {@link ManualClock} for tests);
- * - the wire model: zod schemas beside their types, event names, WebSocket
- *   frames and parsers that throw only {@link ValidationError}.
- *
- * Crypto, the webhook receiver and the reference server live in the
- * `./crypto`, `./webhook` and `./testing` subpaths.
+ * The root entry holds what an agent author uses: the {@link Agent} with its
+ * options, events and middleware context; the {@link UserClient} (the human
+ * side, for demos and tests); message payloads; and the typed errors with
+ * their guards and codes. Everything else lives in a named entry:
+ * `agent-messaging-sdk/crypto` (keys, envelopes, key store),
+ * `agent-messaging-sdk/webhook` (receiving webhooks without the Agent) and
+ * `agent-messaging-sdk/protocol` (the wire contract: schemas, constants,
+ * route tables, the REST client and WebSocket dispatcher).
  *
  * @example
  * ```ts
- * import { isServiceError, parseWebhookDeliveryBody, parseJson } from 'agent-messaging-sdk';
+ * import { Agent, isServiceError } from 'agent-messaging-sdk';
  *
- * const body = parseWebhookDeliveryBody(parseJson(rawBody));
- * try {
- *   await send();
- * } catch (err) {
- *   if (isServiceError(err, 'RELATION_REVOKED')) forget(body.metadata.conversation_id);
- * }
+ * const agent = new Agent({ baseUrl, agentId, token });
+ * agent.on('message.new', async (msg) => {
+ *   try {
+ *     await msg.reply(`echo: ${msg.text}`);
+ *   } catch (err) {
+ *     if (isServiceError(err, 'RELATION_REVOKED')) return; // the user removed the agent
+ *     throw err;
+ *   }
+ * });
+ * await agent.connect();
  * ```
  *
  * @module index
  */
 
-// Errors
+// The Agent
+export { Agent, type AgentState, type AgentCloseOptions } from './agent/agent.js';
+export type { AgentOptions, AgentMode, AgentWebhookOptions } from './agent/options.js';
+export type { AgentWebhook } from './agent/webhook.js';
+export type { AgentStats } from './agent/pipeline/types.js';
+export type { SendOptions } from './agent/index.js';
+export type { StreamSummary, StreamWriter, StreamWriterOptions } from './agent/index.js';
+export type { TextChunkSource } from './agent/streams/reply-stream.js';
+
+// Events
+export type {
+  AgentEventMap,
+  AgentEventType,
+  AgentListenerEvent,
+  AgentNotificationMap,
+  AgentWarning,
+  AnyAgentEvent,
+  ArtifactResponseEvent,
+  CloseResult,
+  DecryptFailure,
+  IncomingMessage,
+  ReactionEvent,
+  RelationEvent,
+  SendResult,
+} from './agent/events.js';
+
+// Middleware (grammY/Bolt style)
+export { Composer, isMessage, type Middleware, type NextFunction } from './agent/index.js';
+export type { CommandContext, Context, HearsContext, MessageContext } from './agent/context.js';
+
+// Message payloads and files
+export type { FilePayload, MessagePayload, TextPayload } from './core/protocol/index.js';
+export type { FileDownload, FileUploadOptions, SentFile } from './files/index.js';
+
+// The human side
+export { UserClient } from './client/user-client.js';
+export type { UserClientOptions } from './client/options.js';
+export type { UserClientEvents } from './client/user-client-types.js';
+export type { ReceivedMessage } from './client/open-message.js';
+export type { AgentInfo, ConversationInfo, CreatedAgentInfo } from './client/views.js';
+export type { GroupInfo } from './messaging/groups.js';
+export type { SentMessageResult } from './messaging/wire/results.js';
+
+// Errors: classes, guards, codes (docs/errors.md)
 export {
   AmsError,
   ServiceError,
   RateLimitError,
   StreamError,
-  type StreamErrorOptions,
+  ManifestTooLargeError,
   TransportError,
   TimeoutError,
   ValidationError,
@@ -53,636 +98,18 @@ export {
   isWebhookVerificationError,
   isHandlerError,
   isConfigurationError,
-  ERROR_BRAND,
-  ERROR_CATALOGUE,
-  ERROR_CODES,
-  DECRYPT_FAILURE_REASONS,
-  DELIVERY_FAILURE_REASONS,
-  ENVELOPE_FAILURE_REASONS,
-  STREAM_ERROR_VALUES,
-  ARTIFACT_DENIED_REASONS,
   isErrorCode,
-  statusOf,
   dispositionOf,
-  isTerminalCode,
-  toServiceError,
-  parseRetryAfter,
-  redactSecrets,
-  type AmsErrorOptions,
-  type ErrorKind,
   type ErrorCode,
-  type AnyErrorCode,
-  type ErrorCategory,
-  type ErrorDisposition,
-  type ErrorCatalogueEntry,
-  type DecryptFailureReason,
-  type FileIntegrityFailure,
-  type StreamErrorValue,
-  type ArtifactDeniedReason,
-  type ServiceErrorOptions,
-  type TransportErrorCode,
-  type TransportErrorOptions,
-  type TimeoutErrorOptions,
-  type ValidationErrorOptions,
-  type ValidationIssue,
-  type CryptoErrorCode,
-  type CryptoErrorOptions,
-  type WebhookVerificationCode,
-  type WebhookVerificationErrorOptions,
-  type HandlerErrorOptions,
-  type ConfigurationErrorOptions,
-  type ErrorResponseParts,
-  type HeaderSource,
+  type UnknownErrorCode,
 } from './core/errors/index.js';
 
-// Limits
-export { LIMITS, WEBHOOK_RETRY_SCHEDULE_MS, WEBHOOK_MAX_FAILURES, type Limits } from './core/limits.js';
+// Pinned peer keys kept across restarts (docs/agent.md, "Pinned keys and members")
+export { FileKeyPinStore } from './agent/file-key-pins.js';
 
-// Clock
-export { systemClock, ManualClock, type Clock, type TimerHandle, type TimerOptions } from './core/clock.js';
-export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './core/rate-limiter.js';
+// Capabilities
+export type { CapabilityManifest } from './core/protocol/manifest.js';
 
-// Protocol: error object
-export {
-  ErrorObjectSchema,
-  ErrorResponseSchema,
-  errorBody,
-  i18nKeyFor,
-  type ErrorObject,
-  type ErrorResponse,
-} from './core/protocol/index.js';
-
-// Protocol: agent token, key backup, devices, connection status
-export {
-  AGENT_TOKEN_PREFIX,
-  AgentTokenSchema,
-  isAgentToken,
-  type AgentToken,
-  Argon2ParamsSchema,
-  DeviceIdSchema,
-  KeyBackupFullSchema,
-  KeyBackupMinimalSchema,
-  KeyBackupRecordSchema,
-  isFullKeyBackup,
-  parseKeyBackupRecord,
-  type Argon2Params,
-  type DeviceId,
-  type KeyBackupFull,
-  type KeyBackupMinimal,
-  type KeyBackupRecord,
-  DeviceSchema,
-  DeviceListSchema,
-  parseDeviceList,
-  type Device,
-  type DeviceList,
-  CONNECTION_STATUSES,
-  ConnectionStatusSchema,
-  isKnownConnectionStatus,
-  RecoverConnectionResultSchema,
-  parseRecoverConnectionResult,
-  type ConnectionStatus,
-  type KnownConnectionStatus,
-  type RecoverConnectionResult,
-} from './core/protocol/index.js';
-
-// Protocol: webhook delivery body, object reference, delivery log
-export {
-  WEBHOOK_BODY_VERSION,
-  DeliveryMetadataSchema,
-  InlineDeliveryBodySchema,
-  ReferencedDeliveryBodySchema,
-  WebhookDeliveryBodySchema,
-  isReferencedDelivery,
-  parseWebhookDeliveryBody,
-  type DeliveryMetadata,
-  type InlineDeliveryBody,
-  type ReferencedDeliveryBody,
-  type WebhookDeliveryBody,
-  ObjectRefSchema,
-  isSafeObjectKey,
-  type ObjectRef,
-  DELIVERY_FINAL_STATUSES,
-  DeliveryLogEntrySchema,
-  DeliveryLogListSchema,
-  parseDeliveryLogEntry,
-  parseDeliveryLogList,
-  type DeliveryFinalStatus,
-  type DeliveryLogEntry,
-  type DeliveryLogList,
-  isUuidV7,
-  parseJson,
-} from './core/protocol/index.js';
-
-// Protocol: events and payloads
-export {
-  WEBHOOK_EVENT_TYPES,
-  WS_ONLY_EVENT_TYPES,
-  SYSTEM_SEALED_EVENT_TYPES,
-  PEER_SEALED_EVENT_TYPES,
-  SYSTEM_SENDER_ID,
-  isSystemSealedEventType,
-  sealedTypeProblem,
-  systemPayloadProblem,
-  type SealedOrigin,
-  type SystemSealedEventType,
-  UNSPECIFIED_DELIVERY_EVENT_TYPES,
-  EVENT_TYPES,
-  isEventType,
-  isWebhookEventType,
-  isWsOnlyEventType,
-  EVENT_PAYLOAD_SCHEMAS,
-  RelationRevokedPayloadSchema,
-  GrantRevokedPayloadSchema,
-  ArtifactDeniedReasonSchema,
-  ArtifactResponsePayloadSchema,
-  OpaqueEventPayloadSchema,
-  parseEventPayload,
-  type AnyEventType,
-  type EventType,
-  type WebhookEventType,
-  type WsOnlyEventType,
-  type UnspecifiedDeliveryEventType,
-  type EventPayload,
-  type RelationRevokedPayload,
-  type GrantRevokedPayload,
-  type ArtifactResponsePayload,
-  type OpaqueEventPayload,
-  TextPayloadSchema,
-  OtherPayloadSchema,
-  MessagePayloadSchema,
-  SendMessageRequestSchema,
-  isTextPayload,
-  parseMessagePayload,
-  type TextPayload,
-  type OtherPayload,
-  type MessagePayload,
-  type SendMessageRequest,
-  FILE_FORMAT,
-  FILE_NAME_MAX_CHARS,
-  FilePayloadSchema,
-  parseFilePayload,
-  type FilePayload,
-} from './core/protocol/index.js';
-
-// Encrypted files: agent.files and userClient.files (docs/files.md)
-export {
-  FileTransfer,
-  type FileTransferDeps,
-  type SentFile,
-  type FileDownload,
-  type FileDownloadOptions,
-  type FileUploadOptions,
-  type FileSource,
-} from './files/index.js';
-
-// Protocol: WebSocket frames
-export {
-  WS_CONTROL_FRAME_TYPES,
-  WS_EVENT_FRAME_TYPES,
-  AUTH_ERROR_REASONS,
-  AuthFrameSchema,
-  AuthOkFrameSchema,
-  AuthErrorFrameSchema,
-  AuthRenewFrameSchema,
-  SessionInvalidatedFrameSchema,
-  WsControlFrameSchema,
-  WsEventFrameSchema,
-  parseWsFrame,
-  authFrame,
-  authRenewFrame,
-  encodeWsFrame,
-  type AuthFrame,
-  type AuthFrameOptions,
-  type AuthOkFrame,
-  type AuthErrorFrame,
-  type AuthRenewFrame,
-  type KnownAuthErrorReason,
-  type SessionInvalidatedFrame,
-  type WsControlFrame,
-  type WsControlFrameType,
-  type WsEventFrame,
-  type ParsedWsFrame,
-} from './core/protocol/index.js';
-
-// Protocol: WebSocket close codes and auth.error reasons
-export {
-  agentWebSocketUrl,
-  AUTH_ERROR_CLOSE_CODES,
-  authErrorDisposition,
-  catalogueCodeForWsFailure,
-  closeDisposition,
-  isTerminalAuthError,
-  isTerminalClose,
-  WS_AGENT_PATH,
-  WS_AUTH_ERROR_REASONS,
-  WS_CLOSE_CODES,
-  type WsAuthErrorReason,
-  type WsCloseCode,
-  type WsDisposition,
-} from './core/protocol/index.js';
-
-// Groups: invite codes, group request bodies and event payloads (docs/groups.md)
-export {
-  GROUP_LIMITS,
-  GroupKeyRotatedPayloadSchema,
-  GroupUpdatedPayloadSchema,
-  normalizeInviteCode,
-  parseInviteCode,
-  type GroupKeyRotatedPayload,
-  type GroupUpdatedPayload,
-} from './core/protocol/index.js';
-export {
-  Groups,
-  UserGroups,
-  type GroupInfo,
-  type GroupInvite,
-  type GroupKeyRotatedEvent,
-  type GroupKeyRotationResult,
-  type GroupMemberInfo,
-  type GroupsDeps,
-  type GroupUpdatedEvent,
-  type RotateGroupKeyOptions,
-} from './client/index.js';
-export type { KeyDirectory, RetiredSigningKey } from './agent/index.js';
-export { GroupRosterBook, type GroupRosterBookOptions, type GroupRosterProblem } from './messaging/roster.js';
-export type { GroupMembership } from './messaging/key-directory.js';
-export type { GroupRoster, GroupRosterMember, SignedGroupRoster } from './core/protocol/group-roster.js';
-
-// Logging
-export {
-  silentLogger,
-  redactingLogger,
-  consoleLogger,
-  type Logger,
-  type LogFields,
-  type LogLevel,
-  type ConsoleLoggerOptions,
-} from './core/logger.js';
-
-// Clients: REST client core and WebSocket dispatcher
-export {
-  createRestClient,
-  DEFAULT_REST_OPTIONS,
-  fullJitterDelay,
-  isIdempotentMethod,
-  objectKeyPath,
-  pathSegment,
-  type BinaryResponse,
-  type ClientRateLimits,
-  type CredentialsProvider,
-  type HttpMethod,
-  type QueryParams,
-  type RateLimitedInfo,
-  type RateLimitKey,
-  type RequestCallOptions,
-  type ResponseHeaders,
-  type RestClient,
-  type RestClientEventName,
-  type RestClientEvents,
-  type RestClientOptions,
-  type RestRequestOptions,
-  type RestResponse,
-  type RestStreamOptions,
-  type StreamResponse,
-  type StreamRequestOptions,
-  type RetryInfo,
-  type RetryOptions,
-  type RetryReason,
-  type SleepFn,
-} from './transport/rest/index.js';
-export {
-  createWsDispatcher,
-  createBackoff,
-  createHeartbeat,
-  DEFAULT_WS_OPTIONS,
-  DEFAULT_BACKOFF,
-  DEFAULT_HEARTBEAT,
-  WS_STATES,
-  type Backoff,
-  type BackoffOptions,
-  type ClientFailure,
-  type ConnectionEnd,
-  type FatalInfo,
-  type Heartbeat,
-  type HeartbeatOptions,
-  type HeartbeatTarget,
-  type SocketCloseEvent,
-  type SocketMessageEvent,
-  type WebSocketConstructor,
-  type WebSocketLike,
-  type WsDispatcher,
-  type WsDispatcherEventName,
-  type WsDispatcherListener,
-  type WsDispatcherEvents,
-  type WsDispatcherOptions,
-  type WsState,
-} from './transport/ws/index.js';
-
-// Agent: the facade over one event pipeline for both transports (WebSocket and webhook)
-export {
-  Agent,
-  DEFAULT_AGENT_OPTIONS,
-  agentKeyDirectory,
-  DEFAULT_FLOW_CONTROL,
-  RelationPayloadSchema,
-  GovernancePayloadSchema,
-  type AgentState,
-  type AgentCloseOptions,
-  type AgentListener,
-  type FlowControlOptions,
-  type FlowStats,
-  type AgentOptions,
-  type AgentMode,
-  type AgentWebhookOptions,
-  type AgentWebhook,
-  type AgentStats,
-  AUTO_IN_FLIGHT_THRESHOLD,
-  type OpenPoolStats,
-  type OpenWorkersSetting,
-  type AgentTransport,
-  type ExpiredEvents,
-  type AgentEventBase,
-  type AgentEventMap,
-  type AgentEventType,
-  type AnyAgentEvent,
-  type AgentNotificationMap,
-  type AgentListenerEvent,
-  type AgentListenerArgs,
-  type IncomingMessage,
-  type RelationEvent,
-  type RelationEventType,
-  type RelationPayload,
-  type ArtifactResponseEvent,
-  type GovernanceEvent,
-  type GovernancePayload,
-  type GenericAgentEvent,
-  type DecryptFailure,
-  type DecisionRefusal,
-  type DecisionRefusalReason,
-  type DuplicateInfo,
-  type CloseResult,
-  type SendResult,
-  type KeyLifecycleEvent,
-  type KeyLifecycleEventType,
-  KeyPins,
-  MemoryKeyPinStore,
-  FileKeyPinStore,
-  type KeyPinsOptions,
-  type PeerKeys,
-  type RetiredPeerKey,
-  type KeyChangePolicy,
-  type KeyChangedEvent,
-  type KeyRefusedEvent,
-  parsePinRecord,
-  type RetiredPin,
-  type KeyPinStore,
-  type PinnedKeys,
-  type PinRecord,
-  type MembersChangedEvent,
-  type AgentApi,
-  type AgentSelf,
-  type KeyCheckResult,
-  type SendOptions,
-  type ShutdownSignalsOptions,
-  Composer,
-  isMessage,
-  type Middleware,
-  type MiddlewareLike,
-  type NextFunction,
-  type HearsTrigger,
-  type Context,
-  type MessageContext,
-  type CommandContext,
-  type HearsContext,
-  type CommandMatch,
-  type StreamSummary,
-  type StreamWriter,
-  type StreamWriterOptions,
-  type TextChunkSource,
-} from './agent/index.js';
-
-// Device migration: the session code as people type it, and the session's lifetime
-export {
-  formatMigrationCode,
-  parseMigrationCode,
-  MIGRATION_SESSION_TTL_MS,
-} from './core/protocol/migration.js';
-
-// Owner client: the human side (sign-up with key backup, login, devices, agents, messages)
-export {
-  UserClient,
-  DEFAULT_USER_CLIENT_OPTIONS,
-  RefreshCookieJar,
-  isLoopbackHost,
-  REFRESH_COOKIE_NAME,
-  type AgentInfo,
-  type CodeLoginOptions,
-  type ConversationInfo,
-  type CreatedAgentInfo,
-  type DeviceInfo,
-  type FailedMessage,
-  type InboxOptions,
-  type InboxPage,
-  type KeyBackupCostOptions,
-  type LoginOptions,
-  type MigrationCompleteOptions,
-  type MigrationJoin,
-  type MigrationJoined,
-  type MigrationOffer,
-  type MigrationReceiveOptions,
-  type MigrationResult,
-  type MigrationWaitOptions,
-  type UserMigration,
-  type ReceivedMessage,
-  type RefreshCookieJarOptions,
-  type SetCookieHeader,
-  type RegisteredKeys,
-  type RegisterOptions,
-  type ResetPasswordOptions,
-  type SendCodeOptions,
-  type SentMessageResult,
-  type SessionInfo,
-  type TokenRegenerationResult,
-  type UserClientEvents,
-  type UserClientOptions,
-  type WebhookInfo,
-  type StreamDelta,
-  type StreamEnded,
-  type StreamFailure,
-  type StreamFailureReason,
-  type StreamStarted,
-  type StreamReplayStore,
-  MemoryStreamReplayStore,
-  STREAM_DEADLINE_MS,
-} from './client/index.js';
-
-// Artifacts, forwarding and reactions (issue #13, docs/artifacts.md)
-export {
-  ARTIFACT_LIMITS,
-  ARTIFACT_SENSITIVITIES,
-  ARTIFACT_STATES,
-  FORWARD_TARGET_MAX,
-  FORWARD_PROOF_MAX_CHARS,
-  HUMAN_DENIED_REASONS,
-  SERVICE_DENIED_REASONS,
-  ArtifactAnswerPayloadSchema,
-  ArtifactContentSchema,
-  ArtifactExpiredPayloadSchema,
-  ArtifactPayloadSchema,
-  ArtifactViewSchema,
-  AnswerArtifactRequestSchema,
-  ConfirmContentSchema,
-  CreateArtifactRequestSchema,
-  FormContentSchema,
-  FormFieldSchema,
-  ForwardedPayloadSchema,
-  ForwardProofSchema,
-  type ForwardProof,
-  ForwardRequestSchema,
-  ReactionPayloadSchema,
-  ReactionRequestSchema,
-  ToolRequestContentSchema,
-  UpdateArtifactRequestSchema,
-  answerDataProblems,
-  parseArtifactAnswer,
-  parseArtifactContent,
-  parseArtifactPayload,
-  parseForwardRequest,
-  parseReactionPayload,
-  type AnswerArtifactRequest,
-  type ArtifactAnswerPayload,
-  type ArtifactContent,
-  type ArtifactExpiredPayload,
-  type ArtifactKind,
-  type ArtifactPayload,
-  type ArtifactSensitivity,
-  type ArtifactState,
-  type ArtifactView,
-  type CreateArtifactRequest,
-  type FormField,
-  type ForwardedPayload,
-  type ForwardRequest,
-  type HumanDeniedReason,
-  type ReactionPayload,
-  type ReactionRequest,
-  type ServiceDeniedReason,
-  type UpdateArtifactRequest,
-} from './core/protocol/artifacts.js';
-export {
-  AgentArtifacts,
-  ArtifactHandle,
-  type ArtifactChange,
-  type ArtifactOutcome,
-  type ArtifactResponseOptions,
-  type ArtifactSpec,
-  type ArtifactStatus,
-  type ArtifactUpdateOptions,
-} from './agent/artifacts.js';
-export {
-  checkForwardTargets,
-  forwardedPayload,
-  type ForwardedCopy,
-  type ForwardSource,
-  type ReactionResult,
-  type ReactOptions,
-} from './messaging/relay-actions.js';
-export { ghostFingerprints, ghostKeyWarning, type KeyWarning } from './messaging/ghost-keys.js';
-export {
-  attributeForward,
-  type ForwardAttribution,
-  type ForwardKeyLookup,
-  type ForwardUnverifiedReason,
-} from './messaging/forward-attribution.js';
-export type { ArtifactExpiredEvent, ReactionEvent } from './agent/events.js';
-export {
-  UserArtifacts,
-  type ArtifactAnswerResult,
-  type ReceivedArtifact,
-  type ReceivedReaction,
-} from './client/user-artifacts.js';
-// Capability manifests and data grants (issue #14; docs/manifests.md, docs/grants.md).
-export { ManifestTooLargeError, type ManifestTooLargeErrorOptions } from './core/errors/index.js';
-export {
-  CapabilityChangedPayloadSchema,
-  CapabilityManifestSchema,
-  JsonSchemaObjectSchema,
-  MANIFEST_FIELD_LIMITS,
-  ManifestDecisionSchema,
-  ManifestRevisionSchema,
-  ManifestRevisionStatusSchema,
-  ManifestStateSchema,
-  ManifestToolSchema,
-  canonicalJson,
-  manifestSizeBytes,
-  manifestSizeVerdict,
-  parseCapabilityManifest,
-  type CapabilityChangedPayload,
-  type CapabilityManifest,
-  type ManifestDecision,
-  type ManifestRevision,
-  type ManifestRevisionStatus,
-  type ManifestSizeVerdict,
-  type ManifestState,
-  type ManifestTool,
-} from './core/protocol/manifest.js';
-export {
-  ConversationsGrantDataSchema,
-  GRANT_DATA_SCHEMAS,
-  GRANT_LIMITS,
-  GRANT_SCOPES,
-  GrantDataAnswerSchema,
-  GrantDecidedPayloadSchema,
-  GrantDecisionSchema,
-  GrantRequestBodySchema,
-  GrantScopeSchema,
-  GrantStatusSchema,
-  GrantViewSchema,
-  GrantWindowSecondsSchema,
-  ProfileGrantDataSchema,
-  isGrantScope,
-  parseGrantData,
-  parseGrantScope,
-  type ConversationsGrantData,
-  type GrantDataByScope,
-  type GrantDecidedPayload,
-  type GrantDecision,
-  type GrantRequestBody,
-  type GrantScope,
-  type GrantStatus,
-  type GrantView,
-  type ProfileGrantData,
-} from './core/protocol/grants.js';
-export {
-  AgentManifest,
-  MANIFEST_MAX_WAIT_MS,
-  capabilityDecision,
-  checkManifest,
-  type AgentManifestDeps,
-  type AgentWarning,
-  type ManifestDecisionInfo,
-  type ManifestUpdateOptions,
-} from './agent/capabilities/manifest.js';
-export {
-  AgentGrants,
-  type AgentGrantsDeps,
-  type GrantReadResult,
-  type GrantRequestOptions,
-} from './agent/capabilities/grants.js';
-export { type GrantInfo } from './messaging/grant-info.js';
-export { UserGrants, UserManifestReview } from './client/user-capabilities.js';
-// Streamed replies: frames, limits
-export {
-  AgentStreamFrameSchema,
-  ServiceStreamFrameSchema,
-  UserStreamFrameSchema,
-  StreamIdSchema,
-  STREAM_ERROR_CODES,
-  isStreamFrameType,
-  parseAgentStreamFrame,
-  parseServiceStreamFrame,
-  parseUserStreamFrame,
-  type AgentStreamFrame,
-  type ServiceStreamFrame,
-  type UserStreamFrame,
-} from './core/protocol/stream-frames.js';
-export { STREAM_LIMITS } from './core/limits/streams.js';
+// Limits and logging
+export { LIMITS } from './core/limits.js';
+export type { Logger } from './core/logger.js';

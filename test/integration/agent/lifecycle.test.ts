@@ -79,7 +79,7 @@ describe('graceful close', () => {
 });
 
 describe('decrypt failures and secrets', () => {
-  it('an undecryptable message is a typed decrypt_failure; others go on; nothing secret is printed or raised', async () => {
+  it('an undecryptable message is a typed decryptFailure; others go on; nothing secret is printed or raised', async () => {
     const account = await createAccount(server);
     const log = recordingLogger();
     const keyStore = new MemoryKeyStore();
@@ -87,7 +87,7 @@ describe('decrypt failures and secrets', () => {
     const failures: DecryptFailure[] = [];
     const errors: AmsError[] = [];
     const texts: string[] = [];
-    agent.on('decrypt_failure', (f) => void failures.push(f));
+    agent.on('decryptFailure', (f) => void failures.push(f));
     agent.on('error', (e) => void errors.push(e));
     agent.on('message.new', (m) => {
       texts.push(m.text ?? '');

@@ -2,7 +2,7 @@
  * The Agent opening envelopes on worker threads (option `openWorkers`),
  * against the reference server over real sockets: handlers see each
  * conversation's messages in order with many conversations in flight, a
- * bad envelope opened in a worker is the same typed `decrypt_failure`, and
+ * bad envelope opened in a worker is the same typed `decryptFailure`, and
  * a trickle under `'auto'` starts no thread.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,12 +61,12 @@ describe('Agent with openWorkers', () => {
     expect(agent.stats().openWorkers.workers).toBe(0);
   });
 
-  it('reports an envelope a worker could not open as a typed decrypt_failure and goes on', async () => {
+  it('reports an envelope a worker could not open as a typed decryptFailure and goes on', async () => {
     const account = await createAccount(server);
     const agent = newAgent(server, account, { openWorkers: 1 });
     const failures: DecryptFailure[] = [];
     const texts: string[] = [];
-    agent.on('decrypt_failure', (f) => void failures.push(f));
+    agent.on('decryptFailure', (f) => void failures.push(f));
     agent.on('message.new', (m) => void texts.push(m.text ?? ''));
     await agent.connect();
     const side = new UserSide(server, account.owner, account.agentId);

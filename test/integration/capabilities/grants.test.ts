@@ -5,7 +5,8 @@
  * GRANT_REVOKED with `grant.revoked` by WebSocket and by webhook.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isServiceError, isValidationError, type GrantScope } from '../../../packages/sdk/src/index.js';
+import { isServiceError, isValidationError } from '../../../packages/sdk/src/index.js';
+import { type GrantScope } from '../../../packages/sdk/src/protocol.js';
 import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 
 let world: TestWorld | undefined;

@@ -10,10 +10,9 @@ import {
   isServiceError,
   LIMITS,
   ManifestTooLargeError,
-  manifestSizeBytes,
   type AgentWarning,
-  type CapabilityManifest,
 } from '../../../packages/sdk/src/index.js';
+import { manifestSizeBytes, type CapabilityManifest } from '../../../packages/sdk/src/protocol.js';
 import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 import { manifestOfSize, sampleManifest } from '../../fixtures/manifests/manifests.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryLogEntrySchema } from '../../../packages/sdk/src/index.js';
+import { DeliveryLogEntrySchema } from '../../../packages/sdk/src/protocol.js';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { runLogs } from '../../../packages/dev/src/cli/commands/logs.js';
 import { runCli } from '../../../packages/dev/src/cli/run.js';

@@ -8,7 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS, manifestSizeBytes } from '../../../packages/sdk/src/index.js';
+import { LIMITS } from '../../../packages/sdk/src/index.js';
+import { manifestSizeBytes } from '../../../packages/sdk/src/protocol.js';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { runCli } from '../../../packages/dev/src/cli/run.js';
 import {

@@ -12,7 +12,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserClient, type ReceivedArtifact, type ReceivedMessage } from '../../../packages/sdk/src/index.js';
+import { UserClient, type FilePayload, type ReceivedMessage } from '../../../packages/sdk/src/index.js';
+import type { ReceivedArtifact } from '../../../packages/sdk/src/client/user-artifacts.js';
 import { startReferenceServer, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 
 const EXAMPLE_TIMEOUT_MS = 20_000;
@@ -194,7 +195,7 @@ describe('examples, run against the reference server', () => {
       const sha = createHash('sha256').update(text).digest('hex');
       expect(await replyFrom(agentId, /^sha256 /)).toBe(`sha256 ${sha} (${text.length} bytes, hello.txt)`);
       const fileMessage = received.find((m) => m.senderId === agentId && m.payload.type === 'file');
-      const copy = await (await user.files.download(fileMessage!.payload)).toBytes();
+      const copy = await (await user.files.download(fileMessage!.payload as FilePayload)).toBytes();
       expect(new TextDecoder().decode(copy)).toBe(text.toUpperCase());
     } finally {
       child.kill('SIGTERM');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage as AgentMessage } from '../../../packages/sdk/src/agent/index.js';
 import type { ReceivedMessage, UserClient } from '../../../packages/sdk/src/client/index.js';
 import { isServiceError } from '../../../packages/sdk/src/core/errors/index.js';
+import type { FilePayload } from '../../../packages/sdk/src/core/protocol/file-payload.js';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { newUserClient, signUp } from '../../helpers/client-setup.js';
 import { newAgent, startWorld, waitFor } from '../../helpers/agent-world.js';
@@ -63,11 +64,11 @@ describe('files in a group', () => {
     );
 
     const forBob = bob.messages.find((m) => m.payload.type === 'file')!;
-    const bobCopy = await (await bob.client.files.download(forBob.payload)).toBytes();
+    const bobCopy = await (await bob.client.files.download(forBob.payload as FilePayload)).toBytes();
     expect(new TextDecoder().decode(bobCopy)).toBe(text);
 
     const forAgent = agentMessages.find((m) => m.payload.type === 'file')!;
-    const agentCopy = await (await agent.files.download(forAgent.payload)).toBytes();
+    const agentCopy = await (await agent.files.download(forAgent.payload as FilePayload)).toBytes();
     expect(new TextDecoder().decode(agentCopy)).toBe(text);
 
     // Carol is in no shared conversation: her upload into the group and her fetch are refused.
@@ -76,7 +77,7 @@ describe('files in a group', () => {
       .catch((e: unknown) => e);
     expect(isServiceError(refused) && refused.code).toBe('NOT_CONVERSATION_MEMBER_UPLOAD');
     const fetched = await carol.client.files
-      .download(forBob.payload)
+      .download(forBob.payload as FilePayload)
       .then((d) => d.toBytes())
       .catch((e: unknown) => e);
     expect(isServiceError(fetched) && fetched.code).toBe('NOT_FOUND');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FilePayloadSchema } from '../../../packages/sdk/src/core/protocol/file-payload.js';
+import { FilePayloadSchema, type FilePayload } from '../../../packages/sdk/src/core/protocol/file-payload.js';
 import { objectKeyPath } from '../../../packages/sdk/src/transport/rest/paths.js';
 import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
 import type { IncomingMessage } from '../../../packages/sdk/src/agent/index.js';
@@ -49,7 +49,7 @@ describe('file round trip', () => {
     await world.user.files.upload(world.conversationId, src, { contentType: 'text/plain' });
     const event = (await world.waitForDelivery()) as IncomingMessage;
     expect(event.payload.type).toBe('file');
-    const download = await world.agent.files.download(event.payload);
+    const download = await world.agent.files.download(event.payload as FilePayload);
     expect(download.name).toBe('notes.txt');
     const out = join(dir, 'received.txt');
     await download.toFile(out);
@@ -103,7 +103,7 @@ describe('file round trip', () => {
       read: (d: FileDownload) => Promise<unknown>,
     ): Promise<string> => {
       const err = await world.user.files
-        .download(payload)
+        .download(payload as FilePayload)
         .then(read)
         .then(
           () => undefined,
@@ -128,7 +128,7 @@ describe('file round trip', () => {
 
   it('a payload that is not a valid file payload is a ValidationError before any request', async () => {
     const err = await world.user.files
-      .download({ type: 'file', object_key: '../x' })
+      .download({ type: 'file', object_key: '../x' } as unknown as FilePayload)
       .catch((e: unknown) => e);
     expect(isValidationError(err)).toBe(true);
   });
@@ -143,7 +143,7 @@ describe('file round trip', () => {
     const original = randomBytes(70_000);
     await world.user.files.upload(world.conversationId, original, { name: 'in.bin' });
     const reply = await world.waitForReply();
-    const copy = await (await world.user.files.download(reply.payload)).toBytes();
+    const copy = await (await world.user.files.download(reply.payload as FilePayload)).toBytes();
     expect(Buffer.from(copy).equals(Buffer.from(original).reverse())).toBe(true);
   });
 });

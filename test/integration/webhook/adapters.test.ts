@@ -101,7 +101,7 @@ describe.each(Object.keys(FRAMEWORKS))('webhook adapter over real HTTP: %s', (na
     expect(json.error.code).toBe('CONFIGURATION_ERROR');
     expect(json.error.message).toMatch(/already (consumed|read|parsed)/);
     if (name.startsWith('express')) expect(json.error.message).toContain('express.json()');
-    expect(events.some((e) => e.type === 'configuration_error')).toBe(true);
+    expect(events.some((e) => e.type === 'configurationError')).toBe(true);
   });
 
   // Only Express has a raw-body route in these servers; the test is registered for it alone.

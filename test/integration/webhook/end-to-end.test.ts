@@ -103,7 +103,7 @@ describe.each(Object.keys(FRAMEWORKS))('end to end through %s', (framework) => {
     expect(e.answers.at(-1)).toMatchObject({ status: 200, outcome: 'processed' });
   });
 
-  it('acknowledges an envelope that cannot be opened with 200 and a decrypt_failure event', async () => {
+  it('acknowledges an envelope that cannot be opened with 200 and a decryptFailure event', async () => {
     const handled = e.handled.length;
     // Signed with a key other than the one the user published: no retry can fix that.
     await e.send({ type: 'text', text: 'forged' }, generateKeys());
@@ -112,7 +112,7 @@ describe.each(Object.keys(FRAMEWORKS))('end to end through %s', (framework) => {
     const answer = e.answers.at(-1)!;
     expect(answer).toMatchObject({ status: 200, outcome: 'decrypt_failed' });
     expect(e.events.at(-1)).toMatchObject({
-      type: 'decrypt_failure',
+      type: 'decryptFailure',
       deliveryId: answer.deliveryId,
       reason: 'signature',
       code: 'DECRYPT_FAILURE',

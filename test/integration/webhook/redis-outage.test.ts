@@ -124,7 +124,7 @@ describe.skipIf(skip).each(Object.keys(CLIENTS))('receiver on Redis while Redis 
     expect(elapsed).toBeLessThan(DEFAULT_REDIS_OPERATION_TIMEOUT_MS + MARGIN_MS);
     expect(elapsed).toBeLessThan(WEBHOOK_RESPONSE_TIMEOUT_MS);
     expect(handled).toHaveLength(0);
-    const storeErrors = events.filter((e) => e.type === 'store_error');
+    const storeErrors = events.filter((e) => e.type === 'storeError');
     expect(storeErrors.map((e) => e.operation)).toEqual(['claim']);
     // The defaults queue the command, so the store's own time limit answers; the docs' client fails at once.
     if (name.startsWith('ioredis defaults')) expect(isTimeoutError(storeErrors[0]!.error)).toBe(true);

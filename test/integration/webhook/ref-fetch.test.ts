@@ -106,8 +106,8 @@ describe('ref deliveries over real HTTP', () => {
     const headers = await signedHeaders(body, { deliveryId: newDeliveryId() });
     const res = await fetch(receiverServer.url, { method: 'POST', body, headers });
     expect(res.status).toBe(502);
-    const event = events.find((e) => e.type === 'ref_fetch_error');
-    expect(event !== undefined && event.type === 'ref_fetch_error' && isServiceError(event.error)).toBe(true);
+    const event = events.find((e) => e.type === 'refFetchError');
+    expect(event !== undefined && event.type === 'refFetchError' && isServiceError(event.error)).toBe(true);
     const retry = await fetch(receiverServer.url, { method: 'POST', body, headers });
     expect(retry.status).toBe(200);
   });

@@ -79,13 +79,13 @@ describe('Agent facade (no network)', () => {
     const a = agent('webhook', log);
     a.on('agent.governance', () => undefined)
       .on('agent.governance', () => undefined)
-      .once('auth.expiring', () => undefined)
+      .once('authExpiring', () => undefined)
       .on('message.new', () => undefined)
       .on('relation.revoked', () => undefined);
     const warnings = log.lines.filter((l) => l.startsWith('warn'));
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toContain('"agent.governance" is sent only over WebSocket');
-    expect(warnings[1]).toContain('auth.expiring');
+    expect(warnings[1]).toContain('authExpiring');
   });
 
   it('no warning for the same listeners in WebSocket mode', () => {

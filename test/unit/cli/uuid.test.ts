@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isUuidV7 } from '../../../packages/sdk/src/index.js';
+import { isUuidV7 } from '../../../packages/sdk/src/protocol.js';
 import { uuidV7 } from '../../../packages/dev/src/cli/uuid.js';
 
 describe('uuidV7', () => {

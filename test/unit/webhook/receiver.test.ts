@@ -134,7 +134,7 @@ describe('webhook receiver', () => {
     expect(failed.status).toBe(500);
     expect(json(failed).error?.code).toBe('HANDLER_FAILED');
     expect(failed.body).not.toContain('hunter2');
-    const handlerError = events.find((e) => e.type === 'handler_error');
+    const handlerError = events.find((e) => e.type === 'handlerError');
     expect(handlerError).toMatchObject({ deliveryId: req.deliveryId, acknowledged: false });
     const retry = await receiver.handle(req);
     expect(retry.status).toBe(200);
@@ -196,9 +196,9 @@ describe('webhook receiver', () => {
     expect(json(res).data?.status).toBe('decrypt_failed');
     expect(calls).toHaveLength(0);
     expect(failures).toEqual([
-      expect.objectContaining({ type: 'decrypt_failure', deliveryId: req.deliveryId, reason: 'aead' }),
+      expect.objectContaining({ type: 'decryptFailure', deliveryId: req.deliveryId, reason: 'aead' }),
     ]);
-    expect(events.filter((e) => e.type === 'decrypt_failure')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'decryptFailure')).toHaveLength(1);
     expect(json(await receiver.handle(req)).data?.status).toBe('duplicate');
     expect(opens).toBe(1);
   });
@@ -207,7 +207,7 @@ describe('webhook receiver', () => {
     const { receiver, events } = setup({ open: () => Promise.reject(new Error('key store locked')) });
     const res = await receiver.handle(await request(messageBody()));
     expect(res.status).toBe(500);
-    expect(events.some((e) => e.type === 'handler_error')).toBe(true);
+    expect(events.some((e) => e.type === 'handlerError')).toBe(true);
   });
 
   it('refuses an envelope that is not base64 with 400 after verifying', async () => {
@@ -247,7 +247,7 @@ describe('webhook receiver', () => {
     const req = await request(refBody({ object_key: 'k', size: 1, content_type: 'a/b' }));
     const res = await receiver.handle(req);
     expect(res.status).toBe(502);
-    expect(events.some((e) => e.type === 'ref_fetch_error')).toBe(true);
+    expect(events.some((e) => e.type === 'refFetchError')).toBe(true);
     fail = false;
     expect((await receiver.handle(req)).status).toBe(200);
   });
@@ -260,7 +260,7 @@ describe('webhook receiver', () => {
     expect(res.status).toBe(500);
     expect(json(res).error?.code).toBe('CONFIGURATION_ERROR');
     expect(json(res).error?.message).toContain('fetchRef');
-    expect(events.some((e) => e.type === 'configuration_error')).toBe(true);
+    expect(events.some((e) => e.type === 'configurationError')).toBe(true);
   });
 
   it('respondEarly answers 200 before the handler finishes; drain waits for it', async () => {
@@ -283,7 +283,7 @@ describe('webhook receiver', () => {
     gate.resolve();
     await receiver.drain();
     expect(done).toBe(true);
-    expect(events.find((e) => e.type === 'handler_error')).toMatchObject({ acknowledged: true });
+    expect(events.find((e) => e.type === 'handlerError')).toMatchObject({ acknowledged: true });
   });
 
   it('answers 503 with Retry-After when the store fails or is full of live claims', async () => {
@@ -296,7 +296,7 @@ describe('webhook receiver', () => {
     const res = await receiver.handle(await request(messageBody()));
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBeDefined();
-    expect(events.find((e) => e.type === 'store_error')).toMatchObject({ operation: 'claim' });
+    expect(events.find((e) => e.type === 'storeError')).toMatchObject({ operation: 'claim' });
     const clock = new ManualClock(T0_MS);
     const gate = deferred();
     const full = createWebhookReceiver({
@@ -322,7 +322,7 @@ describe('webhook receiver', () => {
       },
     });
     expect((await receiver.handle(await request(messageBody()))).status).toBe(200);
-    expect(events.find((e) => e.type === 'store_error')).toMatchObject({ operation: 'complete' });
+    expect(events.find((e) => e.type === 'storeError')).toMatchObject({ operation: 'complete' });
   });
 
   it('refuses bad deliveries with the service error body shape and reports them', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorResponseSchema, i18nKeyFor } from '../../../packages/sdk/src/core/protocol/error-object.js';
+import { toErrorCode } from '../../../packages/sdk/src/core/errors/codes.js';
 import { errorResponse, i18nKeyOf, okResponse } from '../../../packages/sdk/src/webhook/responses.js';
 
 const CODES = [
@@ -20,12 +21,12 @@ const CODES = [
 describe('receiver answers', () => {
   it.each(CODES)('%s: the error body has the service shape and the SDK-wide i18n_key rule', (code) => {
     const r = errorResponse(503, code, 'm', { retry_after_ms: 1000 }, { 'retry-after': '1' });
-    expect(i18nKeyOf(code)).toBe(i18nKeyFor(code));
+    expect(i18nKeyOf(code)).toBe(i18nKeyFor(toErrorCode(code)));
     const body = ErrorResponseSchema.parse(JSON.parse(r.body));
     expect(body.error).toEqual({
       code,
       message: 'm',
-      i18n_key: i18nKeyFor(code),
+      i18n_key: i18nKeyFor(toErrorCode(code)),
       params: { retry_after_ms: 1000 },
     });
     expect(r.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });

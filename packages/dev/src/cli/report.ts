@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { isAmsError, isConfigurationError, isServiceError, redactSecrets } from 'agent-messaging-sdk';
+import { isAmsError, isConfigurationError, isServiceError } from 'agent-messaging-sdk';
+import { redactSecrets } from 'agent-messaging-sdk/protocol';
 import { EXIT, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 

@@ -5,7 +5,7 @@
  * @module
  */
 import pkg from '../../package.json' with { type: 'json' };
-import { createRestClient, type CredentialsProvider, type RestClient } from 'agent-messaging-sdk';
+import { createRestClient, type CredentialsProvider, type RestClient } from 'agent-messaging-sdk/protocol';
 import { httpUrlOf } from './args.js';
 import { envValue, type CliIo } from './io.js';
 

@@ -22,6 +22,9 @@ import { ConfigurationError } from '../core/errors/configuration-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import { isAgentToken } from '../core/protocol/agent-token.js';
 import { isWsOnlyEventType } from '../core/protocol/event-types.js';
+
+/** Notifications raised from WebSocket control frames only (docs/agent.md). */
+const WS_ONLY_NOTIFICATIONS: ReadonlySet<string> = new Set(['sessionInvalidated', 'authExpiring']);
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import type { KeyRing } from '../crypto/key-store/key-ring.js';
 import type { FatalInfo } from '../transport/ws/events.js';
@@ -86,7 +89,7 @@ export type AgentListener<E extends AgentListenerEvent> = (...args: AgentListene
  * ```ts
  * const agent = new Agent({ baseUrl: 'https://api.example.com', agentId, token, keyStore });
  * agent.on('message.new', async (msg) => { await msg.reply({ type: 'text', text: `echo: ${msg.text}` }); });
- * agent.on('decrypt_failure', (f) => console.warn('undecryptable message', f.reason));
+ * agent.on('decryptFailure', (f) => console.warn('undecryptable message', f.reason));
  * agent.on('fatal', (err) => console.error('stopped for good', err.code));
  * await agent.connect();
  * process.on('SIGTERM', () => void agent.close({ timeoutMs: 5000 }));
@@ -231,7 +234,7 @@ export class Agent {
   /**
    * Adds a listener: a handler for an event type (`message.new`, `relation.revoked` …,
    * awaited, in order within a conversation), `event` (every event), or a
-   * notification (`error`, `fatal`, `decrypt_failure`, `connected` …).
+   * notification (`error`, `fatal`, `decryptFailure`, `connected` …).
    * In webhook mode, a listener for a WebSocket-only event logs a warning once.
    */
   on<E extends AgentListenerEvent>(event: E, listener: AgentListener<E>): this {
@@ -648,7 +651,8 @@ export class Agent {
   }
 
   #warnIfWsOnly(event: string): void {
-    if (this.mode !== 'webhook' || !isWsOnlyEventType(event) || this.#warned.has(event)) return;
+    const wsOnly = isWsOnlyEventType(event) || WS_ONLY_NOTIFICATIONS.has(event);
+    if (this.mode !== 'webhook' || !wsOnly || this.#warned.has(event)) return;
     this.#warned.add(event);
     this.#o.logger.warn(
       `"${event}" is sent only over WebSocket: this listener never fires in webhook mode (use mode: "websocket")`,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { FilePayload } from '../core/protocol/file-payload.js';
 import { replyStreamInto, type TextChunkSource } from './streams/reply-stream.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
@@ -135,7 +136,8 @@ export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: Context
       if (message === undefined || deps.files === undefined) {
         return Promise.reject(new ValidationError({ message: `A ${event.type} event carries no file.` }));
       }
-      return deps.files.download(message.payload, options);
+      // Checked again at run time: a non-file payload is a ValidationError.
+      return deps.files.download(message.payload as FilePayload, options);
     },
     replyWithFile(source, options) {
       if (deps.files === undefined || event.conversationId === 'system') {

@@ -7,7 +7,7 @@
  *   order and returns what they threw (event handlers: their errors go to the
  *   agent's one error channel with the event attached);
  * - {@link TypedEmitter.emit} calls listeners without waiting (notifications
- *   such as `fatal` or `decrypt_failure`); a throw or rejection is passed to
+ *   such as `fatal` or `decryptFailure`); a throw or rejection is passed to
  *   `onListenerError`.
  *
  * @module

@@ -294,7 +294,7 @@ export interface AgentNotificationMap {
   /** Every delivered event, after the listeners of its own type (awaited like a handler). */
   event: [event: AnyAgentEvent];
   /** An envelope could not be opened (reason typed); the message was discarded. */
-  decrypt_failure: [failure: DecryptFailure];
+  decryptFailure: [failure: DecryptFailure];
   /**
    * The one error channel: handler errors ({@link HandlerError} with `event`),
    * events that could not be processed (ref fetch, key lookup, invalid payload).
@@ -321,11 +321,11 @@ export interface AgentNotificationMap {
   /** A duplicate was skipped. */
   duplicate: [info: DuplicateInfo];
   /** A human decision (artifact answer, grant or manifest decision) was refused and discarded. */
-  decision_refused: [refusal: DecisionRefusal];
-  /** `session.invalidated` (WebSocket only): the session was revoked; `fatal` follows. */
-  'session.invalidated': [];
-  /** `auth.expiring` (WebSocket only): the token's grace ends soon; call `agent.renewToken()`. */
-  'auth.expiring': [info: { readonly expiresInSeconds: number | undefined }];
+  decisionRefused: [refusal: DecisionRefusal];
+  /** The `session.invalidated` frame (WebSocket only): the session was revoked; `fatal` follows. */
+  sessionInvalidated: [];
+  /** The `auth.expiring` frame (WebSocket only): the token's grace ends soon; call `agent.renewToken()`. */
+  authExpiring: [info: { readonly expiresInSeconds: number | undefined }];
   /** A key-lifecycle event (`keys.created`, `keys.registered`, `keys.rotated`, `keys.mismatch_healed`). */
   keys: [event: KeyLifecycleEvent];
   /** `close()` finished. */

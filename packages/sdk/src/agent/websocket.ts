@@ -113,12 +113,12 @@ export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
       emitter.emit('disconnected', info);
     })
     .on('reconnecting', (info) => emitter.emit('reconnecting', info))
-    .on('sessionInvalidated', () => emitter.emit('session.invalidated'))
+    .on('sessionInvalidated', () => emitter.emit('sessionInvalidated'))
     .on('authExpiring', (info) => {
       logger.info('the agent token expires soon: call agent.renewToken()', {
         expiresInSeconds: info.expiresInSeconds ?? 'unknown',
       });
-      emitter.emit('auth.expiring', info);
+      emitter.emit('authExpiring', info);
     })
     .on('renewed', () => logger.info('the WebSocket now runs on the renewed token'))
     .on('authError', (info) => {

@@ -72,7 +72,10 @@ class VerifyingDecryptor {
   push(piece: Uint8Array): Uint8Array[] {
     this.#total += piece.length;
     if (this.#total > this.#file.ciphertext_size) {
-      throw new FileIntegrityError('size', 'The object is larger than the declared ciphertext size.');
+      throw new FileIntegrityError({
+        failure: 'size',
+        message: 'The object is larger than the declared ciphertext size.',
+      });
     }
     this.#hash.update(piece);
     return this.#decryptor.push(piece);
@@ -81,10 +84,16 @@ class VerifyingDecryptor {
   /** The last chunk's plaintext, released only once the size and the SHA-256 matched. */
   end(): Uint8Array[] {
     if (this.#total !== this.#file.ciphertext_size) {
-      throw new FileIntegrityError('truncated', 'The object is shorter than the declared ciphertext size.');
+      throw new FileIntegrityError({
+        failure: 'truncated',
+        message: 'The object is shorter than the declared ciphertext size.',
+      });
     }
     if (this.#hash.digest('hex') !== this.#file.ciphertext_sha256) {
-      throw new FileIntegrityError('sha256', "The object's SHA-256 differs from the declared one.");
+      throw new FileIntegrityError({
+        failure: 'sha256',
+        message: "The object's SHA-256 differs from the declared one.",
+      });
     }
     return this.#decryptor.end();
   }
@@ -128,7 +137,10 @@ export async function downloadFile(
   const declared = res.headers['content-length'];
   if (declared !== undefined && Number(declared) !== file.ciphertext_size) {
     res.cancel();
-    throw new FileIntegrityError('size', 'The object size differs from the declared ciphertext size.');
+    throw new FileIntegrityError({
+      failure: 'size',
+      message: 'The object size differs from the declared ciphertext size.',
+    });
   }
   let used = false;
   const stream = (): AsyncIterable<Uint8Array> => {

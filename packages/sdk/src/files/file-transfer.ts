@@ -19,7 +19,7 @@ export interface FileTransferDeps {
   readonly send: (conversationId: string, payload: FilePayload) => Promise<unknown>;
 }
 
-/** The result of {@link FileTransfer.upload}. */
+/** The result of `files.upload()` (on the Agent and the UserClient). */
 export interface SentFile<R = unknown> {
   /** The `file` payload that was sent (it holds the file key: keep it private). */
   readonly file: FilePayload;
@@ -75,7 +75,9 @@ export class FileTransfer<R = unknown> {
    * Starts downloading the file of a received `file` payload: read the result
    * once with `stream()`, `toBytes()` or `toFile(path)`.
    *
-   * @throws {@link ValidationError} when `payload` is not a `file` payload;
+   * The payload is checked again at run time (it came from a peer).
+   *
+   * @throws {@link ValidationError} when `payload` is not a valid `file` payload;
    * {@link ServiceError} `NOT_FOUND`; reading throws {@link FileIntegrityError} on tampering.
    * @example
    * ```ts
@@ -86,7 +88,7 @@ export class FileTransfer<R = unknown> {
    * });
    * ```
    */
-  download(payload: unknown, options: FileDownloadOptions = {}): Promise<FileDownload> {
+  download(payload: FilePayload, options: FileDownloadOptions = {}): Promise<FileDownload> {
     return downloadFile(this.#deps.rest(), payload, options);
   }
 }

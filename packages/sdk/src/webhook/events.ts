@@ -1,6 +1,6 @@
 /**
  * What the receiver reports besides its HTTP answers: one typed event union,
- * delivered to the `onEvent` option (and `decrypt_failure` also to
+ * delivered to the `onEvent` option (and `decryptFailure` also to
  * `onDecryptFailure`). No event emitter dependency.
  *
  * @module
@@ -32,7 +32,7 @@ export interface WebhookEvent<T = WebhookDelivery> {
 
 /** An envelope could not be opened: acknowledged (a retry cannot fix it) and reported. */
 export interface DecryptFailureEvent {
-  readonly type: 'decrypt_failure';
+  readonly type: 'decryptFailure';
   readonly deliveryId: string;
   /** Which check failed (`DECRYPT_FAILURE`); undefined for `INVALID_ENVELOPE`. */
   readonly reason: DecryptFailureReason | undefined;
@@ -50,7 +50,7 @@ export type WebhookReceiverEvent =
   /** A delivery was refused (bad headers, skew, signature, body, size). */
   | { readonly type: 'rejected'; readonly error: WebhookVerificationError }
   /** The receiver is set up wrongly (e.g. body already parsed); answered 500 so the service retries. */
-  | { readonly type: 'configuration_error'; readonly error: ConfigurationError; readonly deliveryId?: string }
+  | { readonly type: 'configurationError'; readonly error: ConfigurationError; readonly deliveryId?: string }
   /** A copy of a delivery that is completed (answered 200) or still in flight (answered 429). */
   | {
       readonly type: 'duplicate';
@@ -59,20 +59,20 @@ export type WebhookReceiverEvent =
     }
   | DecryptFailureEvent
   /** The ciphertext of a `ref` could not be fetched; answered 502 so the service retries. */
-  | { readonly type: 'ref_fetch_error'; readonly deliveryId: string; readonly error: unknown }
+  | { readonly type: 'refFetchError'; readonly deliveryId: string; readonly error: unknown }
   /**
    * The handler (or `open`, for errors other than decrypt failures) threw.
    * `acknowledged` is true in `respondEarly` mode, where the service already got 200.
    */
   | {
-      readonly type: 'handler_error';
+      readonly type: 'handlerError';
       readonly deliveryId: string;
       readonly error: HandlerError;
       readonly acknowledged: boolean;
     }
   /** The de-duplication store failed. */
   | {
-      readonly type: 'store_error';
+      readonly type: 'storeError';
       readonly deliveryId: string;
       readonly operation: 'claim' | 'complete' | 'release';
       readonly error: unknown;

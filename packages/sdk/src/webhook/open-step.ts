@@ -51,7 +51,7 @@ function decryptFailure(err: CryptoError, delivery: WebhookDelivery, deliveryId:
     claim: 'complete',
     response: okResponse(deliveryId, 'decrypt_failed'),
     event: {
-      type: 'decrypt_failure',
+      type: 'decryptFailure',
       deliveryId,
       reason: err.reason,
       code: err.code === 'INVALID_ENVELOPE' ? 'INVALID_ENVELOPE' : 'DECRYPT_FAILURE',
@@ -78,7 +78,7 @@ export async function openDelivery<T>(
         ok: false,
         claim: 'release',
         response: responseForError(error),
-        event: { type: 'configuration_error', error, deliveryId },
+        event: { type: 'configurationError', error, deliveryId },
       };
     }
     const response = errorResponse(
@@ -86,7 +86,7 @@ export async function openDelivery<T>(
       'REF_FETCH_FAILED',
       'The referenced object could not be fetched; the delivery will be retried.',
     );
-    return { ok: false, claim: 'release', response, event: { type: 'ref_fetch_error', deliveryId, error } };
+    return { ok: false, claim: 'release', response, event: { type: 'refFetchError', deliveryId, error } };
   }
   if (bytes === undefined) {
     const error = new WebhookVerificationError({
@@ -122,7 +122,7 @@ export async function openDelivery<T>(
       ok: false,
       claim: 'release',
       response,
-      event: { type: 'handler_error', deliveryId, error, acknowledged: false },
+      event: { type: 'handlerError', deliveryId, error, acknowledged: false },
     };
   }
 }

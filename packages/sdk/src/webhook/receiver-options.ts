@@ -36,7 +36,7 @@ export interface WebhookReceiverOptions<T = WebhookDelivery> {
   /**
    * Answer 200 as soon as the delivery is claimed and opened, then run the
    * handler. The service stops waiting, but a handler failure can no longer
-   * trigger a retry: the message is only reported (`handler_error` with
+   * trigger a retry: the message is only reported (`handlerError` with
    * `acknowledged: true`). Use it when the handler hands work to your own
    * durable queue or can afford to lose a message.
    * @defaultValue `false`

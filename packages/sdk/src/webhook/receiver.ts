@@ -122,7 +122,7 @@ class Receiver<T> implements WebhookReceiver {
 
   respondToError(error: unknown): WebhookResponse {
     if (isWebhookVerificationError(error)) this.#emit({ type: 'rejected', error });
-    else if (isConfigurationError(error)) this.#emit({ type: 'configuration_error', error });
+    else if (isConfigurationError(error)) this.#emit({ type: 'configurationError', error });
     return responseForError(error);
   }
 
@@ -135,7 +135,7 @@ class Receiver<T> implements WebhookReceiver {
     try {
       result = await this.#dedup.claim(deliveryId, this.#leaseMs);
     } catch (error) {
-      this.#emit({ type: 'store_error', deliveryId, operation: 'claim', error });
+      this.#emit({ type: 'storeError', deliveryId, operation: 'claim', error });
       return {
         response: this.#retryLater(
           503,
@@ -175,7 +175,7 @@ class Receiver<T> implements WebhookReceiver {
       await this.#o.handler(event);
     } catch (cause) {
       const error = new HandlerError({ message: 'The webhook handler threw.', event, cause });
-      this.#emit({ type: 'handler_error', deliveryId: event.deliveryId, error, acknowledged });
+      this.#emit({ type: 'handlerError', deliveryId: event.deliveryId, error, acknowledged });
       await this.#release(event.deliveryId, token);
       return errorResponse(500, error.code, 'The webhook handler failed; the delivery will be retried.');
     }
@@ -188,7 +188,7 @@ class Receiver<T> implements WebhookReceiver {
     try {
       await this.#dedup.complete(deliveryId, token);
     } catch (error) {
-      this.#emit({ type: 'store_error', deliveryId, operation: 'complete', error });
+      this.#emit({ type: 'storeError', deliveryId, operation: 'complete', error });
     }
   }
 
@@ -196,14 +196,14 @@ class Receiver<T> implements WebhookReceiver {
     try {
       await this.#dedup.release(deliveryId, token);
     } catch (error) {
-      this.#emit({ type: 'store_error', deliveryId, operation: 'release', error });
+      this.#emit({ type: 'storeError', deliveryId, operation: 'release', error });
     }
   }
 
   #emit(event: WebhookReceiverEvent): void {
     // Listener errors must never change an answer or crash the process.
     try {
-      if (event.type === 'decrypt_failure') this.#o.onDecryptFailure?.(event);
+      if (event.type === 'decryptFailure') this.#o.onDecryptFailure?.(event);
     } catch {
       /* ignored */
     }

@@ -40,7 +40,7 @@ function collect(h: Harness) {
   const duplicates: DuplicateInfo[] = [];
   h.emitter.on('message.new', (m) => void messages.push(m));
   h.emitter.on('event', (e) => void events.push(e));
-  h.emitter.on('decrypt_failure', (f) => void failures.push(f));
+  h.emitter.on('decryptFailure', (f) => void failures.push(f));
   h.emitter.on('error', (e) => void errors.push(e));
   h.emitter.on('duplicate', (d) => void duplicates.push(d));
   return { messages, events, failures, errors, duplicates };
@@ -491,7 +491,7 @@ describe('event pipeline: the vet step (human decisions)', () => {
     });
     const seen = collect(h);
     const refusals: DecisionRefusal[] = [];
-    h.emitter.on('decision_refused', (r) => refusals.push(r));
+    h.emitter.on('decisionRefused', (r) => refusals.push(r));
     const payload = { grant_id: 'g1', scope: 'profile.read', user_id: USER_ID };
     const system = { id: 'system', keys: h.system };
     const ws = h.sealFrom(payload, { sender: system, eventType: 'grant.revoked' });

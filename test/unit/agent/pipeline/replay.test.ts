@@ -20,7 +20,7 @@ function collect(h: Harness) {
   const failures: DecryptFailure[] = [];
   const duplicates: DuplicateInfo[] = [];
   h.emitter.on('message.new', (m) => void messages.push(m));
-  h.emitter.on('decrypt_failure', (f) => void failures.push(f));
+  h.emitter.on('decryptFailure', (f) => void failures.push(f));
   h.emitter.on('duplicate', (d) => void duplicates.push(d));
   return { messages, failures, duplicates };
 }

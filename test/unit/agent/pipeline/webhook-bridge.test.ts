@@ -67,7 +67,7 @@ describe('webhook bridge', () => {
     const h = createHarness();
     const { deliver } = setup(h);
     const failures: DecryptFailure[] = [];
-    h.emitter.on('decrypt_failure', (f) => void failures.push(f));
+    h.emitter.on('decryptFailure', (f) => void failures.push(f));
     const res = await deliver(
       h.sealFrom({ type: 'text', text: 'x' }, { to: generateKeys().encryption.publicKey }),
     );

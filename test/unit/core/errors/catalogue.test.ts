@@ -7,6 +7,7 @@ import {
   isTerminalCode,
   statusOf,
   type ErrorCode,
+  toErrorCode,
 } from '../../../../packages/sdk/src/core/errors/index.js';
 
 // Copied from the service interface's Errors section (code → HTTP status).
@@ -115,12 +116,13 @@ describe('ERROR_CATALOGUE', () => {
   });
 
   it('decides unknown codes from the HTTP status', () => {
-    expect(dispositionOf('SOMETHING_NEW')).toBe('fail');
-    for (const s of [408, 429, 502, 503, 504]) expect(dispositionOf('SOMETHING_NEW', s)).toBe('retry');
-    expect(dispositionOf('SOMETHING_NEW', 401)).toBe('reauthenticate');
-    expect(dispositionOf('SOMETHING_NEW', 500)).toBe('fail');
-    expect(dispositionOf('SOMETHING_NEW', 403)).toBe('fail');
-    expect(isTerminalCode('SOMETHING_NEW')).toBe(false);
+    expect(dispositionOf(toErrorCode('SOMETHING_NEW'))).toBe('fail');
+    for (const s of [408, 429, 502, 503, 504])
+      expect(dispositionOf(toErrorCode('SOMETHING_NEW'), s)).toBe('retry');
+    expect(dispositionOf(toErrorCode('SOMETHING_NEW'), 401)).toBe('reauthenticate');
+    expect(dispositionOf(toErrorCode('SOMETHING_NEW'), 500)).toBe('fail');
+    expect(dispositionOf(toErrorCode('SOMETHING_NEW'), 403)).toBe('fail');
+    expect(isTerminalCode(toErrorCode('SOMETHING_NEW'))).toBe(false);
   });
 
   it('does not treat prototype keys as codes', () => {

@@ -158,7 +158,16 @@ describe('guards', () => {
       configuration: ConfigurationError,
     } as const;
     for (const [kind, err] of Object.entries(samples)) {
-      const foreign = { [Symbol.for('agent-messaging-sdk.error')]: true, kind, code: err.code };
+      // What another copy's error looks like to this one: the global brand and
+      // the lineage of class ids (nearest first), not our prototypes.
+      const lineage =
+        kind === 'rate_limit' ? ['RateLimitError', 'ServiceError', 'AmsError'] : [err.name, 'AmsError'];
+      const foreign = {
+        [Symbol.for('agent-messaging-sdk.error')]: true,
+        [Symbol.for('agent-messaging-sdk.error.lineage')]: lineage,
+        kind,
+        code: err.code,
+      };
       for (const [classKind, Class] of Object.entries(classes)) {
         const guard = guards[classKind as keyof typeof guards] as (e: unknown) => boolean;
         expect(err instanceof Class, `${kind} instanceof ${Class.name}`).toBe(guard(err));
@@ -172,6 +181,10 @@ describe('guards', () => {
       expect(v instanceof ServiceError).toBe(false);
     }
     expect({ [Symbol.for('agent-messaging-sdk.error')]: 1, kind: 'service' } instanceof ServiceError).toBe(
+      false,
+    );
+    // The brand alone, without a lineage, makes no instance.
+    expect({ [Symbol.for('agent-messaging-sdk.error')]: true, kind: 'service' } instanceof ServiceError).toBe(
       false,
     );
   });

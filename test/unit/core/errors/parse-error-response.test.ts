@@ -10,6 +10,7 @@ import {
   parseRetryAfter,
   readHeader,
   toServiceError,
+  toErrorCode,
 } from '../../../../packages/sdk/src/core/errors/index.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
@@ -44,7 +45,7 @@ describe('toServiceError', () => {
 
   it('keeps unknown codes as-is', () => {
     const err = toServiceError({ status: 418, body: body('BRAND_NEW_CODE') });
-    expect(isServiceError(err, 'BRAND_NEW_CODE')).toBe(true);
+    expect(isServiceError(err, toErrorCode('BRAND_NEW_CODE'))).toBe(true);
     expect(err.code).toBe('BRAND_NEW_CODE');
   });
 
@@ -76,8 +77,8 @@ describe('toServiceError', () => {
     for (const code of ['RATE_LIMITED', 'MESSAGE_RATE_LIMITED', 'GROUP_KEY_ROTATION_LIMIT', 'NEW_LIMIT']) {
       const err = toServiceError({ status: 429, body: body(code) });
       expect(err).toBeInstanceOf(RateLimitError);
-      expect(isRateLimitError(err, code)).toBe(true);
-      expect(isServiceError(err, code)).toBe(true);
+      expect(isRateLimitError(err, toErrorCode(code))).toBe(true);
+      expect(isServiceError(err, toErrorCode(code))).toBe(true);
     }
     expect(isRateLimitError(toServiceError({ status: 403, body: body('FORBIDDEN') }))).toBe(false);
   });

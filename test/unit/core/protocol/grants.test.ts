@@ -5,14 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isValidationError } from '../../../../packages/sdk/src/index.js';
 import {
   GRANT_SCOPES,
   GrantRequestBodySchema,
   isGrantScope,
-  isValidationError,
   parseGrantData,
   parseGrantScope,
-} from '../../../../packages/sdk/src/index.js';
+} from '../../../../packages/sdk/src/protocol.js';
 
 function scopeOutcome(input: unknown): string {
   try {

@@ -5,17 +5,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isValidationError, LIMITS, ManifestTooLargeError } from '../../../../packages/sdk/src/index.js';
 import {
   canonicalJson,
-  isValidationError,
-  LIMITS,
-  ManifestTooLargeError,
   manifestSizeBytes,
   manifestSizeVerdict,
   parseCapabilityManifest,
   checkManifest,
   type CapabilityManifest,
-} from '../../../../packages/sdk/src/index.js';
+} from '../../../../packages/sdk/src/protocol.js';
 import { manifestOfSize, sampleManifest } from '../../../fixtures/manifests/manifests.js';
 
 function outcome(input: unknown): 'ok' | 'invalid' {

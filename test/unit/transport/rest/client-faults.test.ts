@@ -8,6 +8,7 @@ import {
   isTransportError,
   isValidationError,
 } from '../../../../packages/sdk/src/core/errors/guards.js';
+import { toErrorCode } from '../../../../packages/sdk/src/core/errors/codes.js';
 import {
   createRestClient,
   type RateLimitedInfo,
@@ -238,7 +239,7 @@ describe('REST client fault sequences (MockAgent)', () => {
         .reply(503, errorBody(code), { headers: JSON_HEADERS });
       const { rest, retries } = client();
       const err = await caught(rest.get('/x'));
-      expect(isServiceError(err, code)).toBe(true);
+      expect(isServiceError(err, toErrorCode(code))).toBe(true);
       expect(retries).toEqual([]);
     },
   );

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RateLimitError } from '../../../../packages/sdk/src/core/errors/rate-limit-error.js';
 import { ServiceError } from '../../../../packages/sdk/src/core/errors/service-error.js';
+import { toErrorCode } from '../../../../packages/sdk/src/core/errors/codes.js';
 import { TimeoutError } from '../../../../packages/sdk/src/core/errors/timeout-error.js';
 import { TransportError } from '../../../../packages/sdk/src/core/errors/transport-error.js';
 import { ValidationError } from '../../../../packages/sdk/src/core/errors/validation-error.js';
@@ -13,7 +14,7 @@ import {
 import { retryDelayFor } from '../../../../packages/sdk/src/transport/rest/retry.js';
 
 const service = (code: string, status: number): ServiceError =>
-  new ServiceError({ code, status, message: code });
+  new ServiceError({ code: toErrorCode(code), status, message: code });
 const network = new TransportError({ code: 'TRANSPORT_NETWORK', message: 'reset' });
 const timeout = new TimeoutError({ message: 'slow', timeoutMs: 5 });
 

@@ -7,6 +7,7 @@ import {
   isServiceError,
   isTransportError,
 } from '../../../../packages/sdk/src/core/errors/guards.js';
+import { toErrorCode } from '../../../../packages/sdk/src/core/errors/codes.js';
 import { createRefFetcher, type WebhookRef } from '../../../../packages/sdk/src/webhook/index.js';
 
 const BASE = 'https://service.test';
@@ -97,7 +98,7 @@ describe('ref fetcher', () => {
     expect(calls).toBe(3);
     calls = -10;
     const err = await drive(fetcher(clock)(REF), clock).catch((e: unknown) => e);
-    expect(isServiceError(err, 'SERVICE_UNAVAILABLE') && err.status === 503).toBe(true);
+    expect(isServiceError(err, toErrorCode('SERVICE_UNAVAILABLE')) && err.status === 503).toBe(true);
     expect(calls).toBe(-7);
   });
 

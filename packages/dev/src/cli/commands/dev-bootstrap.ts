@@ -7,7 +7,8 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { isServiceError, pathSegment, type RestClient } from 'agent-messaging-sdk';
+import { isServiceError } from 'agent-messaging-sdk';
+import { pathSegment, type RestClient } from 'agent-messaging-sdk/protocol';
 import { EXIT, httpUrlOf, intOf, stringOf } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { envValue, writeJson, type CliIo } from '../io.js';

@@ -13,7 +13,8 @@ import {
   keyFingerprint,
   type AgentKeys,
 } from 'agent-messaging-sdk/crypto';
-import { agentKeyDirectory, isCryptoError, type Logger } from 'agent-messaging-sdk';
+import { isCryptoError, type Logger } from 'agent-messaging-sdk';
+import { agentKeyDirectory } from 'agent-messaging-sdk/protocol';
 import { EXIT, stringOf, type ParsedValues } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { envValue, writeJson, type CliIo } from '../io.js';

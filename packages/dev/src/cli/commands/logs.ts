@@ -4,13 +4,13 @@
  *
  * @module
  */
+import { isServiceError } from 'agent-messaging-sdk';
 import {
   DeliveryLogListSchema,
-  isServiceError,
   pathSegment,
   type DeliveryLogEntry,
   type RestClient,
-} from 'agent-messaging-sdk';
+} from 'agent-messaging-sdk/protocol';
 import { EXIT, intOf, required, stringOf } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { describeError } from '../report.js';

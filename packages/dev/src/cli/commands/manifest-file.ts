@@ -9,15 +9,14 @@
  *
  * @module
  */
+import { isValidationError, LIMITS } from 'agent-messaging-sdk';
 import {
   AgentManifest,
   checkManifest,
-  isValidationError,
-  LIMITS,
   silentLogger,
   systemClock,
   type CapabilityManifest,
-} from 'agent-messaging-sdk';
+} from 'agent-messaging-sdk/protocol';
 import { EXIT, intOf, required, stringOf, UsageError } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
 import { envValue, readInput, writeJson, type CliIo } from '../io.js';

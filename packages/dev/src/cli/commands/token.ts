@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from 'zod';
-import { pathSegment, type RestClient } from 'agent-messaging-sdk';
+import { pathSegment, type RestClient } from 'agent-messaging-sdk/protocol';
 import { EXIT, required, stringOf, type ParsedValues } from '../args.js';
 import { runCommand, runGroup, type CommandSpec } from '../command.js';
 import { envValue, writeJson, type CliIo } from '../io.js';

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { LIMITS, isWebhookEventType } from 'agent-messaging-sdk';
+import { LIMITS } from 'agent-messaging-sdk';
+import { isWebhookEventType } from 'agent-messaging-sdk/protocol';
 import { signWebhook } from 'agent-messaging-sdk/webhook';
 import { EXIT, httpUrlOf, stringOf, UsageError } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';

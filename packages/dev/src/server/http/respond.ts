@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { errorBody } from 'agent-messaging-sdk/protocol';
+import { errorBody, toErrorCode } from 'agent-messaging-sdk/protocol';
 import type { ServerFailure } from './failure.js';
 import type { ServerResponse } from './types.js';
 
@@ -35,6 +35,6 @@ export function internalErrorResponse(): ServerResponse {
   return {
     status: 500,
     headers: BASE_HEADERS,
-    body: errorBody('INTERNAL_ERROR', 'The server failed to handle the request.'),
+    body: errorBody(toErrorCode('INTERNAL_ERROR'), 'The server failed to handle the request.'),
   };
 }

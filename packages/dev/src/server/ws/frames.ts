@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { errorBody } from 'agent-messaging-sdk/protocol';
+import { errorBody, toErrorCode } from 'agent-messaging-sdk/protocol';
 import { WS_CLOSE_CODES, type WsAuthErrorReason } from 'agent-messaging-sdk/protocol';
 import { CORE_ROUTES } from 'agent-messaging-sdk/protocol';
 
@@ -64,5 +64,5 @@ export function errorFrame(
   message: string,
   params: Record<string, unknown> = {},
 ): OutgoingFrame {
-  return { type: 'error', ...errorBody(code, message, params) };
+  return { type: 'error', ...errorBody(toErrorCode(code), message, params) };
 }

@@ -118,7 +118,7 @@ export class Outcomes {
       code: error.code,
       reason: error.reason ?? 'none',
     });
-    this.#emitter.emit('decrypt_failure', {
+    this.#emitter.emit('decryptFailure', {
       deliveryId: ctx.deliveryId,
       transport: ctx.transport,
       eventType: ctx.eventType,
@@ -147,7 +147,7 @@ export class Outcomes {
       message: `A ${ctx.eventType} event was refused: ${refusal.reason}.`,
       refusal: refusal.reason,
     });
-    this.#emitter.emit('decision_refused', {
+    this.#emitter.emit('decisionRefused', {
       eventType: ctx.eventType,
       reason: refusal.reason,
       senderId: opened.senderId,

@@ -14,7 +14,7 @@
  * opened envelope to {@link EventPipeline.handleOpened}.
  *
  * Failures never stop the pipeline: a decrypt failure is a typed
- * `decrypt_failure` and the message is discarded; a handler error goes to
+ * `decryptFailure` and the message is discarded; a handler error goes to
  * the `error` channel with the event attached; other conversations go on.
  *
  * @module

@@ -101,7 +101,7 @@ function report(
       o.count('rejected');
       rejections.rejected(event.error);
       return;
-    case 'configuration_error':
+    case 'configurationError':
       o.error(event.error);
       return;
     case 'duplicate':
@@ -114,7 +114,7 @@ function report(
         transport: 'webhook',
       });
       return;
-    case 'decrypt_failure':
+    case 'decryptFailure':
       o.decryptFailed(
         {
           deliveryId: event.deliveryId,
@@ -125,12 +125,12 @@ function report(
         event.error,
       );
       return;
-    case 'ref_fetch_error':
+    case 'refFetchError':
       o.count('received');
       o.count('failed');
       o.error(asAmsError(event.error));
       return;
-    case 'handler_error': {
+    case 'handlerError': {
       // Only `open` failures (other than decrypt failures) and abandoned deliveries get here.
       const cause = isHandlerError(event.error) ? event.error.cause : event.error;
       if (typeof cause === 'object' && cause !== null && abandoned.has(cause)) return;
@@ -138,7 +138,7 @@ function report(
       o.error(asAmsError(cause));
       return;
     }
-    case 'store_error':
+    case 'storeError':
       logger.warn('the de-duplication store failed', { operation: event.operation });
       return;
     default:

@@ -7,11 +7,32 @@
  *
  * @module
  */
-import type { AnyErrorCode } from './codes.js';
+import type { AmsErrorCode } from './codes.js';
 import { redactParams, redactSecrets } from './redact.js';
 
 /** The global brand every SDK error carries. */
 export const ERROR_BRAND: unique symbol = Symbol.for('agent-messaging-sdk.error') as never;
+
+/**
+ * Key of the static class id each SDK error class declares (its own name,
+ * stable across copies and minifiers), and of the instance's lineage: the ids
+ * of its class and of every SDK error class above it.
+ *
+ * @internal
+ */
+export const ERROR_CLASS_ID: unique symbol = Symbol.for('agent-messaging-sdk.error.class') as never;
+/** @internal */
+export const ERROR_LINEAGE: unique symbol = Symbol.for('agent-messaging-sdk.error.lineage') as never;
+
+/** The class ids of `ctor` and of every SDK error class it extends, nearest first. */
+function lineageOf(ctor: unknown): readonly string[] {
+  const ids: string[] = [];
+  for (let c = ctor; typeof c === 'function'; c = Object.getPrototypeOf(c)) {
+    if (Object.hasOwn(c, ERROR_CLASS_ID))
+      ids.push((c as unknown as { [ERROR_CLASS_ID]: string })[ERROR_CLASS_ID]);
+  }
+  return Object.freeze(ids);
+}
 
 /** Who failed: one value per subclass. */
 export type ErrorKind =
@@ -28,7 +49,7 @@ export type ErrorKind =
 /** Fields every SDK error can be built with. */
 export interface AmsErrorOptions {
   /** Stable machine code; branch on it. */
-  code: AnyErrorCode;
+  code: AmsErrorCode;
   /** Fallback display text. Must not be parsed. Secrets are redacted from it. */
   message: string;
   /** HTTP status, when one applies. */
@@ -53,21 +74,23 @@ export interface AmsErrorOptions {
  * and `kind`.
  */
 export abstract class AmsError extends Error {
-  /** The `kind`s an instance of this class has (`undefined`: any SDK error). */
-  protected static readonly kinds: readonly ErrorKind[] | undefined = undefined;
+  /** @internal */
+  static readonly [ERROR_CLASS_ID]: string = 'AmsError';
 
   /**
-   * `err instanceof ServiceError` is true for a ServiceError of this copy of
-   * the package, and for an error of another copy with the brand and a
-   * matching `kind`.
+   * `err instanceof StreamError` is true for a StreamError (or a subclass) of
+   * this copy of the package, and for an error of another copy whose lineage
+   * names `StreamError`. Each class matches itself and its real subclasses
+   * only: a plain ServiceError is not a StreamError, whichever copy made it.
+   * A class that declares no id of its own (a user's subclass) is matched by
+   * the prototype chain alone.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
-    if (typeof value !== 'object' || value === null) return false;
-    const v = value as { [ERROR_BRAND]?: unknown; kind?: unknown };
-    if (v[ERROR_BRAND] !== true || typeof v.kind !== 'string') return false;
-    const kinds = this.kinds;
-    return kinds === undefined || kinds.includes(v.kind as ErrorKind);
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(this, ERROR_CLASS_ID)) return false;
+    const v = value as { [ERROR_BRAND]?: unknown; [ERROR_LINEAGE]?: unknown };
+    if (v[ERROR_BRAND] !== true || !Array.isArray(v[ERROR_LINEAGE])) return false;
+    return (v[ERROR_LINEAGE] as unknown[]).includes((this as { [ERROR_CLASS_ID]: string })[ERROR_CLASS_ID]);
   }
 
   /** Brand shared by every copy of the package. */
@@ -75,7 +98,7 @@ export abstract class AmsError extends Error {
   /** Who failed. */
   abstract readonly kind: ErrorKind;
   /** Stable machine code; the only field code may branch on. */
-  readonly code: AnyErrorCode;
+  readonly code: AmsErrorCode;
   /** HTTP status, when one applies. */
   readonly status: number | undefined;
   /** Client translation key (the service's `i18n_key`). */
@@ -89,6 +112,7 @@ export abstract class AmsError extends Error {
 
   constructor(options: AmsErrorOptions) {
     super(redactSecrets(options.message), options.cause === undefined ? undefined : { cause: options.cause });
+    Object.defineProperty(this, ERROR_LINEAGE, { value: lineageOf(new.target), enumerable: false });
     this.code = options.code;
     this.status = options.status;
     this.i18nKey = options.i18nKey;

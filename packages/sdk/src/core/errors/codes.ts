@@ -119,11 +119,79 @@ export const ERROR_CATALOGUE = {
 /** Every error code of the service's catalogue. Branch on `code` only. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+declare const unknownErrorCode: unique symbol;
+
+/**
+ * A code outside this SDK's catalogue (sent by a newer service), kept exactly
+ * as the service sent it. Branded: no string literal is one, so a typo such
+ * as `isServiceError(err, 'RELATION_REVOKD')` does not compile. Only
+ * {@link toErrorCode} (and the SDK's own parsing of error answers) makes one.
+ */
+export type UnknownErrorCode = string & { readonly [unknownErrorCode]: 'UnknownErrorCode' };
+
 /**
  * A code as received from the wire: a catalogue code, or an unknown code kept
- * as-is for forward compatibility.
+ * as-is for forward compatibility ({@link UnknownErrorCode}).
  */
-export type AnyErrorCode = ErrorCode | (string & {});
+export type AnyErrorCode = ErrorCode | UnknownErrorCode;
+
+/** Codes of `TransportError`. */
+export type TransportErrorCode =
+  'TRANSPORT_NETWORK' | 'TRANSPORT_BAD_RESPONSE' | 'TRANSPORT_CLOSED' | 'TRANSPORT_PROTOCOL';
+
+/** Codes of `CryptoError`. */
+export type CryptoErrorCode =
+  | 'DECRYPT_FAILURE'
+  | 'INVALID_ENVELOPE'
+  | 'KEY_BACKUP_PASSWORD_INVALID'
+  | 'KEY_BACKUP_PARAMS_TOO_WEAK'
+  | 'KEY_BACKUP_INVALID'
+  | 'KEY_STORE_CORRUPT'
+  | 'KEY_STORE_IO'
+  | 'KEY_CHANGED'
+  | 'MEMBERS_CHANGED'
+  | 'GROUP_ROSTER_INVALID'
+  | 'DECISION_REFUSED'
+  | 'MIGRATION_VERIFICATION_FAILED'
+  | 'FILE_CORRUPT';
+
+/** Codes of `WebhookVerificationError`. */
+export type WebhookVerificationCode =
+  | 'WEBHOOK_HEADER_MISSING'
+  | 'WEBHOOK_TIMESTAMP_SKEW'
+  | 'WEBHOOK_SIGNATURE_INVALID'
+  | 'WEBHOOK_PAYLOAD_INVALID'
+  | 'WEBHOOK_PAYLOAD_TOO_LARGE';
+
+/** Codes the SDK itself raises, beside the catalogue's. */
+export type ClientErrorCode =
+  | TransportErrorCode
+  | CryptoErrorCode
+  | WebhookVerificationCode
+  | 'TIMEOUT'
+  | 'VALIDATION_ERROR'
+  | 'HANDLER_FAILED'
+  | 'CONFIGURATION_ERROR';
+
+/**
+ * The code of any SDK error (`AmsError.code`): a catalogue code, a code the
+ * SDK raises itself, or an unknown code from a newer service.
+ */
+export type AmsErrorCode = ErrorCode | ClientErrorCode | UnknownErrorCode;
+
+/**
+ * The code of a wire string: the catalogue code when it is one, else the
+ * string kept as an {@link UnknownErrorCode}.
+ *
+ * @example
+ * ```ts
+ * toErrorCode('NOT_FOUND'); // 'NOT_FOUND' (an ErrorCode)
+ * toErrorCode('NEW_CODE_FROM_2027'); // kept, typed UnknownErrorCode
+ * ```
+ */
+export function toErrorCode(code: string): AnyErrorCode {
+  return code as AnyErrorCode;
+}
 
 /** All catalogue codes, in catalogue order. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR_CATALOGUE) as ErrorCode[]);
@@ -143,7 +211,7 @@ export function statusOf(code: ErrorCode): number {
  * for an unknown code, a decision from the HTTP status (429, 502–504 and 408
  * retry; 401 reauthenticates; everything else fails).
  */
-export function dispositionOf(code: AnyErrorCode, status?: number): ErrorDisposition {
+export function dispositionOf(code: AmsErrorCode, status?: number): ErrorDisposition {
   if (isErrorCode(code)) return ERROR_CATALOGUE[code].disposition;
   if (status === undefined) return 'fail';
   if (status === 429 || status === 408 || status === 502 || status === 503 || status === 504) return 'retry';
@@ -152,7 +220,7 @@ export function dispositionOf(code: AnyErrorCode, status?: number): ErrorDisposi
 }
 
 /** True when the code means the agent must stop and never reconnect. */
-export function isTerminalCode(code: AnyErrorCode): boolean {
+export function isTerminalCode(code: AmsErrorCode): boolean {
   return dispositionOf(code) === 'terminal';
 }
 

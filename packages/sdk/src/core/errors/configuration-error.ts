@@ -1,4 +1,4 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
 
 /** Options of {@link ConfigurationError}. */
 export interface ConfigurationErrorOptions {
@@ -14,9 +14,10 @@ export interface ConfigurationErrorOptions {
  * first request, never retried.
  */
 export class ConfigurationError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'ConfigurationError';
   override readonly name: string = 'ConfigurationError';
   readonly kind = 'configuration' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['configuration'];
   declare readonly code: 'CONFIGURATION_ERROR';
   /** The option at fault, when one is. */
   readonly option: string | undefined;

@@ -1,21 +1,6 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
+import type { CryptoErrorCode } from './codes.js';
 import type { DecryptFailureReason } from './codes.js';
-
-/** Codes of {@link CryptoError}. */
-export type CryptoErrorCode =
-  | 'DECRYPT_FAILURE'
-  | 'INVALID_ENVELOPE'
-  | 'KEY_BACKUP_PASSWORD_INVALID'
-  | 'KEY_BACKUP_PARAMS_TOO_WEAK'
-  | 'KEY_BACKUP_INVALID'
-  | 'KEY_STORE_CORRUPT'
-  | 'KEY_STORE_IO'
-  | 'KEY_CHANGED'
-  | 'MEMBERS_CHANGED'
-  | 'GROUP_ROSTER_INVALID'
-  | 'DECISION_REFUSED'
-  | 'MIGRATION_VERIFICATION_FAILED'
-  | 'FILE_CORRUPT';
 
 /** Options of {@link CryptoError}. */
 export interface CryptoErrorOptions {
@@ -38,9 +23,10 @@ export interface CryptoErrorOptions {
  * checks them: signature → no_wrap → unwrap → aead → parse.
  */
 export class CryptoError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'CryptoError';
   override readonly name: string = 'CryptoError';
   readonly kind = 'crypto' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['crypto'];
   declare readonly code: CryptoErrorCode;
   /** For DECRYPT_FAILURE: which check failed. */
   readonly reason: DecryptFailureReason | undefined;
@@ -63,3 +49,5 @@ export class CryptoError extends AmsError {
     this.file = options.file;
   }
 }
+
+export type { CryptoErrorCode };

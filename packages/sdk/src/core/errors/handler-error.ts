@@ -1,4 +1,4 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
 
 /** Options of {@link HandlerError}. */
 export interface HandlerErrorOptions {
@@ -17,9 +17,10 @@ export interface HandlerErrorOptions {
  * (decrypted) event is not printed with it.
  */
 export class HandlerError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'HandlerError';
   override readonly name: string = 'HandlerError';
   readonly kind = 'handler' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['handler'];
   declare readonly code: 'HANDLER_FAILED';
   /** The event being handled (not enumerable: kept out of printed errors). */
   declare readonly event: unknown;

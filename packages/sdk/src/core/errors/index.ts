@@ -13,6 +13,10 @@ export {
   isTerminalCode,
   type ErrorCode,
   type AnyErrorCode,
+  type UnknownErrorCode,
+  type AmsErrorCode,
+  type ClientErrorCode,
+  toErrorCode,
   type ErrorCategory,
   type ErrorDisposition,
   type ErrorCatalogueEntry,
@@ -28,7 +32,11 @@ export { TransportError, type TransportErrorCode, type TransportErrorOptions } f
 export { TimeoutError, type TimeoutErrorOptions } from './timeout-error.js';
 export { ValidationError, type ValidationErrorOptions, type ValidationIssue } from './validation-error.js';
 export { CryptoError, type CryptoErrorCode, type CryptoErrorOptions } from './crypto-error.js';
-export { FileIntegrityError, type FileIntegrityFailure } from './file-integrity-error.js';
+export {
+  FileIntegrityError,
+  type FileIntegrityErrorOptions,
+  type FileIntegrityFailure,
+} from './file-integrity-error.js';
 export {
   WebhookVerificationError,
   type WebhookVerificationCode,

@@ -1,3 +1,4 @@
+import { ERROR_CLASS_ID } from './base.js';
 import { ServiceError } from './service-error.js';
 
 /** Options of {@link ManifestTooLargeError}. */
@@ -24,6 +25,8 @@ export interface ManifestTooLargeErrorOptions {
  * ```
  */
 export class ManifestTooLargeError extends ServiceError<'MANIFEST_TOO_LARGE'> {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'ManifestTooLargeError';
   override readonly name: string = 'ManifestTooLargeError';
   /** The manifest's size in bytes. */
   readonly sizeBytes: number;

@@ -1,4 +1,4 @@
-import type { ErrorKind } from './base.js';
+import { ERROR_CLASS_ID } from './base.js';
 import type { AnyErrorCode } from './codes.js';
 import { ServiceError, type ServiceErrorOptions } from './service-error.js';
 
@@ -7,9 +7,10 @@ import { ServiceError, type ServiceErrorOptions } from './service-error.js';
  * comes from the Retry-After header or `params.retry_after_ms`.
  */
 export class RateLimitError<C extends AnyErrorCode = AnyErrorCode> extends ServiceError<C> {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'RateLimitError';
   override readonly name: string = 'RateLimitError';
   override readonly kind = 'rate_limit' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['rate_limit'];
 
   constructor(options: ServiceErrorOptions<C>) {
     super(options);

@@ -1,4 +1,4 @@
-import { AmsError, type AmsErrorOptions, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID, type AmsErrorOptions } from './base.js';
 import type { AnyErrorCode } from './codes.js';
 
 /** Options of {@link ServiceError}. */
@@ -17,9 +17,10 @@ export interface ServiceErrorOptions<C extends AnyErrorCode = AnyErrorCode> exte
  * ```
  */
 export class ServiceError<C extends AnyErrorCode = AnyErrorCode> extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'ServiceError';
   override readonly name: string = 'ServiceError';
   readonly kind: 'service' | 'rate_limit' = 'service';
-  protected static override readonly kinds: readonly ErrorKind[] = ['service', 'rate_limit'];
   declare readonly code: C;
   declare readonly status: number;
 

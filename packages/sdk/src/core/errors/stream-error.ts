@@ -1,3 +1,4 @@
+import { ERROR_CLASS_ID } from './base.js';
 import type { AnyErrorCode, StreamErrorValue } from './codes.js';
 import { ServiceError } from './service-error.js';
 
@@ -37,6 +38,8 @@ export interface StreamErrorOptions {
  * ```
  */
 export class StreamError extends ServiceError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'StreamError';
   override readonly name: string = 'StreamError';
   /** The stream error value. */
   readonly reason: StreamErrorValue;

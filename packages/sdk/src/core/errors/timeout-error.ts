@@ -1,4 +1,4 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
 
 /** Options of {@link TimeoutError}. */
 export interface TimeoutErrorOptions {
@@ -10,9 +10,10 @@ export interface TimeoutErrorOptions {
 
 /** A client-side deadline ran out (request, auth frame, handler drain). */
 export class TimeoutError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'TimeoutError';
   override readonly name: string = 'TimeoutError';
   readonly kind = 'timeout' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['timeout'];
   declare readonly code: 'TIMEOUT';
   /** The limit that ran out, in milliseconds. */
   readonly timeoutMs: number;

@@ -1,8 +1,5 @@
-import { AmsError, type ErrorKind } from './base.js';
-
-/** Codes of {@link TransportError}. */
-export type TransportErrorCode =
-  'TRANSPORT_NETWORK' | 'TRANSPORT_BAD_RESPONSE' | 'TRANSPORT_CLOSED' | 'TRANSPORT_PROTOCOL';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
+import type { TransportErrorCode } from './codes.js';
 
 /** Options of {@link TransportError}. */
 export interface TransportErrorOptions {
@@ -20,12 +17,15 @@ export interface TransportErrorOptions {
  * socket, a frame that breaks the protocol. The original error is in `cause`.
  */
 export class TransportError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'TransportError';
   override readonly name: string = 'TransportError';
   readonly kind = 'transport' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['transport'];
   declare readonly code: TransportErrorCode;
 
   constructor(options: TransportErrorOptions) {
     super(options);
   }
 }
+
+export type { TransportErrorCode };

@@ -1,4 +1,4 @@
-import { AmsError, type ErrorKind } from './base.js';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
 
 /** One problem found while validating data. */
 export interface ValidationIssue {
@@ -22,9 +22,10 @@ export interface ValidationErrorOptions {
  * never the values).
  */
 export class ValidationError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'ValidationError';
   override readonly name: string = 'ValidationError';
   readonly kind = 'validation' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['validation'];
   declare readonly code: 'VALIDATION_ERROR';
   /** The problems found. */
   readonly issues: readonly ValidationIssue[];

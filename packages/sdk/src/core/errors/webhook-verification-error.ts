@@ -1,12 +1,5 @@
-import { AmsError, type ErrorKind } from './base.js';
-
-/** Codes of {@link WebhookVerificationError}. */
-export type WebhookVerificationCode =
-  | 'WEBHOOK_HEADER_MISSING'
-  | 'WEBHOOK_TIMESTAMP_SKEW'
-  | 'WEBHOOK_SIGNATURE_INVALID'
-  | 'WEBHOOK_PAYLOAD_INVALID'
-  | 'WEBHOOK_PAYLOAD_TOO_LARGE';
+import { AmsError, ERROR_CLASS_ID } from './base.js';
+import type { WebhookVerificationCode } from './codes.js';
 
 /** Options of {@link WebhookVerificationError}. */
 export interface WebhookVerificationErrorOptions {
@@ -23,9 +16,10 @@ export interface WebhookVerificationErrorOptions {
  * answer with; `code` says why.
  */
 export class WebhookVerificationError extends AmsError {
+  /** @internal */
+  static override readonly [ERROR_CLASS_ID]: string = 'WebhookVerificationError';
   override readonly name: string = 'WebhookVerificationError';
   readonly kind = 'webhook_verification' as const;
-  protected static override readonly kinds: readonly ErrorKind[] = ['webhook_verification'];
   declare readonly code: WebhookVerificationCode;
   declare readonly status: number;
 
@@ -33,3 +27,5 @@ export class WebhookVerificationError extends AmsError {
     super(options);
   }
 }
+
+export type { WebhookVerificationCode };

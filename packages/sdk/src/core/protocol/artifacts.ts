@@ -17,7 +17,8 @@
  * @module
  */
 import { z } from 'zod';
-import { ARTIFACT_DENIED_REASONS } from '../errors/codes.js';
+import { ARTIFACT_DENIED_REASONS, type ArtifactDeniedReason } from '../errors/codes.js';
+import type { SameType } from './same-type.js';
 import { parseWith } from './parse.js';
 import { base64Schema, IdentifierSchema, IsoUtcMillisSchema } from './primitives.js';
 
@@ -92,8 +93,20 @@ export const FormFieldSchema = z
     message: 'options is required for a choice field and only for it',
     path: ['options'],
   });
-/** One field of a form. */
-export type FormField = z.infer<typeof FormFieldSchema>;
+/** One field of a form (`options` for a `choice` field, and only for it). */
+export type FormField = {
+  /** Key of the answer in `data`: lower-case letters, digits and `_`. */
+  name: string;
+  /** What the human reads. */
+  label: string;
+  /** The input shown. */
+  input: 'text' | 'number' | 'boolean' | 'choice';
+  /** True when the form cannot be sent without it. */
+  required?: boolean | undefined;
+  /** The choices of a `choice` field. */
+  options?: string[] | undefined;
+};
+true satisfies SameType<z.infer<typeof FormFieldSchema>, FormField>;
 
 /** A form the human fills in. */
 export const FormContentSchema = z
@@ -124,8 +137,27 @@ export const ArtifactContentSchema = z.discriminatedUnion('kind', [
   FormContentSchema,
   ToolRequestContentSchema,
 ]);
-/** What an artifact asks. */
-export type ArtifactContent = z.infer<typeof ArtifactContentSchema>;
+/** A yes/no confirmation (`kind: 'confirm'`). */
+export type ConfirmContent = {
+  kind: 'confirm';
+  title: string;
+  body?: string | undefined;
+};
+/** A form the human fills in (`kind: 'form'`). */
+export type FormContent = {
+  kind: 'form';
+  title: string;
+  fields: FormField[];
+};
+/** A request that the human's client runs a tool (`kind: 'tool_request'`). */
+export type ToolRequestContent = {
+  kind: 'tool_request';
+  title: string;
+  tool: { name: string; arguments: Record<string, unknown>; timeout_ms: number };
+};
+/** What an artifact asks: a discriminated union on `kind`. */
+export type ArtifactContent = ConfirmContent | FormContent | ToolRequestContent;
+true satisfies SameType<z.infer<typeof ArtifactContentSchema>, ArtifactContent>;
 /** A kind of artifact. */
 export type ArtifactKind = ArtifactContent['kind'];
 
@@ -138,8 +170,17 @@ export const ArtifactPayloadSchema = z.strictObject({
   sensitivity: z.enum(ARTIFACT_SENSITIVITIES),
   content: ArtifactContentSchema,
 });
-/** The sealed payload of an artifact. */
-export type ArtifactPayload = z.infer<typeof ArtifactPayloadSchema>;
+/** The sealed payload of an artifact (`type: 'artifact'`), one per revision. */
+export type ArtifactPayload = {
+  type: 'artifact';
+  artifact_id: string;
+  revision: number;
+  forwardable: boolean;
+  sensitivity: ArtifactSensitivity;
+  /** What it asks, discriminated on `kind`. */
+  content: ArtifactContent;
+};
+true satisfies SameType<z.infer<typeof ArtifactPayloadSchema>, ArtifactPayload>;
 
 /** The sealed answer of a human (or the service) to an artifact. */
 export const ArtifactAnswerPayloadSchema = z.discriminatedUnion('status', [
@@ -158,8 +199,24 @@ export const ArtifactAnswerPayloadSchema = z.discriminatedUnion('status', [
     reason: z.enum(ARTIFACT_DENIED_REASONS),
   }),
 ]);
-/** The sealed answer to an artifact. */
-export type ArtifactAnswerPayload = z.infer<typeof ArtifactAnswerPayloadSchema>;
+/** The sealed answer to an artifact (`type: 'artifact_response'`), discriminated on `status`. */
+export type ArtifactAnswerPayload =
+  | {
+      type: 'artifact_response';
+      artifact_id: string;
+      revision: number;
+      status: 'approved';
+      /** The answer: form fields by name, or the tool's result. */
+      data: Record<string, unknown>;
+    }
+  | {
+      type: 'artifact_response';
+      artifact_id: string;
+      revision: number;
+      status: 'denied';
+      reason: ArtifactDeniedReason;
+    };
+true satisfies SameType<z.infer<typeof ArtifactAnswerPayloadSchema>, ArtifactAnswerPayload>;
 
 /** The sealed payload of a reaction. */
 export const ReactionPayloadSchema = z.strictObject({
@@ -173,8 +230,16 @@ export const ReactionPayloadSchema = z.strictObject({
     .refine((e) => !/[\s\w]/.test(e), { message: 'an emoji, not text' }),
   action: z.enum(['add', 'remove']),
 });
-/** The sealed payload of a reaction. */
-export type ReactionPayload = z.infer<typeof ReactionPayloadSchema>;
+/** The sealed payload of a reaction (`type: 'reaction'`). */
+export type ReactionPayload = {
+  type: 'reaction';
+  /** The message reacted to. */
+  message_id: string;
+  /** One emoji. */
+  emoji: string;
+  action: 'add' | 'remove';
+};
+true satisfies SameType<z.infer<typeof ReactionPayloadSchema>, ReactionPayload>;
 
 /**
  * The proof a forwarded copy carries (security issue #24, item 8): the
@@ -204,8 +269,17 @@ export const ForwardedPayloadSchema = z.strictObject({
   /** The original sender's sealed envelope and its content key; absent: the forwarder's unverified claim. */
   proof: ForwardProofSchema.optional(),
 });
-/** The sealed payload of a forwarded copy. */
-export type ForwardedPayload = z.infer<typeof ForwardedPayloadSchema>;
+/** The sealed payload of a forwarded copy (`type: 'forwarded'`). */
+export type ForwardedPayload = {
+  type: 'forwarded';
+  /** The original's ids and time (signed by its sender). */
+  original: { conversation_id: string; message_id: string; sender_id: string; created_at: string };
+  /** The original's payload, as it was. */
+  payload: Record<string, unknown>;
+  /** The original sender's sealed envelope and its content key; absent: the forwarder's unverified claim. */
+  proof?: { wire_envelope: string; content_key: string } | undefined;
+};
+true satisfies SameType<z.infer<typeof ForwardedPayloadSchema>, ForwardedPayload>;
 
 const WireEnvelope = z.string().min(1);
 const TtlMs = z.number().int().min(ARTIFACT_LIMITS.minTtlMs).max(ARTIFACT_LIMITS.maxTtlMs);

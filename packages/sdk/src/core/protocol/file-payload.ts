@@ -16,6 +16,7 @@ import {
   OBJECT_KEY_MAX_CHARS,
 } from '../field-rules.js';
 import { parseWith } from './parse.js';
+import type { SameType } from './same-type.js';
 import { base64Schema } from './primitives.js';
 
 /** The encryption format of {@link FilePayload}: `AMSF` v1 (see docs/files.md). */
@@ -60,8 +61,34 @@ export const FilePayloadSchema = z.looseObject({
   /** The 32-byte file key, base64. */
   key: base64Schema({ bytes: 32 }),
 });
-/** A file message payload (wire field names). */
-export type FilePayload = z.infer<typeof FilePayloadSchema>;
+/**
+ * A file message payload (`type: 'file'`, wire field names): what a recipient
+ * needs to fetch, check and decrypt the file. Pass it to `files.download()`.
+ */
+export interface FilePayload {
+  type: 'file';
+  /** Encryption format of the object. */
+  format: typeof FILE_FORMAT;
+  /** Where the ciphertext is: fetched with `GET /r2/<object_key>`. */
+  object_key: string;
+  /** The file's name as the sender gave it (a display name, never a path to trust). */
+  name: string;
+  /** Media type of the plaintext. */
+  content_type: string;
+  /** Plaintext size, bytes. */
+  size: number;
+  /** Plaintext bytes per chunk. */
+  chunk_size: number;
+  /** Ciphertext size, bytes. */
+  ciphertext_size: number;
+  /** Lowercase hex SHA-256 of the ciphertext. */
+  ciphertext_sha256: string;
+  /** The 32-byte file key, base64. */
+  key: string;
+  /** Fields of a newer format version, kept as-is. */
+  [field: string]: unknown;
+}
+true satisfies SameType<z.infer<typeof FilePayloadSchema>, FilePayload>;
 
 /**
  * Validates a `file` payload.

@@ -14,7 +14,8 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
-import { GrantScopeSchema } from './grants.js';
+import { GrantScopeSchema, type GrantScope } from './grants.js';
+import type { SameType } from './same-type.js';
 import { parseWith } from './parse.js';
 
 /** Bounds of the manifest's fields (our choice; the spec fixes only the total size). */
@@ -82,8 +83,18 @@ export const ManifestToolSchema = z.strictObject({
   /** How long one call may run, in ms. */
   timeout_ms: z.number().int().min(1).max(MANIFEST_FIELD_LIMITS.toolTimeoutMaxMs).optional(),
 });
-/** One tool of a manifest. */
-export type ManifestTool = z.infer<typeof ManifestToolSchema>;
+/** One tool of a manifest (wire field names). */
+export type ManifestTool = {
+  /** Lower-case name, `[a-z][a-z0-9_.-]`, at most 64 characters; unique in the manifest. */
+  name: string;
+  /** What the tool does, for the owner's review. */
+  description: string;
+  /** JSON Schema of the tool's input (an object: `type: 'object'`). */
+  input_schema: Record<string, unknown>;
+  /** How long one call may run, in ms. */
+  timeout_ms?: number | undefined;
+};
+true satisfies SameType<z.infer<typeof ManifestToolSchema>, ManifestTool>;
 
 /** A capability manifest (wire field names). */
 export const CapabilityManifestSchema = z
@@ -110,8 +121,20 @@ export const CapabilityManifestSchema = z
       ctx.addIssue({ code: 'custom', path: ['data_scopes'], message: 'duplicate scope' });
     }
   });
-/** A capability manifest. */
-export type CapabilityManifest = z.infer<typeof CapabilityManifestSchema>;
+/** A capability manifest (wire field names): what the agent offers, for its owner's review. */
+export type CapabilityManifest = {
+  /** Display name of the agent's capability set. */
+  name: string;
+  /** What the agent does. */
+  description: string;
+  /** The author's version label, `MAJOR.MINOR.PATCH` with an optional `-pre`/`+build` tail. */
+  version: string;
+  /** The tools the agent offers. */
+  tools: ManifestTool[];
+  /** The data grant scopes the agent may ask users for (see docs/grants.md). */
+  data_scopes: GrantScope[];
+};
+true satisfies SameType<z.infer<typeof CapabilityManifestSchema>, CapabilityManifest>;
 
 /**
  * The canonical JSON of a JSON value: object keys sorted by UTF-16 code

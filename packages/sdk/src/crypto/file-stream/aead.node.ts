@@ -81,11 +81,12 @@ function chunkDecipher(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, tag:
 
 /** The error of a chunk whose tag does not verify. */
 function chunkFailure(cause: unknown): FileIntegrityError {
-  return new FileIntegrityError(
-    'chunk',
-    'A chunk of the encrypted file does not authenticate (modified, reordered, truncated or from another file).',
+  return new FileIntegrityError({
+    failure: 'chunk',
+    message:
+      'A chunk of the encrypted file does not authenticate (modified, reordered, truncated or from another file).',
     cause,
-  );
+  });
 }
 
 /**

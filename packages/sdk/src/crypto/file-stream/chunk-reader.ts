@@ -43,7 +43,11 @@ export class ChunkReader {
    * @throws {@link index!FileIntegrityError | FileIntegrityError} `header` for a bad header; `trailing` after `end`.
    */
   push(piece: Uint8Array): SealedChunk[] {
-    if (this.#ended) throw new FileIntegrityError('trailing', 'Bytes arrived after the end of the file.');
+    if (this.#ended)
+      throw new FileIntegrityError({
+        failure: 'trailing',
+        message: 'Bytes arrived after the end of the file.',
+      });
     this.#queue.push(piece);
     const out: SealedChunk[] = [];
     if (this.#header === undefined) {
@@ -62,19 +66,27 @@ export class ChunkReader {
    * @throws {@link index!FileIntegrityError | FileIntegrityError} `header` or `truncated` when the stream ends early.
    */
   end(): SealedChunk {
-    if (this.#ended) throw new FileIntegrityError('trailing', 'The file was already ended.');
+    if (this.#ended)
+      throw new FileIntegrityError({ failure: 'trailing', message: 'The file was already ended.' });
     this.#ended = true;
     if (this.#header === undefined) {
-      throw new FileIntegrityError('header', 'Not an encrypted file of format AMSF v1: short header.');
+      throw new FileIntegrityError({
+        failure: 'header',
+        message: 'Not an encrypted file of format AMSF v1: short header.',
+      });
     }
     if (this.#queue.length < CHUNK_TAG_BYTES) {
-      throw new FileIntegrityError('truncated', 'The encrypted file ends before its last chunk.');
+      throw new FileIntegrityError({
+        failure: 'truncated',
+        message: 'The encrypted file ends before its last chunk.',
+      });
     }
     return this.#take(this.#queue.takePieces(this.#queue.length), true);
   }
 
   #take(pieces: Uint8Array[], last: boolean): SealedChunk {
-    if (this.#index >= MAX_CHUNKS) throw new FileIntegrityError('trailing', 'Too many chunks.');
+    if (this.#index >= MAX_CHUNKS)
+      throw new FileIntegrityError({ failure: 'trailing', message: 'Too many chunks.' });
     let joined: Uint8Array | undefined = pieces.length === 1 ? pieces[0] : undefined;
     return {
       index: this.#index++,

@@ -41,7 +41,7 @@ export class FileDecryptor {
    */
   constructor(key: Uint8Array, options: DecryptFileStreamOptions = {}) {
     if (key.length !== FILE_KEY_BYTES)
-      throw new FileIntegrityError('header', 'The file key must be 32 bytes.');
+      throw new FileIntegrityError({ failure: 'header', message: 'The file key must be 32 bytes.' });
     this.#key = key;
     this.#options = options;
   }
@@ -68,7 +68,10 @@ export class FileDecryptor {
   end(): Uint8Array[] {
     const last = this.#open(this.#reader.end());
     if (this.#options.size !== undefined && this.#total !== this.#options.size) {
-      throw new FileIntegrityError('size', 'The file size differs from its declared size.');
+      throw new FileIntegrityError({
+        failure: 'size',
+        message: 'The file size differs from its declared size.',
+      });
     }
     return last;
   }
@@ -77,7 +80,10 @@ export class FileDecryptor {
     const header = this.#reader.header!;
     const { chunkSize, size } = this.#options;
     if (chunkSize !== undefined && header.chunkSize !== chunkSize) {
-      throw new FileIntegrityError('header', 'The chunk size differs from the declared one.');
+      throw new FileIntegrityError({
+        failure: 'header',
+        message: 'The chunk size differs from the declared one.',
+      });
     }
     const plain = openChunkPieces(
       this.#key,
@@ -87,7 +93,10 @@ export class FileDecryptor {
     );
     for (const piece of plain) this.#total += piece.length;
     if (size !== undefined && this.#total > size) {
-      throw new FileIntegrityError('size', 'The file is larger than its declared size.');
+      throw new FileIntegrityError({
+        failure: 'size',
+        message: 'The file is larger than its declared size.',
+      });
     }
     return plain;
   }

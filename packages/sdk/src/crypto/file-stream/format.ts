@@ -72,7 +72,10 @@ export function encodeFileHeader(chunkSize: number, noncePrefix: Uint8Array): Ui
  */
 export function parseFileHeader(bytes: Uint8Array): FileHeader {
   const bad = (what: string): FileIntegrityError =>
-    new FileIntegrityError('header', `Not an encrypted file of format AMSF v1: ${what}.`);
+    new FileIntegrityError({
+      failure: 'header',
+      message: `Not an encrypted file of format AMSF v1: ${what}.`,
+    });
   if (bytes.length !== FILE_HEADER_BYTES) throw bad('short header');
   for (let i = 0; i < FILE_MAGIC.length; i++) if (bytes[i] !== FILE_MAGIC[i]) throw bad('wrong magic');
   if (bytes[4] !== FILE_FORMAT_VERSION) throw bad('unsupported version');

@@ -168,6 +168,7 @@ describe('streams go through the member watch', () => {
       conversationId: world.conversationId,
       added: [m.id],
       removed: [],
+      unsigned: [],
       blocked: true,
     });
     // confirmMembers() accepts them explicitly, as for send().
@@ -213,6 +214,7 @@ describe('a member holding the stream key cannot speak as the agent', () => {
       conversationId: world.conversationId,
       added: [m.id],
       removed: [],
+      unsigned: [],
       blocked: false,
     });
   });

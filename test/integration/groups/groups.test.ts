@@ -331,6 +331,7 @@ describe('groups: error codes', () => {
     const keyless = await wsBot(ada, 'Keyless');
     const g = await ada.client.groups.create({ name: 'Keyless member', agentIds: [keyless.agentId] });
     await bob.client.groups.join((await ada.client.groups.invite(g.conversationId)).code);
+    await ada.client.groups.admit(g.conversationId); // the owner's signed roster admits bob (docs/groups.md)
     await ada.client.regenerateAgentToken(keyless.agentId, { emergency: true }); // keys invalid at once
     await ada.client.send(g.conversationId, { type: 'text', text: 'still here?' });
     await waitFor(() => bob.messages.length === 1, 'the message at the other human');

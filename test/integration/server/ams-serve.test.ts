@@ -33,8 +33,13 @@ describe('ams serve', () => {
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
     expect(out).toHaveLength(1);
-    // Dev mode logs each request on stderr (stdout keeps its one line).
-    expect(err).toEqual([expect.stringMatching(/^ams serve: GET \/_control\/clock 200 \d+ms\n$/)]);
+    // Dev mode prints its addresses, then logs each request on stderr (stdout keeps its one line).
+    expect(err).toEqual([
+      expect.stringMatching(
+        /^ams serve: dev console at .*\nams serve: a user and an agent: npx ams dev bootstrap /,
+      ),
+      expect.stringMatching(/^ams serve: GET \/_control\/clock 200 \d+ms\n$/),
+    ]);
     await expect(fetch(`${url}/_control/clock`)).rejects.toThrow();
   });
 

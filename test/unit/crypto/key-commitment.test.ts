@@ -114,9 +114,10 @@ describe('key commitment (v1.1): one signed envelope, two content keys', () => {
 
   it('in legacy v1.0 nothing stops bob from decrypting under his key (only the GCM tag refuses it)', () => {
     const wire = twoKeyEnvelope('1.0');
-    expect(open(wire, as('alice')).payload).toEqual(payload);
+    const legacy = { acceptLegacyV10: true }; // v1.0 opens only on this explicit opt-in (#24, item 10)
+    expect(open(wire, { ...as('alice'), ...legacy }).payload).toEqual(payload);
     const spy = counting(node as SyncCryptoBackend);
-    const err = catchCrypto(() => open(wire, { ...as('bob'), backend: spy.backend }));
+    const err = catchCrypto(() => open(wire, { ...as('bob'), ...legacy, backend: spy.backend }));
     expect({ code: err.code, reason: err.reason }).toEqual({ code: 'DECRYPT_FAILURE', reason: 'aead' });
     expect(spy.content()).toBe(1);
   });

@@ -144,14 +144,14 @@ export interface KeyDirectory {
    * Member ids of a conversation (its user and agent). For a group: the
    * members both listed by the service and in the owner-signed roster.
    *
-   * @throws {@link CryptoError} `GROUP_ROSTER_INVALID` for a group whose roster is missing or refused.
+   * @throws {@link index!CryptoError | CryptoError} `GROUP_ROSTER_INVALID` for a group whose roster is missing or refused.
    */
   conversationMembers(conversationId: string): Promise<string[]>;
   /**
    * The signed roster of a group and the listed members outside it;
    * undefined for a one-to-one conversation.
    *
-   * @throws {@link CryptoError} `GROUP_ROSTER_INVALID`.
+   * @throws {@link index!CryptoError | CryptoError} `GROUP_ROSTER_INVALID`.
    */
   groupMembership(conversationId: string): Promise<GroupMembership | undefined>;
   /** Forgets a cached conversation. */

@@ -13,7 +13,7 @@
  * - afterwards: a higher version, signed by the `owner_id` of the version it
  *   holds, under the key that version binds to that owner; the same version
  *   only with the same content. A lower version (a replay), another signer,
- *   another key or a bad signature is refused with a {@link CryptoError}
+ *   another key or a bad signature is refused with a {@link index!CryptoError | CryptoError}
  *   `GROUP_ROSTER_INVALID`.
  *
  * Accepted versions are kept in memory (at most 10 000 groups, oldest dropped first).
@@ -166,7 +166,7 @@ export class GroupRosterBook {
    * keeps it when it is acceptable.
    *
    * @param signerKeyOf - the directory's (pinned) Ed25519 key of a principal, for a first roster.
-   * @throws {@link CryptoError} `GROUP_ROSTER_INVALID`.
+   * @throws {@link index!CryptoError | CryptoError} `GROUP_ROSTER_INVALID`.
    */
   async accept(
     conversationId: string,

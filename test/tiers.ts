@@ -67,6 +67,7 @@ export const TIERS = {
       'test/unit/messaging/',
       'test/unit/package/',
       'test/unit/server/',
+      'test/unit/types/',
       'test/unit/chaos-recorder.test.ts',
       'test/unit/fault-proxy.test.ts',
       'test/unit/tiers.test.ts',

@@ -68,7 +68,7 @@ describe('legacy v1.0 envelopes', () => {
   });
 
   it('the Agent refuses a v1.0 envelope by default (INVALID_ENVELOPE)', async () => {
-    const failed = nextEvent<[DecryptFailure]>(world.agent, 'decrypt_failure');
+    const failed = nextEvent<[DecryptFailure]>(world.agent, 'decryptFailure');
     const to = { id: world.agentId, publicKey: registeredKey(world.relay, world.agentId) };
     agentSocket(world.relay).toClient(await legacyFromAgent(to, 'no key commitment here'));
     const [failure] = await failed;

@@ -102,7 +102,7 @@ describe('the service sealing peer-only events as system', () => {
       ],
       ['reaction.update', { type: 'reaction', message_id: crypto.randomUUID(), emoji: '👍', action: 'add' }],
     ] as const) {
-      const failed = nextEvent<[DecryptFailure]>(world.agent, 'decrypt_failure');
+      const failed = nextEvent<[DecryptFailure]>(world.agent, 'decryptFailure');
       const agentKey = { id: world.agentId, publicKey: registeredKey(world.relay, world.agentId) };
       const sealed = sealAsSystem(system, type, payload, agentKey, world.conversationId);
       agentSocket(world.relay).toClient({

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as root from '../../../packages/sdk/src/index.js';
+import * as protocol from '../../../packages/sdk/src/protocol.js';
 
 describe('root entry barrel (src/index.ts)', () => {
   it('uses explicit named exports only', () => {
@@ -9,17 +10,24 @@ describe('root entry barrel (src/index.ts)', () => {
     expect(source).toMatch(/@module/);
   });
 
-  it('exports errors, guards, limits, clock and the protocol model', () => {
-    const expected = [
+  it('exports the Agent, the UserClient, errors, guards and limits; the wire model lives in /protocol (#23)', () => {
+    for (const name of [
+      'Agent',
+      'UserClient',
       'AmsError',
       'ServiceError',
       'RateLimitError',
       'ValidationError',
       'isServiceError',
       'isAmsError',
+      'LIMITS',
+    ]) {
+      expect(root, name).toHaveProperty(name);
+    }
+    expect(Object.keys(root).length).toBeLessThanOrEqual(80);
+    const wireModel = [
       'ERROR_CATALOGUE',
       'toServiceError',
-      'LIMITS',
       'WEBHOOK_RETRY_SCHEDULE_MS',
       'systemClock',
       'ManualClock',
@@ -34,7 +42,10 @@ describe('root entry barrel (src/index.ts)', () => {
       'WS_ONLY_EVENT_TYPES',
       'MessagePayloadSchema',
     ];
-    for (const name of expected) expect(root, name).toHaveProperty(name);
+    for (const name of wireModel) {
+      expect(protocol, name).toHaveProperty(name);
+      expect(Object.keys(root), name).not.toContain(name);
+    }
   });
 
   it('exports nothing undefined and keeps internal helpers out', () => {

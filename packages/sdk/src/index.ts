@@ -38,7 +38,6 @@ export type { AgentStats } from './agent/pipeline/types.js';
 export type { SendOptions } from './agent/index.js';
 export type { StreamSummary, StreamWriter, StreamWriterOptions } from './agent/index.js';
 export type { TextChunkSource } from './agent/streams/reply-stream.js';
-export type { StreamPart, StreamStepStatus } from './core/protocol/stream-parts.js';
 
 // Events
 export type {

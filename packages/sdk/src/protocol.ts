@@ -604,6 +604,8 @@ export {
   STREAM_PARTS_VERSION,
   StreamPartsReader,
   type StreamJsonValue,
+  type StreamPart,
+  type StreamStepStatus,
   type StreamPartDropReason,
   type StreamPartRecord,
   type StreamPartsChange,

@@ -91,7 +91,9 @@ describe.each([
   it('refuses a bad part at the writer with a ValidationError, and the stream goes on', async () => {
     const w = await world.agent.stream(world.conversationId);
     await expect(w.step({ id: '', status: 'running' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(w.step({ id: 'a', status: 'paused' as 'done' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(w.step({ id: 'a', status: 'paused' as 'done' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
     await expect(w.toolResult({ callId: 'c', output: 1, error: 'e' })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
     });

@@ -609,6 +609,7 @@ export {
   type StreamPartDropReason,
   type StreamPartRecord,
   type StreamPartsChange,
+  type StreamPartChangeEntry,
   type StreamSourcePart,
   type StreamStepPart,
   type StreamTextPart,

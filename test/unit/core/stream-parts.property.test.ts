@@ -257,7 +257,8 @@ function frames(streamId: string, pieces: readonly string[]): Record<string, unk
 async function receive(
   parts: number | undefined,
   pieces: readonly string[],
-): Promise<{ end: StreamEnded; dropped: StreamPartDropped[] }> {
+): Promise<{ end: StreamEnded; dropped: StreamPartDropped[]; order: string[] }> {
+  const order: string[] = [];
   const ends: StreamEnded[] = [];
   const dropped: StreamPartDropped[] = [];
   const r = new StreamReceiver({
@@ -278,16 +279,16 @@ async function receive(
     clock: systemClock,
     emit: {
       streamStart: () => undefined,
-      streamDelta: () => undefined,
+      streamDelta: (d) => void order.push(`delta ${d.seq} ${d.delta}`),
       streamEnd: (e) => void ends.push(e),
       streamError: (f) => expect.fail(`stream failed: ${f.reason}`),
-      streamPart: () => undefined,
+      streamPart: (u) => void order.push(`part ${u.seq} ${u.index} ${u.part.type}`),
       streamPartDropped: (d) => void dropped.push(d),
     },
   });
   for (const f of frames('s1', pieces)) r.receive(f);
   for (let i = 0; i < 20 && ends.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 0));
-  return { end: ends[0]!, dropped };
+  return { end: ends[0]!, dropped, order };
 }
 
 describe('parts compatibility', () => {
@@ -330,6 +331,16 @@ describe('parts compatibility', () => {
     expect(end.text).toBe('xy');
     expect(dropped.map((d) => [d.reason, d.error.code, d.seq])).toEqual([
       ['malformed', 'VALIDATION_ERROR', 2],
+    ]);
+  });
+
+  it('events come in the order written, also inside one delta', async () => {
+    const { order } = await receive(1, [stream.join(''), 'and more']);
+    expect(order).toEqual([
+      'delta 1 Let me check.',
+      'part 1 1 tool',
+      'delta 1  It is cold.',
+      'delta 2 and more',
     ]);
   });
 });

@@ -157,9 +157,9 @@ export interface StreamPartUpdate extends StreamStarted {
   readonly index: number;
   /** The part, as it is now. */
   readonly part: StreamPart;
-  /** Every part so far, in order. */
+  /** Every part so far, in order (as of the end of delta `seq`). */
   readonly parts: readonly StreamPart[];
-  /** The text so far. */
+  /** The text so far (written before this part). */
   readonly text: string;
 }
 
@@ -429,16 +429,21 @@ export class StreamReceiver {
     }
   }
 
-  /** Shows what one delta of a parts stream changed: its text, then its parts, then what was dropped. */
+  /**
+   * Shows what one delta of a parts stream changed, in the order written: text as `streamDelta`
+   * (text on both sides of a part gives two with the same seq), other parts as `streamPart`;
+   * then what was dropped.
+   */
   #parts(live: Live, seq: number, change: StreamPartsChange): void {
     const base = { streamId: live.id, conversationId: live.conversationId!, senderId: live.senderId! };
-    if (change.text.length > 0) {
-      live.text += change.text;
-      this.#d.emit.streamDelta({ ...base, seq, delta: change.text, text: live.text });
-    }
     let snapshot: readonly StreamPart[] | undefined;
-    for (const { index, part } of change.updated) {
-      if (part.type === 'text') continue;
+    for (const { index, part, added } of change.updated) {
+      if (part.type === 'text') {
+        if (added === undefined || added.length === 0) continue;
+        live.text += added;
+        this.#d.emit.streamDelta({ ...base, seq, delta: added, text: live.text });
+        continue;
+      }
       snapshot ??= live.reader!.parts;
       this.#d.emit.streamPart({ ...base, seq, index, part, parts: snapshot, text: live.text });
     }

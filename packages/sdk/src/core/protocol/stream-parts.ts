@@ -43,7 +43,7 @@ export const STREAM_PART_LIMITS = {
   TITLE_CHARS: 1_024,
   /** A step detail, a tool error, a source URL. */
   DETAIL_CHARS: 4_096,
-  /** Distinct parts of one stream (text and reasoning runs, steps, tools, sources). */
+  /** Parts of one stream other than text runs (reasoning runs, steps, tools, sources). */
   PARTS: 4_096,
 } as const;
 
@@ -144,12 +144,25 @@ export type StreamPartDropReason =
   /** More than {@link STREAM_PART_LIMITS}.PARTS parts. */
   | 'too_many';
 
+/** One part created or updated by a chunk of stream text. */
+export interface StreamPartChangeEntry {
+  /** Its place in the parts (a step or a tool keeps its place when updated). */
+  readonly index: number;
+  /** The part as it is now. */
+  readonly part: StreamPart;
+  /** For a text part: the text this chunk appended to it. */
+  readonly added: string | undefined;
+}
+
 /** What one chunk of stream text changed. */
 export interface StreamPartsChange {
   /** The text appended to the reply (text parts only). */
   readonly text: string;
-  /** The parts created or updated, in order (a step's latest state, a tool part with its result). */
-  readonly updated: readonly { readonly index: number; readonly part: StreamPart }[];
+  /**
+   * The parts created or updated, in the order written (text runs too: `added` is the text this
+   * chunk appended to a text part; a step's latest state, a tool part with its result).
+   */
+  readonly updated: readonly StreamPartChangeEntry[];
   /** The records dropped, in order. */
   readonly dropped: readonly { readonly reason: StreamPartDropReason; readonly message: string }[];
 }
@@ -344,7 +357,7 @@ export class StreamPartsReader {
   push(chunk: string): StreamPartsChange {
     const change = {
       text: '',
-      updated: [] as { index: number; part: StreamPart }[],
+      updated: [] as StreamPartChangeEntry[],
       dropped: [] as { reason: StreamPartDropReason; message: string }[],
     };
     let at = 0;
@@ -394,7 +407,7 @@ export class StreamPartsReader {
     text: string,
     change: {
       text: string;
-      updated: { index: number; part: StreamPart }[];
+      updated: StreamPartChangeEntry[];
       dropped: { reason: StreamPartDropReason; message: string }[];
     },
   ): void {
@@ -405,30 +418,39 @@ export class StreamPartsReader {
     }
     const last = this.#parts.length - 1;
     const prev = this.#parts[last];
+    const added = type === 'text' ? text : undefined;
     if (prev !== undefined && prev.type === type) {
       const part = { type, text: (prev as StreamTextPart).text + text };
       this.#parts[last] = part;
-      this.#update(change, last, part);
+      this.#update(change, last, part, added);
       return;
     }
-    this.#add(change, { type, text });
+    this.#add(change, { type, text }, added);
   }
 
-  #update(change: { updated: { index: number; part: StreamPart }[] }, index: number, part: StreamPart): void {
+  #update(
+    change: { updated: StreamPartChangeEntry[] },
+    index: number,
+    part: StreamPart,
+    added?: string,
+  ): void {
     const prev = change.updated[change.updated.length - 1];
-    if (prev !== undefined && prev.index === index)
-      change.updated[change.updated.length - 1] = { index, part };
-    else change.updated.push({ index, part });
+    if (prev !== undefined && prev.index === index) {
+      const joined = prev.added === undefined ? added : prev.added + (added ?? '');
+      change.updated[change.updated.length - 1] = { index, part, added: joined };
+    } else change.updated.push({ index, part, added });
   }
 
   #add(
     change: {
-      updated: { index: number; part: StreamPart }[];
+      updated: StreamPartChangeEntry[];
       dropped: { reason: StreamPartDropReason; message: string }[];
     },
     part: StreamPart,
+    added?: string,
   ): number {
-    if (this.#parts.length >= STREAM_PART_LIMITS.PARTS) {
+    // Text runs are not counted: consecutive text joins one run, so there is at most one more than other parts.
+    if (part.type !== 'text' && this.#parts.length >= STREAM_PART_LIMITS.PARTS) {
       change.dropped.push({
         reason: 'too_many',
         message: `A stream holds at most ${STREAM_PART_LIMITS.PARTS} parts.`,
@@ -436,7 +458,7 @@ export class StreamPartsReader {
       return -1;
     }
     this.#parts.push(part);
-    this.#update(change, this.#parts.length - 1, part);
+    this.#update(change, this.#parts.length - 1, part, added);
     return this.#parts.length - 1;
   }
 
@@ -444,7 +466,7 @@ export class StreamPartsReader {
     json: string,
     change: {
       text: string;
-      updated: { index: number; part: StreamPart }[];
+      updated: StreamPartChangeEntry[];
       dropped: { reason: StreamPartDropReason; message: string }[];
     },
   ): void {

@@ -7,12 +7,15 @@
  * written. And the two compatibility directions: an old (text-only) reader
  * of a parts stream shows every text in order, each record on a line of its
  * own; a new reader of a stream without `parts` is the plain text reader.
+ * Events come in the order written, and a part a key holder seals (with her
+ * own checkpoint) is never shown.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   StreamReceiver,
   type StreamEnded,
+  type StreamFailure,
   type StreamPartDropped,
 } from '../../../packages/sdk/src/client/streams/receiver.js';
 import { systemClock } from '../../../packages/sdk/src/core/clock.js';
@@ -257,8 +260,10 @@ function frames(streamId: string, pieces: readonly string[]): Record<string, unk
 async function receive(
   parts: number | undefined,
   pieces: readonly string[],
-): Promise<{ end: StreamEnded; dropped: StreamPartDropped[]; order: string[] }> {
+  rewrite: (frames: Record<string, unknown>[]) => Record<string, unknown>[] = (f) => f,
+): Promise<{ end: StreamEnded; dropped: StreamPartDropped[]; order: string[]; failures: StreamFailure[] }> {
   const order: string[] = [];
+  const failures: StreamFailure[] = [];
   const ends: StreamEnded[] = [];
   const dropped: StreamPartDropped[] = [];
   const r = new StreamReceiver({
@@ -281,14 +286,15 @@ async function receive(
       streamStart: () => undefined,
       streamDelta: (d) => void order.push(`delta ${d.seq} ${d.delta}`),
       streamEnd: (e) => void ends.push(e),
-      streamError: (f) => expect.fail(`stream failed: ${f.reason}`),
+      streamError: (f) => void failures.push(f),
       streamPart: (u) => void order.push(`part ${u.seq} ${u.index} ${u.part.type}`),
       streamPartDropped: (d) => void dropped.push(d),
     },
   });
-  for (const f of frames('s1', pieces)) r.receive(f);
-  for (let i = 0; i < 20 && ends.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 0));
-  return { end: ends[0]!, dropped, order };
+  for (const f of rewrite(frames('s1', pieces))) r.receive(f);
+  for (let i = 0; i < 20 && ends.length + failures.length === 0; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  return { end: ends[0]!, dropped, order, failures };
 }
 
 describe('parts compatibility', () => {
@@ -342,5 +348,27 @@ describe('parts compatibility', () => {
       'delta 1  It is cold.',
       'delta 2 and more',
     ]);
+  });
+
+  it('a part sealed by a key holder (her own checkpoint) is never shown: the stream fails with bad_signature', async () => {
+    const mallory = new Uint8Array(32).fill(6);
+    const her = { publicKey: backend.ed25519PublicKey(mallory), privateKey: mallory };
+    const forged = (
+      encodeStreamPart({ type: 'tool-call', call_id: 'x', name: 'transfer_funds' }) as { text: string }
+    ).text;
+    const { order, failures, end } = await receive(1, ['Hello'], (fs) => {
+      const cipher = streamCipher(key, 's1');
+      const chain = new StreamChain(cipher.chainStart);
+      chain.add(1, new TextEncoder().encode('Hello'));
+      const hash = chain.add(2, new TextEncoder().encode(forged));
+      const sig = signStream(her, 'checkpoint', 's1', 2, hash);
+      const sealed = cipher.sealDelta(2, frameStreamDelta(new TextEncoder().encode(forged), sig));
+      return [fs[0]!, fs[1]!, { type: 'stream.delta', stream_id: 's1', seq: 2, ciphertext: b64(sealed) }];
+    });
+    expect(end).toBeUndefined();
+    expect(failures.map((f) => [f.reason, f.parts])).toEqual([
+      ['bad_signature', [{ type: 'text', text: 'Hello' }]],
+    ]);
+    expect(order).toEqual(['delta 1 Hello']);
   });
 });

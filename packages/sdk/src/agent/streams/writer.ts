@@ -86,16 +86,16 @@ export interface StreamToolCallInput {
   readonly callId: string;
   /** The tool's name (1–128 characters). */
   readonly name: string;
-  /** The tool's input, a JSON value. */
-  readonly input?: StreamJsonValue;
+  /** The tool's input: a JSON value (as an LLM SDK gives it; checked at the call). */
+  readonly input?: unknown;
 }
 
 /** A tool result (`stream.toolResult()`): an output, or an error. */
 export interface StreamToolResultInput {
   /** The call id of the call it answers. */
   readonly callId: string;
-  /** The tool's output, a JSON value. */
-  readonly output?: StreamJsonValue;
+  /** The tool's output: a JSON value (checked at the call). */
+  readonly output?: unknown;
   /** Set when the tool failed (up to 4 096 characters); then no output. */
   readonly error?: string;
 }
@@ -320,7 +320,7 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
         type: 'tool-call',
         call_id: call.callId,
         name: call.name,
-        ...(call.input === undefined ? {} : { input: call.input }),
+        ...(call.input === undefined ? {} : { input: call.input as StreamJsonValue }),
       });
     },
 
@@ -328,7 +328,7 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
       return part({
         type: 'tool-result',
         call_id: result.callId,
-        ...(result.output === undefined ? {} : { output: result.output }),
+        ...(result.output === undefined ? {} : { output: result.output as StreamJsonValue }),
         ...(result.error === undefined ? {} : { error: result.error }),
       });
     },

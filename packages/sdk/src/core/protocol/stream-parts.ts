@@ -192,7 +192,9 @@ function isJsonValue(v: unknown, depth = 0): v is StreamJsonValue {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
   if (typeof v === 'number') return Number.isFinite(v);
   if (Array.isArray(v)) return v.every((x) => isJsonValue(x, depth + 1));
-  if (typeof v === 'object') return Object.values(v as object).every((x) => isJsonValue(x, depth + 1));
+  // An undefined member is left out by JSON.stringify, as the record is sent.
+  if (typeof v === 'object')
+    return Object.values(v as object).every((x) => x === undefined || isJsonValue(x, depth + 1));
   return false;
 }
 
@@ -317,14 +319,6 @@ export function encodeStreamText(text: string): string {
     out.push(STREAM_PART_MARK + piece + RECORD_END);
   }
   return out.join('');
-}
-
-interface MutableStep {
-  type: 'step';
-  id: string;
-  title: string;
-  status: StreamStepStatus;
-  detail: string | undefined;
 }
 
 /**
@@ -500,7 +494,7 @@ export class StreamPartsReader {
           if (at >= 0) this.#steps.set(r.id, at);
           return;
         }
-        const prev = this.#parts[index] as MutableStep;
+        const prev = this.#parts[index] as StreamStepPart;
         const part: StreamStepPart = {
           type: 'step',
           id: r.id,

@@ -71,6 +71,8 @@ const userEvents = {
   streamDelta: true,
   streamEnd: true,
   streamError: true,
+  streamPart: true,
+  streamPartDropped: true,
   groupUpdated: true,
   groupKeyRotated: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
@@ -177,6 +179,8 @@ export function useUserClient(client: UserClient): void {
   client.on('streamDelta', (e) => void [e.seq, e.delta, e.text]);
   client.on('streamEnd', (e) => void [e.text, e.deltas]);
   client.on('streamError', (f) => void [f.reason, f.text, f.detail, f.error?.code]);
+  client.on('streamPart', (u) => void [u.index, u.part.type, u.parts.length, u.seq]);
+  client.on('streamPartDropped', (d) => void [d.reason, d.error.code, d.seq]);
   client.on('groupUpdated', (e) => void [e.conversationId, e.change, e.memberIds]);
   client.on('groupKeyRotated', (e) => void [e.keyVersion, e.reason]);
   const listener = (m: UserClientEvents['message'][0]): void => void m.messageId;

@@ -594,6 +594,35 @@ export { checkForwardTargets, forwardedPayload } from './messaging/relay-actions
 export { parsePinRecord, type KeyRefusedEvent, type RetiredPin } from './agent/index.js';
 export { MemoryStreamReplayStore, STREAM_DEADLINE_MS, type StreamReplayStore } from './client/index.js';
 
+// Typed stream parts (issue #26): the record encoding inside a stream's text, its reader, the events.
+export {
+  checkStreamPartRecord,
+  encodeStreamPart,
+  encodeStreamText,
+  STREAM_PART_LIMITS,
+  STREAM_PART_MARK,
+  STREAM_PARTS_VERSION,
+  StreamPartsReader,
+  type StreamJsonValue,
+  type StreamPart,
+  type StreamStepStatus,
+  type StreamPartDropReason,
+  type StreamPartRecord,
+  type StreamPartsChange,
+  type StreamPartChangeEntry,
+  type StreamSourcePart,
+  type StreamStepPart,
+  type StreamTextPart,
+  type StreamToolPart,
+} from './core/protocol/stream-parts.js';
+export type { StreamPartDropped, StreamPartUpdate } from './client/index.js';
+export type {
+  StreamSourceInput,
+  StreamStepInput,
+  StreamToolCallInput,
+  StreamToolResultInput,
+} from './agent/index.js';
+
 // Security issue #24: what the service may seal, forward proofs, ghost keys, refused decisions, group rosters.
 export { systemPayloadProblem } from './core/protocol/system-events.js';
 export { FORWARD_PROOF_MAX_CHARS, ForwardProofSchema, type ForwardProof } from './core/protocol/artifacts.js';

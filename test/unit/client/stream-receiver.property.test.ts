@@ -108,6 +108,8 @@ function receiver(
       streamDelta: (d) => void deltas.push(d),
       streamEnd: (e) => void ends.push(e),
       streamError: (f) => void errors.push(f),
+      streamPart: () => undefined,
+      streamPartDropped: () => undefined,
     },
   });
   return { r, ends, errors, deltas };

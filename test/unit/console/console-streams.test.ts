@@ -23,11 +23,12 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 const ID = 's1';
 const cipher = streamCipher(key, ID);
 
-function page(): { streams: ConsoleStreams; log: string[] } {
+function page(parts?: number): { streams: ConsoleStreams; log: string[] } {
   const log: string[] = [];
   const view: StreamView = {
     started: () => log.push('started'),
-    grew: (_id, text) => log.push(`grew ${text}`),
+    grew: (_id, text, shown) =>
+      log.push(parts === undefined ? `grew ${text}` : `grew ${text} ${shown.map((p) => p.type).join(',')}`),
     ended: (_id, text) => log.push(`ended ${text}`),
     failed: (_id, why, text) => log.push(`failed ${why.split(':')[0]!} [${text}]`),
   };
@@ -37,7 +38,13 @@ function page(): { streams: ConsoleStreams; log: string[] } {
         conversationId: 'c1',
         senderId: 'agent',
         messageId: ID,
-        payload: { type: 'stream.open', v: 2, stream_id: ID, key: b64(key) },
+        payload: {
+          type: 'stream.open',
+          v: 2,
+          stream_id: ID,
+          key: b64(key),
+          ...(parts === undefined ? {} : { parts }),
+        },
       }),
     signingKey: () => Promise.resolve(signing.publicKey),
     view,
@@ -133,5 +140,13 @@ describe('ConsoleStreams (stream v2 in the page)', () => {
     });
     await logged(log, 2);
     expect(log).toEqual(['started', 'failed aborted []']);
+  });
+
+  it('reads typed parts when the signed start says parts (#26), and shows the text without the records', async () => {
+    const { streams, log } = page(1);
+    const record = '\u001e{"type":"step","id":"a","status":"running"}\n';
+    for (const d of deltas(['Hi ', record], [true, true])) streams.receive(d);
+    await logged(log, 3);
+    expect(log).toEqual(['started', 'grew Hi  text', 'grew Hi  text,step']);
   });
 });

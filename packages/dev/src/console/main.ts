@@ -39,6 +39,7 @@ import { isGroupUpdate, rosterMemberIds, showGroupBar, type GroupAdminDeps } fro
 import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
 import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './service-view.js';
 import { ConsoleStreams } from './streams.js';
+import { renderStreamParts } from './stream-parts.js';
 import { forwardLabel } from './forwards.js';
 import { startAgentAdmin } from './agent-admin.js';
 
@@ -431,22 +432,23 @@ const streams = new ConsoleStreams({
       li.dataset['streamId'] = streamId;
       li.dataset['state'] = 'streaming';
     },
-    grew(streamId, text) {
+    grew(streamId, text, parts) {
       const li = streamBubble(streamId);
-      if (li !== null) li.textContent = text;
+      if (li !== null) renderStreamParts(li, text, parts);
     },
-    ended(streamId, text, deltas) {
+    ended(streamId, text, deltas, parts) {
       const li = streamBubble(streamId);
       if (li === null) return;
-      li.textContent = text;
+      renderStreamParts(li, text, parts);
       li.dataset['state'] = 'ended';
       li.title = `${deltas} deltas; end signature verified`;
       void refreshService();
     },
-    failed(streamId, why, text) {
+    failed(streamId, why, text, parts) {
       const li = streamBubble(streamId);
       if (li === null) return;
-      li.textContent = `${text} [stream failed: ${why}]`;
+      renderStreamParts(li, text, parts);
+      li.append(` [stream failed: ${why}]`);
       li.dataset['state'] = 'failed';
     },
   },

@@ -29,17 +29,18 @@ import {
   type StreamSignedKind,
 } from 'agent-messaging-sdk/protocol';
 import { streamKeyOf } from 'agent-messaging-sdk/protocol';
+import { StreamPartsReader, type StreamPart } from 'agent-messaging-sdk/protocol';
 
 /** How a stream shows in the page. */
 export interface StreamView {
   /** The key opened: a bubble appears for the stream. */
   started(streamId: string, conversationId: string): void;
-  /** One more delta, signed by the agent: the text so far. */
-  grew(streamId: string, text: string): void;
+  /** One more delta, signed by the agent: the text so far, and its typed parts in order (#26). */
+  grew(streamId: string, text: string, parts: readonly StreamPart[]): void;
   /** The end verified (seq, transcript, signature). */
-  ended(streamId: string, text: string, deltas: number): void;
-  /** Broken, forged, aborted, or ended by the service: why, and the signed text so far. */
-  failed(streamId: string, why: string, text: string): void;
+  ended(streamId: string, text: string, deltas: number, parts: readonly StreamPart[]): void;
+  /** Broken, forged, aborted, or ended by the service: why, and the signed text and parts so far. */
+  failed(streamId: string, why: string, text: string, parts: readonly StreamPart[]): void;
 }
 
 /** What the stream handling needs from the page. */
@@ -71,10 +72,18 @@ interface Live {
   /** Texts not yet covered by a signature. */
   unsigned: string[];
   text: string;
+  /** Reads typed parts when the signed start says `parts` (#26); undefined: plain text. */
+  reader?: StreamPartsReader;
   done: boolean;
 }
 
 class Broken extends Error {}
+
+/** The parts shown so far: the reader's, or the plain text as one part. */
+function partsOf(live: Live): readonly StreamPart[] {
+  if (live.reader !== undefined) return live.reader.parts;
+  return live.text.length === 0 ? [] : [{ type: 'text', text: live.text }];
+}
 
 /** The streams of the page's user WebSocket. */
 export class ConsoleStreams {
@@ -108,7 +117,8 @@ export class ConsoleStreams {
   #fail(live: Live, frame: UserStreamFrame, err: unknown): void {
     if (live.done) return;
     live.done = true;
-    this.#d.view.failed(frame.stream_id, err instanceof Error ? err.message : String(err), live.text);
+    const why = err instanceof Error ? err.message : String(err);
+    this.#d.view.failed(frame.stream_id, why, live.text, partsOf(live));
   }
 
   /** True when `signature` is the agent's over (kind, stream, seq, H_seq[, reason]). */
@@ -126,8 +136,13 @@ export class ConsoleStreams {
   /** Shows the texts a verified signature now covers. */
   #release(live: Live, id: string): void {
     if (live.unsigned.length === 0) return;
-    live.text += live.unsigned.splice(0).join('');
-    this.#d.view.grew(id, live.text);
+    const added = live.unsigned.splice(0).join('');
+    if (live.reader === undefined) live.text += added;
+    else {
+      live.reader.push(added);
+      live.text = live.reader.text;
+    }
+    this.#d.view.grew(id, live.text, partsOf(live));
   }
 
   async #handle(live: Live, frame: UserStreamFrame): Promise<void> {
@@ -143,6 +158,9 @@ export class ConsoleStreams {
           throw new Broken('invalid_start: not a stream.open of this stream');
         if (opened.payload['v'] !== STREAM_CRYPTO_VERSION)
           throw new Broken('invalid_start: not a signed stream (stream v2)');
+        const parts = opened.payload['parts'];
+        if (typeof parts === 'number' && Number.isSafeInteger(parts) && parts >= 1)
+          live.reader = new StreamPartsReader();
         live.opener = await streamOpenerAsync(key, id, portableBackend.async);
         live.chain = new StreamChain(live.opener.chainStart, NOBLE_HASH);
         const signingKey = await this.#d.signingKey(opened.senderId);
@@ -182,8 +200,9 @@ export class ConsoleStreams {
         if (!(await this.#signed(live, 'end', id, fromBase64(frame.signature)!)))
           throw new Broken('bad_signature: the end is not signed by the sender');
         this.#release(live, id);
+        live.reader?.finish();
         live.done = true;
-        this.#d.view.ended(id, live.text, frame.final_seq);
+        this.#d.view.ended(id, live.text, frame.final_seq, partsOf(live));
         return;
       }
       case STREAM_FRAMES.abort: {

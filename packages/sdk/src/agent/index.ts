@@ -141,6 +141,10 @@ export {
   type StreamWriter,
   type StreamWriterDeps,
   type StreamWriterOptions,
+  type StreamSourceInput,
+  type StreamStepInput,
+  type StreamToolCallInput,
+  type StreamToolResultInput,
 } from './streams/writer.js';
 export { type TextChunkSource, type StreamOpener } from './streams/reply-stream.js';
 export type { StreamEndFields, StreamTransport } from '../messaging/stream-transport.js';

@@ -48,6 +48,8 @@ export type {
   StreamFailureReason,
   StreamStarted,
   StreamReplayStore,
+  StreamPartUpdate,
+  StreamPartDropped,
 } from './streams/receiver.js';
 export { MemoryStreamReplayStore, STREAM_DEADLINE_MS } from './streams/receiver.js';
 export type {

@@ -9,7 +9,14 @@ import type { KeyWarning } from '../messaging/ghost-keys.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
-import type { StreamDelta, StreamEnded, StreamFailure, StreamStarted } from './streams/receiver.js';
+import type {
+  StreamDelta,
+  StreamEnded,
+  StreamFailure,
+  StreamPartDropped,
+  StreamPartUpdate,
+  StreamStarted,
+} from './streams/receiver.js';
 import type { GroupKeyRotatedPayload, GroupUpdatedPayload } from '../core/protocol/groups.js';
 
 /** `group.updated`: someone joined, left or was removed, or the group was created. */
@@ -158,6 +165,10 @@ export interface UserClientEvents {
   streamEnd: [info: StreamEnded];
   /** A stream broke (tampered, reordered, duplicated, truncated), was aborted, or the service ended it. */
   streamError: [failure: StreamFailure];
+  /** A typed part of a stream was added or updated (a step's status, a tool's result, a source, reasoning). */
+  streamPart: [update: StreamPartUpdate];
+  /** A part record of a stream did not parse or contradicted an earlier one: dropped, the stream goes on. */
+  streamPartDropped: [dropped: StreamPartDropped];
   /** A group's members changed (`group.updated`, WebSocket only). */
   groupUpdated: [event: GroupUpdatedEvent];
   /** A group's key version moved on (`system.group_key_rotated`, WebSocket only). */

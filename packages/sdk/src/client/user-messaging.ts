@@ -101,6 +101,8 @@ export class UserMessaging {
         streamDelta: (info) => deps.emit('streamDelta', info),
         streamEnd: (info) => deps.emit('streamEnd', info),
         streamError: (failure) => deps.emit('streamError', failure),
+        streamPart: (update) => deps.emit('streamPart', update),
+        streamPartDropped: (dropped) => deps.emit('streamPartDropped', dropped),
       },
     });
     this.#recent = new RecentMessageIds(deps.options.clock);

@@ -107,6 +107,10 @@ ul{list-style:none;padding:0;margin:0}
 #messages li.failed{background:#fde2e1}
 #messages li[data-reactions]::after{content:attr(data-reactions);margin-left:6px}
 #messages li[data-state=streaming]{border:1px dashed #b8c0cc}
+#messages .part-step,#messages .part-tool,#messages .part-source{display:block;font-size:.9em}
+#messages .part-step[data-status=done] .step-mark{color:#1a7f37}
+#messages .part-step[data-status=failed] .step-mark,#messages .tool-error{color:#b42318}
+#messages .part-reasoning{color:#57606a;font-style:italic}
 button.react{margin-left:6px;padding:0 4px;font-size:11px;opacity:.6}button.react::before{content:"+👍"}
 li.artifact{display:flex;flex-direction:column;gap:4px;white-space:normal}li.artifact p{margin:0}
 .artifact-actions{display:flex;gap:6px}li.file button{margin-left:4px}li.file a{margin-left:4px}li.artifact textarea{width:100%}

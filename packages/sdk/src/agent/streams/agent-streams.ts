@@ -12,6 +12,7 @@ import type { Clock } from '../../core/clock.js';
 import { toBase64 } from '../../core/encoding.js';
 import { isServiceError } from '../../core/errors/guards.js';
 import { STREAM_FRAMES } from '../../core/protocol/service-names.js';
+import { STREAM_PARTS_VERSION } from '../../core/protocol/stream-parts.js';
 import type { ServiceStreamFrame } from '../../core/protocol/stream-frames.js';
 import type { CryptoBackend } from '../../crypto/backend/types.js';
 import { defaultSyncBackend } from '../../crypto/backend/node-default.js';
@@ -84,7 +85,13 @@ export class AgentStreams {
     const key = defaultSyncBackend().randomBytes(STREAM_KEY_BYTES);
     const signing = ring.current.keys.signing;
     const wire = await sealAsync(
-      { type: STREAM_OPEN_PAYLOAD_TYPE, v: STREAM_CRYPTO_VERSION, stream_id: streamId, key: toBase64(key) },
+      {
+        type: STREAM_OPEN_PAYLOAD_TYPE,
+        v: STREAM_CRYPTO_VERSION,
+        parts: STREAM_PARTS_VERSION,
+        stream_id: streamId,
+        key: toBase64(key),
+      },
       {
         sender: { id: this.#d.agentId, signing },
         recipients: await this.#recipients(conversationId, ring),

@@ -1,6 +1,7 @@
 /**
- * The writer of one streamed reply: `write(delta)`, `end(final?)`,
- * `abort(reason)`.
+ * The writer of one streamed reply: `write(delta)`, the typed parts
+ * (`reasoning`, `step`, `toolCall`, `toolResult`, `source`: records inside the
+ * stream text, core/protocol/stream-parts.ts), `end(final?)`, `abort(reason)`.
  *
  * Coalescing: text written within `coalesceMs` (default 10 ms) is sent as one
  * delta, or at once when `coalesceBytes` (default 1 024) are waiting; a delta
@@ -40,6 +41,13 @@ import {
   type StreamCipher,
 } from '../../crypto/stream/stream-crypto.js';
 import type { StreamTransport } from '../../messaging/stream-transport.js';
+import {
+  encodeStreamPart,
+  encodeStreamText,
+  type StreamJsonValue,
+  type StreamPartRecord,
+  type StreamStepStatus,
+} from '../../core/protocol/stream-parts.js';
 
 /** Options of a stream writer. */
 export interface StreamWriterOptions {
@@ -61,6 +69,48 @@ export interface StreamSummary {
   readonly deltas: number;
 }
 
+/** A plan step (`stream.step()`): sent again with the same id, it updates in place. */
+export interface StreamStepInput {
+  /** Names the step; 1–128 characters. */
+  readonly id: string;
+  /** Shown to the user (up to 1 024 characters); may be left out on an update. */
+  readonly title?: string;
+  readonly status: StreamStepStatus;
+  /** A line under the title (up to 4 096 characters). */
+  readonly detail?: string;
+}
+
+/** A tool call (`stream.toolCall()`). */
+export interface StreamToolCallInput {
+  /** Links the call to its result; 1–128 characters, unique in the stream. */
+  readonly callId: string;
+  /** The tool's name (1–128 characters). */
+  readonly name: string;
+  /** The tool's input: a JSON value (as an LLM SDK gives it; checked at the call). */
+  readonly input?: unknown;
+}
+
+/** A tool result (`stream.toolResult()`): an output, or an error. */
+export interface StreamToolResultInput {
+  /** The call id of the call it answers. */
+  readonly callId: string;
+  /** The tool's output: a JSON value (checked at the call). */
+  readonly output?: unknown;
+  /** Set when the tool failed (up to 4 096 characters); then no output. */
+  readonly error?: string;
+}
+
+/** A source or citation (`stream.source()`): a URL or a title at least. */
+export interface StreamSourceInput {
+  /** Unique in the stream (1–128 characters). */
+  readonly id: string;
+  readonly url?: string;
+  readonly title?: string;
+  /** For a document source, e.g. `application/pdf`. */
+  readonly mediaType?: string;
+  readonly filename?: string;
+}
+
 /** The writer of one streamed reply. */
 export interface StreamWriter {
   /** The stream id. */
@@ -74,6 +124,37 @@ export interface StreamWriter {
    * ValidationError after `end()` / `abort()`.
    */
   write(delta: string): Promise<void>;
+  /**
+   * Appends reasoning text (shown apart from the answer; consecutive calls form one reasoning part).
+   * Like every part, it travels sealed and signed inside the stream text (docs/streaming.md, "Typed parts").
+   *
+   * @throws {@link ValidationError} when the text is over 65 536 characters; as `write()` otherwise.
+   */
+  reasoning(text: string): Promise<void>;
+  /**
+   * Adds a plan step, or updates the step with this id in place (its status, title, detail).
+   *
+   * @throws {@link ValidationError} for an empty id, an unknown status or a field over its limit; as `write()`.
+   */
+  step(step: StreamStepInput): Promise<void>;
+  /**
+   * Adds a tool call; its result follows with `toolResult({ callId })`.
+   *
+   * @throws {@link ValidationError} for a missing call id or name, an input that is not JSON, a record over 64 KiB.
+   */
+  toolCall(call: StreamToolCallInput): Promise<void>;
+  /**
+   * Completes the tool call with this call id: its output, or its error.
+   *
+   * @throws {@link ValidationError} for both an output and an error, an output that is not JSON, a record over 64 KiB.
+   */
+  toolResult(result: StreamToolResultInput): Promise<void>;
+  /**
+   * Adds a source or citation.
+   *
+   * @throws {@link ValidationError} without a URL or a title, or a field over its limit.
+   */
+  source(source: StreamSourceInput): Promise<void>;
   /** Sends what is buffered, appends `final` if given, and ends the stream with the signed transcript. */
   end(final?: string): Promise<StreamSummary>;
   /** Drops what is buffered and tells the user's devices the stream was abandoned (`reason` is sealed and signed). */
@@ -108,6 +189,10 @@ export function splitUtf8(bytes: Uint8Array, max: number): Uint8Array[] {
   }
   if (bytes.length > start) out.push(bytes.subarray(start));
   return out;
+}
+
+function badPart(problem: string): ValidationError {
+  return new ValidationError({ message: problem, issues: [{ path: ['part'], message: problem }] });
 }
 
 function closedError(): ValidationError {
@@ -173,14 +258,39 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
     }
   }
 
+  function checkOpen(): void {
+    const error = failure();
+    if (error !== undefined) throw error;
+    if (closed) throw closedError();
+  }
+
+  /** Queues encoded stream text (coalesced like any write) and applies back-pressure. */
+  async function append(encoded: string): Promise<void> {
+    pending.push(encoded);
+    pendingBytes += encoded.length;
+    if (coalesceMs === 0 || pendingBytes >= coalesceBytes) flush();
+    else timer ??= setTimeout(flush, coalesceMs);
+    if (transport.bufferedAmount > highWaterMark) {
+      await transport.drained(highWaterMark / 2);
+      const after = failure();
+      if (after !== undefined) throw after;
+    }
+  }
+
+  /** Checks, encodes and queues one typed part. */
+  async function part(record: StreamPartRecord): Promise<void> {
+    checkOpen();
+    const encoded = encodeStreamPart(record);
+    if ('problem' in encoded) throw badPart(encoded.problem);
+    return append(encoded.text);
+  }
+
   return {
     streamId: d.streamId,
     conversationId: d.conversationId,
 
     async write(delta) {
-      const error = failure();
-      if (error !== undefined) throw error;
-      if (closed) throw closedError();
+      checkOpen();
       if (typeof delta !== 'string')
         throw new ValidationError({
           message: 'A delta is a string.',
@@ -188,22 +298,57 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
         });
       if (delta.length === 0) return;
       text += delta;
-      pending.push(delta);
-      pendingBytes += delta.length;
-      if (coalesceMs === 0 || pendingBytes >= coalesceBytes) flush();
-      else timer ??= setTimeout(flush, coalesceMs);
-      if (transport.bufferedAmount > highWaterMark) {
-        await transport.drained(highWaterMark / 2);
-        const after = failure();
-        if (after !== undefined) throw after;
-      }
+      return append(encodeStreamText(delta));
+    },
+
+    reasoning(reasoningText) {
+      return part({ type: 'reasoning', text: reasoningText });
+    },
+
+    step(step) {
+      return part({
+        type: 'step',
+        id: step.id,
+        status: step.status,
+        ...(step.title === undefined ? {} : { title: step.title }),
+        ...(step.detail === undefined ? {} : { detail: step.detail }),
+      });
+    },
+
+    toolCall(call) {
+      return part({
+        type: 'tool-call',
+        call_id: call.callId,
+        name: call.name,
+        ...(call.input === undefined ? {} : { input: call.input as StreamJsonValue }),
+      });
+    },
+
+    toolResult(result) {
+      return part({
+        type: 'tool-result',
+        call_id: result.callId,
+        ...(result.output === undefined ? {} : { output: result.output as StreamJsonValue }),
+        ...(result.error === undefined ? {} : { error: result.error }),
+      });
+    },
+
+    source(source) {
+      return part({
+        type: 'source',
+        id: source.id,
+        ...(source.url === undefined ? {} : { url: source.url }),
+        ...(source.title === undefined ? {} : { title: source.title }),
+        ...(source.mediaType === undefined ? {} : { media_type: source.mediaType }),
+        ...(source.filename === undefined ? {} : { filename: source.filename }),
+      });
     },
 
     async end(final) {
       if (final !== undefined && final.length > 0) {
         if (closed) throw closedError();
         text += final;
-        pending.push(final);
+        pending.push(encodeStreamText(final));
       }
       const error = failure();
       if (error !== undefined) throw error;

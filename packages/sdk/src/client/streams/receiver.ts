@@ -24,6 +24,12 @@
  * | `deadline` | the stream did not end within the client's own deadline (`streamDeadlineMs`) |
  * | a stream error value | the service ended it (`stream.error`) |
  *
+ * Typed parts (a start whose signed payload carries `parts`): the text is
+ * read by a {@link StreamPartsReader} as deltas are shown; `streamDelta`
+ * carries the text only, `streamPart` each step, tool call or result,
+ * source and reasoning run as it is created or updated, and a record that
+ * does not parse is dropped with `streamPartDropped`, the stream going on.
+ *
  * @module
  */
 import type { Clock, TimerHandle } from '../../core/clock.js';
@@ -50,6 +56,13 @@ import {
 } from '../../crypto/stream/stream-crypto.js';
 import { streamKeyOf } from '../../crypto/stream/stream-start.js';
 import { streamErrorOf } from '../../messaging/stream-transport.js';
+import { ValidationError } from '../../core/errors/validation-error.js';
+import {
+  StreamPartsReader,
+  type StreamPart,
+  type StreamPartDropReason,
+  type StreamPartsChange,
+} from '../../core/protocol/stream-parts.js';
 
 /** Why a received stream failed. */
 export type StreamFailureReason =
@@ -132,6 +145,31 @@ export interface StreamEnded extends StreamStarted {
   readonly text: string;
   /** How many deltas carried it. */
   readonly deltas: number;
+  /** The reply's parts in order: text runs, reasoning, steps (latest status), tools (with results), sources. */
+  readonly parts: readonly StreamPart[];
+}
+
+/** A typed part was added or updated (a step's new status, a tool call's result), signed by the agent. */
+export interface StreamPartUpdate extends StreamStarted {
+  /** The delta that completed it. */
+  readonly seq: number;
+  /** Its place in `parts` (a step or tool keeps its place when updated). */
+  readonly index: number;
+  /** The part, as it is now. */
+  readonly part: StreamPart;
+  /** Every part so far, in order (as of the end of delta `seq`). */
+  readonly parts: readonly StreamPart[];
+  /** The text so far (written before this part). */
+  readonly text: string;
+}
+
+/** A part record was dropped (the stream goes on): it did not parse, broke a limit or contradicted an earlier part. */
+export interface StreamPartDropped extends StreamStarted {
+  /** The delta where it ended. */
+  readonly seq: number;
+  readonly reason: StreamPartDropReason;
+  /** The problem (never the record's content). */
+  readonly error: ValidationError;
 }
 
 /** A stream that failed: broken, tampered, aborted, or ended by the service. */
@@ -143,6 +181,8 @@ export interface StreamFailure {
   readonly reason: StreamFailureReason;
   /** The text shown before the failure (signed by the agent; deltas not yet covered by a signature are dropped). */
   readonly text: string;
+  /** The parts shown before the failure, in order. */
+  readonly parts: readonly StreamPart[];
   /** The agent's reason of an abort. */
   readonly detail: string | undefined;
   /**
@@ -158,6 +198,8 @@ export interface StreamReceiverEvents {
   streamDelta(info: StreamDelta): void;
   streamEnd(info: StreamEnded): void;
   streamError(failure: StreamFailure): void;
+  streamPart(update: StreamPartUpdate): void;
+  streamPartDropped(dropped: StreamPartDropped): void;
 }
 
 /** What the receiver needs. */
@@ -193,6 +235,8 @@ interface Live {
   /** Seq of the last delta received. */
   seq: number;
   text: string;
+  /** Reads typed parts (a parts stream); undefined for a text-only stream. */
+  reader: StreamPartsReader | undefined;
   deadline: TimerHandle | undefined;
 }
 
@@ -280,6 +324,7 @@ export class StreamReceiver {
       unsigned: [],
       seq: 0,
       text: '',
+      reader: undefined,
       deadline: undefined,
     };
     this.#live.set(id, live);
@@ -297,6 +342,9 @@ export class StreamReceiver {
         throw broken(`The stream is not stream v${STREAM_CRYPTO_VERSION} (deltas not signed by the sender).`);
       live.conversationId = frame.conversation_id;
       live.senderId = opened.senderId;
+      const parts = opened.payload['parts'];
+      if (typeof parts === 'number' && Number.isSafeInteger(parts) && parts >= 1)
+        live.reader = new StreamPartsReader();
       if (await this.#replay.has(replayKey(opened.senderId, id))) {
         this.#fail(live, 'replayed', broken('This stream was received and finished before.'));
         return;
@@ -364,6 +412,10 @@ export class StreamReceiver {
 
   /** Shows the deltas a verified signature now covers. */
   #release(live: Live): void {
+    if (live.reader !== undefined) {
+      for (const { seq, delta } of live.unsigned.splice(0)) this.#parts(live, seq, live.reader.push(delta));
+      return;
+    }
     for (const { seq, delta } of live.unsigned.splice(0)) {
       live.text += delta;
       this.#d.emit.streamDelta({
@@ -375,6 +427,35 @@ export class StreamReceiver {
         text: live.text,
       });
     }
+  }
+
+  /**
+   * Shows what one delta of a parts stream changed, in the order written: text as `streamDelta`
+   * (text on both sides of a part gives two with the same seq), other parts as `streamPart`;
+   * then what was dropped.
+   */
+  #parts(live: Live, seq: number, change: StreamPartsChange): void {
+    const base = { streamId: live.id, conversationId: live.conversationId!, senderId: live.senderId! };
+    let snapshot: readonly StreamPart[] | undefined;
+    for (const { index, part, added } of change.updated) {
+      if (part.type === 'text') {
+        if (added === undefined || added.length === 0) continue;
+        live.text += added;
+        this.#d.emit.streamDelta({ ...base, seq, delta: added, text: live.text });
+        continue;
+      }
+      snapshot ??= live.reader!.parts;
+      this.#d.emit.streamPart({ ...base, seq, index, part, parts: snapshot, text: live.text });
+    }
+    for (const { reason, message } of change.dropped) {
+      const error = new ValidationError({ message, issues: [{ path: ['part'], message: reason }] });
+      this.#d.emit.streamPartDropped({ ...base, seq, reason, error });
+    }
+  }
+
+  #partsOf(live: Live): readonly StreamPart[] {
+    if (live.reader !== undefined) return live.reader.parts;
+    return live.text.length === 0 ? [] : [{ type: 'text', text: live.text }];
   }
 
   #abort(live: Live, ciphertext: string): void {
@@ -421,6 +502,7 @@ export class StreamReceiver {
     if (verdict === 'transcript') return this.#fail(live, 'tampered', broken('The transcript hash differs.'));
     if (verdict === 'signature') return this.#fail(live, 'bad_signature', notSigned('The end'));
     this.#release(live);
+    if (live.reader !== undefined) this.#parts(live, live.seq, live.reader.finish());
     this.#finish(live);
     this.#d.emit.streamEnd({
       streamId: live.id,
@@ -428,6 +510,7 @@ export class StreamReceiver {
       senderId: live.senderId!,
       text: live.text,
       deltas: live.seq,
+      parts: this.#partsOf(live),
     });
   }
 
@@ -440,6 +523,7 @@ export class StreamReceiver {
       senderId: live.senderId,
       reason,
       text: live.text,
+      parts: this.#partsOf(live),
       detail,
       error,
     });

@@ -73,6 +73,7 @@ const userEvents = {
   streamError: true,
   groupUpdated: true,
   groupKeyRotated: true,
+  authExpiring: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,

@@ -69,6 +69,17 @@ describe('createTestWorld({ users, agents, groups })', () => {
     expect(process.exitCode ?? 0).toBe(0);
   });
 
+  it('disconnectUser resolves once the service noticed: a stream to that user is refused client_offline', async () => {
+    const [ada, bob] = world.users;
+    const helper = world.agents[0]!;
+    const { conversationId } = world.groups[0]!; // Helper with Ada and Bob
+    await world.disconnectUser(bob);
+    expect(world.server.control.openConnections(bob!.userId)).toBe(0);
+    await world.disconnectUser(ada);
+    const err = await helper.agent.stream(conversationId).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'client_offline' });
+  });
+
   it('names what it cannot find', async () => {
     expect(() => world.named('Nobody')).toThrow(TestWorldError);
     await expect(world.addGroup({ name: 'Ghosts', members: ['Ada', 'Nobody'] })).rejects.toThrow(

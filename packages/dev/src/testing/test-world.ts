@@ -339,6 +339,25 @@ export class TestWorld {
   }
 
   /**
+   * Closes a user's WebSocket (default the first user's) and resolves once
+   * the service noticed: it holds no open connection of the user any more,
+   * so what depends on the user being offline (`client_offline` for a
+   * stream, a notice) follows. `user.client.disconnect()` alone resolves
+   * when the client's side is closed, which may be earlier.
+   *
+   * @throws {@link TestWorldError} when the service still counts a connection after `timeoutMs`.
+   */
+  async disconnectUser(user?: WorldUser, options: WaitOptions = {}): Promise<void> {
+    const record = user === undefined ? this.#first(this.#users, 'user') : this.#userRecord(user);
+    await record.client.disconnect();
+    await pollUntil(
+      () => (this.server.control.openConnections(record.userId) === 0 ? true : undefined),
+      `the service to notice that user "${record.name}" disconnected`,
+      options.timeoutMs ?? this.#parts.timeoutMs,
+    );
+  }
+
+  /**
    * Moves the service's virtual time forward (token expiry, grace periods,
    * the webhook retry schedule) and waits until webhook deliveries that
    * became due are done. Every client of the world reads the same time

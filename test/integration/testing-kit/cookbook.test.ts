@@ -115,7 +115,7 @@ describe('recipe: a group of two people and a bot', () => {
   it('Bob writes in the group; the bot answers both members', async () => {
     const [ada, bob] = world.users;
     const { conversationId } = world.groups[0]!;
-    await world.sendAsUser('chapter 3 by Friday', { user: bob, conversationId });
+    await world.sendAsUser('chapter 3 by Friday', { user: bob!, conversationId });
     for (const to of [ada!, bob!]) {
       const reply = await world.waitForReply({ kind: 'text', to, conversationId });
       expect(reply.text).toBe('noted: chapter 3 by Friday');

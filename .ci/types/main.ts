@@ -75,6 +75,7 @@ const userEvents = {
   streamPartDropped: true,
   groupUpdated: true,
   groupKeyRotated: true,
+  authExpiring: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,

@@ -166,8 +166,10 @@ describe('UserClient: agents and a message round trip', () => {
     await client.connect();
     let disconnects = 0;
     client.on('disconnected', () => (disconnects += 1));
+    const expiring = nextEvent<[{ expiresInSeconds: number | undefined }]>(client, 'authExpiring');
     const renewed = nextEvent(client, 'tokenRenewed');
-    server.advanceTime(241_000); // auth.expiring (60 s before expiry) → refresh → auth.renew
+    server.advanceTime(241_000); // auth.expiring (60 s before expiry) → authExpiring, refresh → auth.renew
+    expect((await expiring)[0].expiresInSeconds).toBe(60);
     await renewed;
     server.advanceTime(120_000); // past the original expiry: without the renewal the server would close 4003
     const arrived = nextEvent<[ReceivedMessage]>(client, 'message');

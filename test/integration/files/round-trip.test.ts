@@ -34,7 +34,7 @@ describe('file round trip', () => {
       contentType: 'application/octet-stream',
     });
     expect(file.size).toBe(bytes.length);
-    const reply = await world.waitForReply();
+    const reply = await world.waitForReply({ kind: 'file' });
     const payload = FilePayloadSchema.parse(reply.payload);
     expect(payload.object_key).toBe(file.object_key);
     const download = await world.user.files.download(payload);
@@ -142,7 +142,7 @@ describe('file round trip', () => {
     });
     const original = randomBytes(70_000);
     await world.user.files.upload(world.conversationId, original, { name: 'in.bin' });
-    const reply = await world.waitForReply();
+    const reply = await world.waitForReply({ kind: 'file' });
     const copy = await (await world.user.files.download(reply.payload as FilePayload)).toBytes();
     expect(Buffer.from(copy).equals(Buffer.from(original).reverse())).toBe(true);
   });

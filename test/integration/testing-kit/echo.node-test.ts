@@ -18,6 +18,6 @@ after(() => world.close());
 
 test('the echo bot answers under node:test', async () => {
   await world.sendAsUser('from node:test');
-  const reply = await world.waitForReply();
+  const reply = await world.waitForReply({ kind: 'text' });
   assert.deepEqual(reply.payload, { type: 'text', text: 'echo: from node:test' });
 });

@@ -17,7 +17,7 @@ describe('an echo bot', () => {
 
     const delivered = await world.waitForDelivery();
     expect(delivered.type).toBe('message.new');
-    const reply = await world.waitForReply();
+    const reply = await world.waitForReply({ kind: 'text' });
     expect(reply.payload).toEqual({ type: 'text', text: 'echo: hello' });
     expect(reply.senderId).toBe(world.agentId);
 

@@ -17,8 +17,8 @@ describe('createTestWorld in WebSocket mode', () => {
       const first = await world.waitForDelivery();
       const second = await world.waitForDelivery();
       expect([first.messageId, second.messageId]).toEqual(ids);
-      expect((await world.waitForReply()).payload).toEqual({ type: 'text', text: 'got one' });
-      expect((await world.waitForReply()).payload).toEqual({ type: 'text', text: 'got two' });
+      expect((await world.waitForReply({ kind: 'text' })).payload).toEqual({ type: 'text', text: 'got one' });
+      expect((await world.waitForReply({ kind: 'text' })).payload).toEqual({ type: 'text', text: 'got two' });
       const logs = await world.deliveryLogs();
       expect(logs.map((l) => l.event_type)).toEqual(['message.new', 'message.new', 'relation.established']);
       await world.expectDeliveries({ eventType: 'message.new', finalStatus: 'delivered', count: 2 });
@@ -66,7 +66,7 @@ describe('createTestWorld in WebSocket mode', () => {
     try {
       const err = (await world.waitForReply().catch((e: unknown) => e)) as Error;
       expect(err).toBeInstanceOf(TestWorldError);
-      expect(err.message).toContain('a reply from the agent');
+      expect(err.message).toContain('waiting for a reply from agent "Test agent"');
     } finally {
       await world.close();
     }

@@ -8,6 +8,31 @@ import { describe, expect, it } from 'vitest';
 const read = (path: string): string => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 
 describe('docs/testing.md', () => {
+  it('includes every recipe of test/integration/testing-kit/cookbook.test.ts verbatim, in order', () => {
+    const doc = read('docs/testing.md');
+    const file = read('test/integration/testing-kit/cookbook.test.ts');
+    const regions = [...file.matchAll(/\/\/ #region (\w+)\n([\s\S]*?)\/\/ #endregion \1\n/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    const printed = [...doc.matchAll(/<!-- recipe: (\w+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(regions.map(([name]) => name)).toEqual([
+      'imports',
+      'text',
+      'stream',
+      'artifact',
+      'file',
+      'group',
+      'webhook',
+      'relay',
+      'time',
+    ]);
+    expect(printed).toEqual(regions);
+  });
+
   it('includes test/integration/testing-kit/example.test.ts verbatim', () => {
     const doc = read('docs/testing.md');
     const file = read('test/integration/testing-kit/example.test.ts');

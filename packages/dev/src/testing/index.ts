@@ -58,13 +58,65 @@ export {
   DELIVERY_FAILED_EVENT,
 } from '../server/index.js';
 export type { WsAckOptions } from '../server/delivery/types.js';
-export { ManualClock, systemClock, type Clock, type TimerHandle } from 'agent-messaging-sdk/protocol';
+export {
+  ManualClock,
+  systemClock,
+  type Clock,
+  type TimerHandle,
+  type TimerOptions,
+} from 'agent-messaging-sdk/protocol';
 
-// The testing kit: a server, a user and an agent in one call
-export { createTestWorld, TestWorld, type WaitOptions, type DeliveryExpectation } from './test-world.js';
+// The testing kit: a server, users, agents and groups in one call
+export {
+  createTestWorld,
+  TestWorld,
+  type WaitOptions,
+  type DeliveryWaitOptions,
+  type ReplyWaitOptions,
+  type AsUserOptions,
+  type DeliveryExpectation,
+  type WorldUser,
+  type WorldAgent,
+  type WorldGroup,
+  type DenyReason,
+} from './test-world.js';
 export {
   DEFAULT_TEST_WORLD_OPTIONS,
   type TestWorldOptions,
   type TestWorldAgentOptions,
+  type TestWorldUserOptions,
+  type TestWorldGroupOptions,
 } from './test-world-options.js';
 export { TestWorldError } from './test-world-parts.js';
+export type {
+  TestReply,
+  ReplyKind,
+  ReplyOfKind,
+  ReplyBase,
+  TextReply,
+  StreamReply,
+  ArtifactReply,
+  FileReply,
+  MessageReply,
+  ReceivedArtifact,
+  StreamFailure,
+} from './test-world-replies.js';
+// Time: the mixed clock (virtual now(), real timers, rate windows satisfied at once)
+export { createMixedClock, serverClock, WINDOW_SETTLE_MS, type VirtualTime } from './clock.js';
+// The relay: record, assert no plaintext, rewrite, drop, inject, stage faults
+export {
+  startRelay,
+  answer,
+  DROP,
+  encodingsOf,
+  type Relay,
+  type RelayOptions,
+  type RelayRecord,
+  type RelaySocket,
+  type RelayStats,
+  type RelayAnswer,
+  type FrameRewrite,
+  type JsonRewrite,
+  type Direction,
+  type PartitionOptions,
+} from './relay.js';

@@ -21,9 +21,24 @@ export class TestWorldError extends Error {
 const ACCOUNT_PASSWORD = 'world-account-password';
 const PROTECTION_PASSWORD = 'world-protection-password';
 
+/** Where and on which clock a world's clients run. */
+export interface ClientSetting {
+  /** The service's address (the server's, or the relay's). */
+  readonly baseUrl: string;
+  readonly clock: Clock;
+}
+
 /** Signs a new user up through the real flow: send-code, register, keys, key backup. */
-export async function signUpUser(server: ReferenceServer, displayName: string): Promise<UserClient> {
-  const client = new UserClient({ baseUrl: server.url, keyBackup: DEFAULT_TEST_WORLD_OPTIONS.keyBackup });
+export async function signUpUser(
+  server: ReferenceServer,
+  displayName: string,
+  setting: ClientSetting = { baseUrl: server.url, clock: systemClock },
+): Promise<UserClient> {
+  const client = new UserClient({
+    baseUrl: setting.baseUrl,
+    clock: setting.clock,
+    keyBackup: DEFAULT_TEST_WORLD_OPTIONS.keyBackup,
+  });
   const email = `user-${randomUUID()}@example.test`;
   await client.sendCode({ email, scene: 'register', turnstileToken: 'test-world' });
   const code = server.control.latestCode(email, 'register');
@@ -73,21 +88,6 @@ export async function startWebhookHost(): Promise<WebhookHost> {
   };
 }
 
-/**
- * The agent's clock in a world: the service's (virtual) time for `now()`,
- * so webhook timestamps, de-duplication windows and key grace agree with
- * the server after `advanceTime`; timers on real time, so reconnects,
- * retries and time limits still fire.
- */
-export function worldClock(server: ReferenceServer): Clock {
-  if (server.virtualClock === undefined) return systemClock;
-  return {
-    now: () => server.clock.now(),
-    setTimeout: (fn, ms, options) => systemClock.setTimeout(fn, ms, options),
-    clearTimeout: (handle) => systemClock.clearTimeout(handle),
-  };
-}
-
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -109,4 +109,18 @@ export async function pollUntil<T>(
       throw new TestWorldError(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
     await pause(intervalMs);
   }
+}
+
+/**
+ * The clock the project's own chaos and console helpers give extra clients:
+ * the service's virtual `now()`, every timer on real time (rate-window waits
+ * included, unlike the kit's `serverClock`). Not exported by the kit.
+ */
+export function worldClock(server: ReferenceServer): Clock {
+  if (server.virtualClock === undefined) return systemClock;
+  return {
+    now: () => server.clock.now(),
+    setTimeout: (fn, ms, options) => systemClock.setTimeout(fn, ms, options),
+    clearTimeout: (handle) => systemClock.clearTimeout(handle),
+  };
 }

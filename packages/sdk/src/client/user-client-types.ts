@@ -143,6 +143,12 @@ export interface UserClientEvents {
   disconnected: [info: { code: number; reason: string }];
   /** This device's session was revoked: sign in again. */
   sessionInvalidated: [];
+  /**
+   * The service said the access token expires soon (`auth.expiring`, about
+   * 60 s before); the client refreshes it by itself (`tokenRenewed` follows).
+   * Camel-case like the Agent's `authExpiring`.
+   */
+  authExpiring: [info: { readonly expiresInSeconds: number | undefined }];
   /** The WebSocket stopped for good. */
   connectionFailed: [error: AmsError];
   /** A peer's keys differ from the pinned ones (see `keyChangePolicy`). */

@@ -198,6 +198,7 @@ export class UserMessaging {
       emit('disconnected', info);
     });
     socket.on('sessionInvalidated', () => emit('sessionInvalidated'));
+    socket.on('authExpiring', (info) => emit('authExpiring', info));
     socket.on('fatal', (err) => {
       if (this.#socket === socket) this.#socket = undefined;
       this.#renewal.stop();

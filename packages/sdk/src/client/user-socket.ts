@@ -55,6 +55,8 @@ export interface UserSocketEvents {
   fatal: [error: AmsError];
   /** `auth.ok` answered an `auth.renew`. */
   renewed: [];
+  /** The access token expires soon (`auth.expiring`); the socket refreshes it by itself. */
+  authExpiring: [info: { readonly expiresInSeconds: number | undefined }];
 }
 
 /** Options of {@link UserSocket}. */
@@ -297,6 +299,10 @@ export class UserSocket extends EventEmitter<UserSocketEvents> {
       conn.authError = typeof frame['reason'] === 'string' ? frame['reason'].slice(0, 100) : 'unknown';
       if (conn.opened) this.#o.logger.warn('user socket: auth.renew refused', { reason: conn.authError });
     } else if (type === 'auth.expiring') {
+      const seconds = frame['expires_in_seconds'];
+      this.#emit('authExpiring', {
+        expiresInSeconds: typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : undefined,
+      });
       void this.#o.refresh().catch(() => this.#o.logger.warn('user socket: refresh before expiry failed'));
     } else if (type === 'session.invalidated') {
       conn.sessionInvalidated = true;

@@ -20,6 +20,15 @@ export interface TimerOptions {
    * not be background timers. @defaultValue false
    */
   readonly background?: boolean;
+  /**
+   * The timer waits for this clock's `now()` to pass a point (a rate
+   * window, a service's `Retry-After`), not for an amount of real time. A
+   * clock whose `now()` does not follow its timers (a test world's mixed
+   * clock: virtual `now()`, real timers) may then move its time forward and
+   * fire the timer at once, instead of firing on a `now()` that stood still.
+   * @defaultValue false
+   */
+  readonly window?: boolean;
 }
 
 /** A source of time and timers. */

@@ -90,7 +90,11 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   };
   const schedule = (): void => {
     if (timer !== undefined) return;
-    timer = clock.setTimeout(drain, Math.max(0, starts[oldest]! + intervalMs - clock.now()));
+    // A window timer: it waits for `clock.now()` to leave the window, so a clock
+    // whose now() does not follow real time can satisfy it (see TimerOptions.window).
+    timer = clock.setTimeout(drain, Math.max(0, starts[oldest]! + intervalMs - clock.now()), {
+      window: true,
+    });
   };
 
   return {

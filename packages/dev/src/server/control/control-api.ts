@@ -233,6 +233,19 @@ export class ControlApi {
     return controlAccessToken(this.#ctx, userId, device);
   }
 
+  /**
+   * The WebSocket connections the service holds open now for a user (any
+   * device) or an agent: 0 once it noticed that every one of them closed.
+   */
+  openConnections(principalId: string): number {
+    return this.#ctx.hub.connections(
+      (c) =>
+        c.state === 'open' &&
+        ((c.principal?.kind === 'user' && c.principal.userId === principalId) ||
+          (c.principal?.kind === 'agent' && c.principal.agentId === principalId)),
+    ).length;
+  }
+
   /** Resolves once no webhook delivery attempt is in flight. */
   deliveryIdle(): Promise<void> {
     return this.#ctx.delivery.idle();

@@ -130,7 +130,8 @@ export async function execute(ctx: ExecuteContext, req: PreparedRequest): Promis
     }
     emit(ctx, 'retry', { request: what, reason, code: result.code, attempt, delayMs });
     o.logger.debug('retrying request', { request: what, reason, code: result.code, attempt, delayMs });
-    await o.sleep(delayMs, req.signal);
+    // A 429's wait is on the service's rate window (see TimerOptions.window).
+    await o.sleep(delayMs, req.signal, result.status === 429 ? { window: true } : undefined);
     waitedMs += delayMs;
   }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Dispatcher } from 'undici';
-import { systemClock, type Clock } from '../../core/clock.js';
+import { systemClock, type Clock, type TimerOptions } from '../../core/clock.js';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { LIMITS } from '../../core/limits.js';
 import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
@@ -13,8 +13,8 @@ import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js
 /** Gives the bearer token for the next request: an agent token (`hsk_…`) or a user access JWT. */
 export type CredentialsProvider = () => string | Promise<string>;
 
-/** Waits `ms` milliseconds (rejecting if `signal` aborts). */
-export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
+/** Waits `ms` milliseconds (rejecting if `signal` aborts); `options.window` marks a wait on the service's rate window (a 429). */
+export type SleepFn = (ms: number, signal?: AbortSignal, options?: TimerOptions) => Promise<void>;
 
 /** Retry behaviour of the REST client. */
 export interface RetryOptions {
@@ -200,11 +200,11 @@ function credentialsOf(value: RestClientOptions['credentials']): CredentialsProv
 
 /** A `clock`-driven sleep that an AbortSignal can cut short. */
 export function clockSleep(clock: Clock): SleepFn {
-  const set = (fn: () => void, ms: number): (() => void) => {
-    const h = clock.setTimeout(fn, ms);
+  const set = (fn: () => void, ms: number, options?: TimerOptions): (() => void) => {
+    const h = clock.setTimeout(fn, ms, options);
     return () => clock.clearTimeout(h);
   };
-  return (ms, signal) =>
+  return (ms, signal, options) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted === true) {
         reject(signal.reason);
@@ -214,10 +214,14 @@ export function clockSleep(clock: Clock): SleepFn {
         cancel();
         reject(signal?.reason);
       };
-      const cancel = set(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
+      const cancel = set(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        ms,
+        options,
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     });
 }

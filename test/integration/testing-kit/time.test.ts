@@ -1,0 +1,60 @@
+/**
+ * Time that never stalls (issue #27): the client limiters wait on the
+ * world's mixed clock, whose window waits move the virtual time forward,
+ * so a burst of sends on a clock nobody advances completes.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRateLimiter, ManualClock } from 'agent-messaging-sdk/protocol';
+import { createMixedClock, createTestWorld } from '../../../packages/dev/src/testing/index.js';
+
+describe('the mixed clock', () => {
+  it('satisfies a limiter on a frozen virtual clock: 20 acquires of 5 per second complete', async () => {
+    const virtual = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const limiter = createRateLimiter({ limit: 5, intervalMs: 1_000, clock: createMixedClock(virtual) });
+    const start = virtual.now();
+    await Promise.all(Array.from({ length: 20 }, () => limiter.acquire()));
+    expect(limiter.pending).toBe(0);
+    // Three windows waited for, and the virtual time moved by exactly them.
+    expect(virtual.now() - start).toBe(3_000);
+  });
+
+  it('keeps real timers for everything else: a plain timer does not move the virtual time', async () => {
+    const virtual = new ManualClock(0);
+    const clock = createMixedClock(virtual);
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, 5));
+    expect(clock.now()).toBe(0);
+  });
+});
+
+describe('a world on a clock nobody advances', () => {
+  it('completes 100 agent sends in a row, each delivered to the user in order', async () => {
+    const world = await createTestWorld();
+    try {
+      const before = world.server.clock.now();
+      for (let i = 0; i < 100; i++) await world.agent.send(world.conversationId, `message ${i}`);
+      // 100 sends at 5 per second: the world moved its virtual time by the 19 windows waited.
+      expect(world.server.clock.now() - before).toBeGreaterThanOrEqual(19_000);
+      for (let i = 0; i < 100; i++) {
+        expect((await world.waitForReply({ kind: 'text' })).text).toBe(`message ${i}`);
+      }
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('completes 8 artifacts in a row (artifacts.send shares the message limit)', async () => {
+    const world = await createTestWorld();
+    try {
+      for (let i = 0; i < 8; i++) {
+        await world.agent.artifacts.send(world.conversationId, {
+          content: { kind: 'confirm', title: `q${i}` },
+        });
+      }
+      for (let i = 0; i < 8; i++) {
+        expect((await world.waitForReply({ kind: 'artifact' })).content.title).toBe(`q${i}`);
+      }
+    } finally {
+      await world.close();
+    }
+  });
+});

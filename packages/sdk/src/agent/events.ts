@@ -29,6 +29,7 @@ import type { KeyChangedEvent, KeyRefusedEvent } from '../messaging/key-pins.js'
 import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
 import type { TextChunkSource } from './streams/reply-stream.js';
+import type { TurnStoppedEvent } from './turns/stop.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 
 /** A warning the Agent raises (event `warning`, and the logger). */
@@ -344,6 +345,8 @@ export interface AgentNotificationMap {
   keyWarning: [warning: KeyWarning];
   /** Something works but deserves attention, e.g. `MANIFEST_SIZE_WARNING` (a manifest ≥ 64 KB). Also logged. */
   warning: [warning: AgentWarning];
+  /** A human stopped the running turns of a conversation (a signed `turn.stop`; docs/agent.md, "Turns"). */
+  turnStopped: [event: TurnStoppedEvent];
 }
 
 /** What `agent.close()` reports. */

@@ -420,7 +420,9 @@ export class Agent {
    * (what `ctx.signal` is, for `agent.on('message.new')` handlers) and its
    * `messages`. Undefined once the turn ended, or for another event.
    */
-  turnOf(message: IncomingMessage): { readonly signal: AbortSignal; readonly messages: readonly IncomingMessage[] } | undefined {
+  turnOf(
+    message: IncomingMessage,
+  ): { readonly signal: AbortSignal; readonly messages: readonly IncomingMessage[] } | undefined {
     return this.#parts.turns.turnOf(message);
   }
 

@@ -109,7 +109,9 @@ export interface ContextDeps {
   /** Opens a streamed reply (`agent.stream`). */
   stream?(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter>;
   /** The turn of a message event (its signal and messages), while it runs. */
-  turnOf?(event: object): { readonly signal: AbortSignal; readonly messages: readonly IncomingMessage[] } | undefined;
+  turnOf?(
+    event: object,
+  ): { readonly signal: AbortSignal; readonly messages: readonly IncomingMessage[] } | undefined;
   /** The signal of events outside a turn (aborts at the shutdown deadline). */
   readonly signal?: AbortSignal;
 }

@@ -128,7 +128,11 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,
     emitter,
-    turns: { registry: turns, options: o.turns, onStop: (m, stop) => hooks.onStop?.(m, stop) ?? Promise.resolve() },
+    turns: {
+      registry: turns,
+      options: o.turns,
+      onStop: (m, stop) => hooks.onStop?.(m, stop) ?? Promise.resolve(),
+    },
   });
   return { emitter, api, sender, pipeline, directory, pins, members, turns };
 }

@@ -99,9 +99,7 @@ interface Entry extends ActiveTurn {
 }
 
 /** Creates the in-process registry. */
-export function createTurnRegistry(
-  onHookError: (error: unknown) => void = () => undefined,
-): TurnRegistry {
+export function createTurnRegistry(onHookError: (error: unknown) => void = () => undefined): TurnRegistry {
   const byConversation = new Map<string, Set<Entry>>();
   const byEvent = new WeakMap<object, Entry>();
   const hooks = new Set<TurnHooks>();

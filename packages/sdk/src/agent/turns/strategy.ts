@@ -132,7 +132,8 @@ export class TurnGate<T extends GateItem> {
 
   /** The scheduler key of an event taken now: a key of its own for a message under `concurrent`. */
   laneKey(conversationId: string, eventType: string): string {
-    if (eventType !== 'message.new' || this.strategyOf(conversationId) !== 'concurrent') return conversationId;
+    if (eventType !== 'message.new' || this.strategyOf(conversationId) !== 'concurrent')
+      return conversationId;
     this.#unique += 1;
     return `${conversationId}\u0000${this.#unique}`;
   }

@@ -64,8 +64,8 @@ export interface TurnRegistry {
   begin(conversationId: string, messages: readonly IncomingMessage[]): ActiveTurn;
   /** The turns running in a conversation. */
   running(conversationId: string): readonly TurnInfo[];
-  /** Aborts every turn running in a conversation; returns how many. */
-  abort(conversationId: string, reason: TurnAbortReason): number;
+  /** Aborts the turns running in a conversation (those `which` accepts, else all); returns how many. */
+  abort(conversationId: string, reason: TurnAbortReason, which?: (turn: TurnInfo) => boolean): number;
   /** Aborts every running turn (shutdown); returns how many. */
   abortAll(reason: TurnAbortReason): number;
   /** Ties `target` to the turns running in `conversationId` (aborted with them); false when none runs. */
@@ -162,11 +162,12 @@ export function createTurnRegistry(onHookError: (error: unknown) => void = () =>
     running(conversationId) {
       return [...(byConversation.get(conversationId) ?? [])];
     },
-    abort(conversationId, reason) {
+    abort(conversationId, reason, which) {
       const set = byConversation.get(conversationId);
       if (set === undefined) return 0;
       let n = 0;
       for (const e of set) {
+        if (which !== undefined && !which(e)) continue;
         if (!e.controller.signal.aborted) n += 1;
         abortEntry(e, reason);
       }

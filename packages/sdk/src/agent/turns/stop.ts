@@ -6,7 +6,8 @@
  * The pipeline calls it around the conversation's queue (it never waits
  * behind the turn it stops). The sender and conversation come from the
  * signed envelope; only a human (a `user` key in the directory) may stop a
- * turn, never another agent of a group.
+ * turn, never another agent of a group, and only the turns that answer
+ * that human's own messages.
  *
  * @module
  */
@@ -50,7 +51,11 @@ export async function handleStop(
     deps.logger.warn('a stop request not from a human was ignored', { conversationId, senderId });
     return;
   }
-  const turns = deps.registry.abort(conversationId, 'stopped');
+  // Only turns answering this human's own (signed) messages: a principal the service
+  // mints into the conversation, or another member of a group, cannot stop them.
+  const turns = deps.registry.abort(conversationId, 'stopped', (t) =>
+    t.messages.some((m) => m.senderId === senderId),
+  );
   deps.logger.info('turn stopped', { conversationId, turns });
   deps.emit({ conversationId, stoppedBy: senderId, stopId: stop.stop_id, turns });
   try {

@@ -51,6 +51,7 @@ const agentEvents = {
   membersChanged: true,
   decisionRefused: true,
   warning: true,
+  turnStopped: true,
   closed: true,
 } as const satisfies Record<AgentListenerEvent, true>;
 const userEvents = {
@@ -73,6 +74,7 @@ const userEvents = {
   streamError: true,
   groupUpdated: true,
   groupKeyRotated: true,
+  turnStopped: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,

@@ -29,8 +29,18 @@ import type { KeyChangedEvent, KeyRefusedEvent } from '../messaging/key-pins.js'
 import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { FatalInfo } from '../transport/ws/events.js';
 import type { TextChunkSource } from './streams/reply-stream.js';
-import type { TurnStoppedEvent } from './turns/stop.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
+
+/** `turnStopped`: a human stopped the running turns of a conversation. */
+export interface TurnStoppedEvent {
+  readonly conversationId: string;
+  /** The human who stopped (signed sender of the stop). */
+  readonly stoppedBy: string;
+  /** The id the human's client gave the stop (echoed in the answer). */
+  readonly stopId: string;
+  /** Running turns aborted (0: nothing ran). */
+  readonly turns: number;
+}
 
 /** A warning the Agent raises (event `warning`, and the logger). */
 export interface AgentWarning {

@@ -13,19 +13,10 @@
  */
 import type { Logger } from '../../core/logger.js';
 import { TURN_STOPPED_TYPE, type TurnStopPayload } from '../../core/protocol/turn-control.js';
-import type { IncomingMessage } from '../events.js';
-import type { TurnRegistry } from './registry.js';
+import type { IncomingMessage, TurnStoppedEvent } from '../events.js';
 
-/** `turnStopped`: a human stopped the running turns of a conversation. */
-export interface TurnStoppedEvent {
-  readonly conversationId: string;
-  /** The human who stopped (signed sender of the stop). */
-  readonly stoppedBy: string;
-  /** The id the human's client gave the stop (echoed in the answer). */
-  readonly stopId: string;
-  /** Running turns aborted (0: nothing ran). */
-  readonly turns: number;
-}
+export type { TurnStoppedEvent };
+import type { TurnRegistry } from './registry.js';
 
 /** What {@link handleStop} needs. */
 export interface StopDeps {

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock, TimerHandle } from '../../../packages/sdk/src/core/clock.js';
-import type { AgentMode, AgentOptions } from '../../../packages/sdk/src/index.js';
+import type { AgentMode, AgentOptions, AgentWebhookOptions } from '../../../packages/sdk/src/index.js';
 import type { MessageContext } from '../../../packages/sdk/src/agent/context.js';
 import { isMessage } from '../../../packages/sdk/src/agent/context.js';
 import type { TurnStoppedEvent } from '../../../packages/sdk/src/agent/turns/stop.js';
@@ -71,7 +71,8 @@ function fakeModel(
 async function setUp(mode: AgentMode, options: Partial<AgentOptions> = {}): Promise<TestWorld> {
   // The service sends one webhook at a time: a stop or a newer message reaches a running
   // handler only when the receiver answers early (docs/agent.md, "Turns").
-  const webhook = mode === 'webhook' ? { webhook: { respondEarly: true } as AgentOptions['webhook'] } : {};
+  const webhook: Partial<AgentOptions> =
+    mode === 'webhook' ? { webhook: { respondEarly: true } as AgentWebhookOptions } : {};
   world = await createTestWorld({ agent: { mode, connect: false, options: { ...webhook, ...options } } });
   await world.user.connect();
   return world;

@@ -477,7 +477,7 @@ export class EventPipeline {
       event.conversationId,
       items.map((i) => i.event as IncomingMessage),
     );
-    let failures: Awaited<ReturnType<TypedEmitter<AgentListenerArgs>['emitSerial']>> = [];
+    let failures: Awaited<ReturnType<TypedEmitter<AgentListenerArgs>['emitSerial']>>;
     try {
       failures = [
         ...(await this.#emitter.emitSerial('message.new', event as IncomingMessage)),

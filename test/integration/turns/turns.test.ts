@@ -6,22 +6,16 @@
  * example of docs/artifacts.md), and the strategies (latest, debounce,
  * concurrent), plus the shutdown deadline.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock, TimerHandle } from '../../../packages/sdk/src/core/clock.js';
 import type { AgentMode, AgentOptions, AgentWebhookOptions } from '../../../packages/sdk/src/index.js';
-import type { MessageContext } from '../../../packages/sdk/src/agent/context.js';
+import type { Context, MessageContext } from '../../../packages/sdk/src/agent/context.js';
 import { isMessage } from '../../../packages/sdk/src/agent/context.js';
 import type { TurnStoppedEvent } from '../../../packages/sdk/src/agent/turns/stop.js';
 import type { StreamFailure, TurnStoppedNotice } from '../../../packages/sdk/src/client/index.js';
 import type { ReceivedArtifact } from '../../../packages/sdk/src/client/user-artifacts.js';
 import { systemClock } from '../../../packages/sdk/src/core/clock.js';
 import { createTestWorld, type TestWorld } from '../../../packages/dev/src/testing/index.js';
-
-let world: TestWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
 
 /** Polls `check` until it returns a value (real time). */
 async function until<T>(check: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
@@ -68,23 +62,75 @@ function fakeModel(
   };
 }
 
-async function setUp(mode: AgentMode, options: Partial<AgentOptions> = {}): Promise<TestWorld> {
-  // The service sends one webhook at a time: a stop or a newer message reaches a running
-  // handler only when the receiver answers early (docs/agent.md, "Turns").
-  const webhook: Partial<AgentOptions> =
-    mode === 'webhook' ? { webhook: { respondEarly: true } as AgentWebhookOptions } : {};
-  world = await createTestWorld({ agent: { mode, connect: false, options: { ...webhook, ...options } } });
-  await world.user.connect();
-  return world;
-}
+/** The debounce window of these tests: its timers are held by the test clock below. */
+const WINDOW_MS = 777;
 
-describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode) => {
+/** Held debounce timers (fired by the test); every other timer runs on real time. */
+const held = new Map<number, () => void>();
+let windowTimers = 0;
+let serverNow: () => number = () => Date.now();
+const clock: Clock = {
+  now: () => serverNow(),
+  setTimeout(fn, ms, o): TimerHandle {
+    if (ms !== WINDOW_MS) return systemClock.setTimeout(fn, ms, o);
+    windowTimers += 1;
+    const id = -windowTimers;
+    held.set(id, fn);
+    return { id };
+  },
+  clearTimeout(handle) {
+    if (!held.delete(handle.id)) systemClock.clearTimeout(handle);
+  },
+};
+
+describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode: AgentMode) => {
+  let w: TestWorld;
+  /** The handler of the test running now (one agent, one conversation per mode). */
+  let handler: (ctx: MessageContext) => Promise<void> = async () => undefined;
+  const agentStops: TurnStoppedEvent[] = [];
+  const userStops: TurnStoppedNotice[] = [];
+  const streamErrors: StreamFailure[] = [];
+
+  beforeAll(async () => {
+    // The service sends one webhook at a time: a stop or a newer message reaches a running
+    // handler only when the receiver answers early (docs/agent.md, "Turns").
+    const webhook: Partial<AgentOptions> =
+      mode === 'webhook' ? { webhook: { respondEarly: true } as AgentWebhookOptions } : {};
+    w = await createTestWorld({
+      agent: { mode, connect: false, options: { ...webhook, clock, turns: { windowMs: WINDOW_MS } } },
+    });
+    serverNow = () => w.server.clock.now();
+    w.agent.filter(isMessage, (ctx: Context) => handler(ctx as MessageContext));
+    w.agent.on('turnStopped', (e) => agentStops.push(e));
+    w.user.on('turnStopped', (e) => userStops.push(e));
+    w.user.on('streamError', (e) => streamErrors.push(e));
+    await w.user.connect();
+    await w.agent.connect();
+  });
+  afterAll(async () => {
+    await w?.close();
+  });
+  /** The text of the agent's next text message (its stop answers and artifacts are skipped). */
+  async function nextText(): Promise<string | undefined> {
+    for (;;) {
+      const { payload } = await w.waitForReply();
+      if (payload.type === 'text') return payload['text'] as string;
+    }
+  }
+  beforeEach(async () => {
+    // The agent's 5-messages-per-second limiter reads the server's virtual time: move it on.
+    await w.advanceTime(1_000);
+    agentStops.length = 0;
+    userStops.length = 0;
+    streamErrors.length = 0;
+    w.agent.setTurnStrategy(w.conversationId, undefined);
+  });
+
   it('the human stops a streaming turn: the signal aborts, the model call is cancelled, the stream ends "stopped"', async () => {
-    const w = await setUp(mode);
     const calls = { cancelled: false, tokens: 0 };
     const streaming = deferred();
     const ended = deferred<{ aborted: boolean; reason: unknown }>();
-    w.agent.filter(isMessage, async (ctx: MessageContext) => {
+    handler = async (ctx) => {
       const writer = await ctx.replyStream({ coalesceMs: 0 });
       try {
         for await (const token of fakeModel(ctx.signal, calls)) {
@@ -94,15 +140,8 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode) => {
       } finally {
         ended.resolve({ aborted: ctx.signal.aborted, reason: ctx.signal.reason });
       }
-    });
-    const agentSide: TurnStoppedEvent[] = [];
-    w.agent.on('turnStopped', (e) => agentSide.push(e));
-    const userSide: TurnStoppedNotice[] = [];
-    const errors: StreamFailure[] = [];
-    w.user.on('turnStopped', (e) => userSide.push(e));
-    w.user.on('streamError', (e) => errors.push(e));
-    await w.agent.connect();
-
+    };
+    const errorsBefore = w.agent.stats().handlerErrors;
     await w.sendAsUser('write forever');
     await streaming.promise;
     const { stopId } = await w.user.stopTurn(w.conversationId);
@@ -111,56 +150,53 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode) => {
     expect(end.aborted).toBe(true);
     expect((end.reason as DOMException).name).toBe('AbortError');
     expect(calls.cancelled).toBe(true);
-    const failure = await until(() => errors[0], 'streamError');
+    const failure = await until(() => streamErrors[0], 'streamError');
     expect(failure).toMatchObject({ reason: 'aborted', detail: 'stopped', conversationId: w.conversationId });
-    const notice = await until(() => userSide[0], 'turnStopped on the user side');
+    const notice = await until(() => userStops[0], 'turnStopped on the user side');
     expect(notice).toMatchObject({ stopId, turns: 1, agentId: w.agentId, conversationId: w.conversationId });
-    expect(agentSide).toEqual([
+    expect(agentStops).toEqual([
       { conversationId: w.conversationId, stoppedBy: w.user.session?.userId, stopId, turns: 1 },
     ]);
-    // The stop never reached a handler as a message, and no handler error was raised.
-    expect(w.agent.stats().handlerErrors ?? 0).toBe(0);
+    // The model's AbortError after the stop is not a handler failure.
+    expect(w.agent.stats().handlerErrors).toBe(errorsBefore);
   });
 
   it('a stop with nothing running is answered with turns: 0', async () => {
-    const w = await setUp(mode);
-    const userSide: TurnStoppedNotice[] = [];
-    w.user.on('turnStopped', (e) => userSide.push(e));
-    await w.agent.connect();
     const { stopId } = await w.user.stopTurn(w.conversationId);
-    expect(await until(() => userSide[0], 'turnStopped')).toMatchObject({ stopId, turns: 0 });
+    expect(await until(() => userStops[0], 'turnStopped')).toMatchObject({ stopId, turns: 0 });
   });
 
   it("docs/artifacts.md's first example, inside a message.new handler, gets the human's answer", async () => {
-    const w = await setUp(mode);
     const outcome = deferred<string>();
-    w.agent.on('message.new', async (msg) => {
-      const conversationId = msg.conversationId;
+    const arrived: ReceivedArtifact[] = [];
+    const onArtifact = (a: ReceivedArtifact): number => arrived.push(a);
+    w.user.on('artifact', onArtifact);
+    handler = async (ctx) => {
+      const conversationId = ctx.event.conversationId;
       const artifact = await w.agent.artifacts.send(conversationId, {
         content: { kind: 'confirm', title: 'Delete 3 files?' },
-        sensitivity: 'high',
+        sensitivity: 'high', // unanswered for 30 s → denied 'user_timeout'
       });
       const answer = await artifact.response({ timeoutMs: 60_000 });
       outcome.resolve(answer.status);
-      await msg.reply(`outcome: ${answer.status}`);
-    });
-    const arrived: ReceivedArtifact[] = [];
-    w.user.on('artifact', (a) => arrived.push(a));
-    await w.agent.connect();
-    await w.sendAsUser('clean up');
-    const artifact = await until(() => arrived[0], 'artifact');
-    await artifact.approve({});
-    expect(await outcome.promise).toBe('approved');
-    let reply = await w.waitForReply();
-    if (reply.payload.type === 'artifact') reply = await w.waitForReply(); // the artifact itself
-    expect(reply.payload).toMatchObject({ text: 'outcome: approved' });
+      await ctx.reply(`outcome: ${answer.status}`);
+    };
+    try {
+      await w.sendAsUser('clean up');
+      const artifact = await until(() => arrived[0], 'artifact');
+      await artifact.approve({});
+      expect(await outcome.promise).toBe('approved');
+      expect(await nextText()).toBe('outcome: approved');
+    } finally {
+      w.user.off('artifact', onArtifact);
+    }
   });
 
   it('latest: a new message aborts the running turn (superseded) and starts a new one', async () => {
-    const w = await setUp(mode, { turns: { strategy: 'latest' } });
+    w.agent.setTurnStrategy(w.conversationId, 'latest');
     const first = deferred();
     const seen: { texts: string[]; aborted: boolean; reason: string | undefined }[] = [];
-    w.agent.filter(isMessage, async (ctx) => {
+    handler = async (ctx) => {
       const record = {
         texts: ctx.messages.map((m) => m.text ?? ''),
         aborted: false,
@@ -177,83 +213,65 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode) => {
         return;
       }
       await ctx.reply(`answered ${ctx.messages.length}`);
-    });
-    await w.agent.connect();
+    };
     await w.sendAsUser('one');
     await first.promise;
     await w.sendAsUser('two');
-    expect((await w.waitForReply()).payload).toMatchObject({ text: 'answered 1' });
+    expect(await nextText()).toBe('answered 1');
     expect(seen.map((s) => s.texts)).toEqual([['one'], ['two']]);
     expect(seen[0]).toMatchObject({ aborted: true, reason: expect.stringMatching(/superseded/) });
   });
 
   it('concurrent: a second message of the conversation runs while the first is still running', async () => {
-    const w = await setUp(mode, { turns: { strategy: 'concurrent' } });
+    w.agent.setTurnStrategy(w.conversationId, 'concurrent');
     const release = deferred();
     const running: string[] = [];
-    w.agent.filter(isMessage, async (ctx) => {
+    handler = async (ctx) => {
       running.push(ctx.text ?? '');
       if (ctx.text === 'slow') await release.promise;
       else await ctx.reply(`fast while ${running.join(',')}`);
-    });
-    await w.agent.connect();
+    };
     await w.sendAsUser('slow');
     await until(() => (running.length === 1 ? true : undefined), 'the slow turn');
     await w.sendAsUser('fast');
-    expect((await w.waitForReply()).payload).toMatchObject({ text: 'fast while slow,fast' });
-    release.resolve();
+    try {
+      expect(await nextText()).toBe('fast while slow,fast');
+    } finally {
+      release.resolve();
+    }
   });
 
   it('debounce: messages within the window become one turn (ctx.messages), on an injected clock', async () => {
-    const timers = new Map<number, () => void>();
-    let set = 0;
-    const windowMs = 777;
-    let serverNow: () => number = () => Date.now();
-    // The debounce window's timers are held here; every other timer runs on real time.
-    const clock: Clock = {
-      now: () => serverNow(),
-      setTimeout(fn, ms, o): TimerHandle {
-        if (ms !== windowMs) return systemClock.setTimeout(fn, ms, o);
-        set += 1;
-        const id = -set;
-        timers.set(id, fn);
-        return { id };
-      },
-      clearTimeout(handle) {
-        if (!timers.delete(handle.id)) systemClock.clearTimeout(handle);
-      },
-    };
-    const w = await setUp(mode, { clock, turns: { strategy: 'debounce', windowMs } });
-    serverNow = () => w.server.clock.now();
+    w.agent.setTurnStrategy(w.conversationId, 'debounce');
     const turns: string[][] = [];
-    w.agent.filter(isMessage, async (ctx) => {
+    handler = async (ctx) => {
       turns.push(ctx.messages.map((m) => m.text ?? ''));
       await ctx.reply(`one turn for ${ctx.messages.length}`);
-    });
-    await w.agent.connect();
+    };
+    const before = windowTimers;
     await w.sendAsUser('a');
     await w.sendAsUser('b');
     await w.sendAsUser('c');
-    await until(() => (set === 3 ? true : undefined), 'the three messages in the window');
+    await until(() => (windowTimers - before === 3 ? true : undefined), 'the three messages in the window');
     expect(turns).toEqual([]); // the clock did not move: the window is still open
-    expect(timers.size).toBe(1);
-    [...timers.values()][0]!(); // the window closes
-    expect((await w.waitForReply()).payload).toMatchObject({ text: 'one turn for 3' });
+    expect(held.size).toBe(1);
+    [...held.values()][0]!(); // the window closes
+    held.clear();
+    expect(await nextText()).toBe('one turn for 3');
     expect(turns).toEqual([['a', 'b', 'c']]);
   });
 
+  // Last: it closes the agent.
   it('close() past its deadline aborts the running turn (reason shutdown)', async () => {
-    const w = await setUp(mode);
     const started = deferred();
     const reason = deferred<string>();
-    w.agent.filter(isMessage, async (ctx) => {
+    handler = async (ctx) => {
       started.resolve();
       await new Promise<void>((resolve) =>
         ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
       );
       reason.resolve((ctx.signal.reason as Error).message);
-    });
-    await w.agent.connect();
+    };
     await w.sendAsUser('work');
     await started.promise;
     const closed = await w.agent.close({ timeoutMs: 50 });

@@ -90,6 +90,10 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode: Agent
   const agentStops: TurnStoppedEvent[] = [];
   const userStops: TurnStoppedNotice[] = [];
   const streamErrors: StreamFailure[] = [];
+  /** What `agent.turnOf(msg)` gave an `agent.on('message.new')` handler. */
+  const onSignals: (AbortSignal | undefined)[] = [];
+  /** Every text the handlers saw. */
+  const handled: string[] = [];
 
   beforeAll(async () => {
     // The service sends one webhook at a time: a stop or a newer message reaches a running
@@ -100,6 +104,10 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode: Agent
       agent: { mode, connect: false, options: { ...webhook, clock, turns: { windowMs: WINDOW_MS } } },
     });
     serverNow = () => w.server.clock.now();
+    w.agent.on('message.new', (msg) => {
+      onSignals.push(w.agent.turnOf(msg)?.signal);
+      handled.push(msg.text ?? `[${msg.payload.type}]`);
+    });
     w.agent.filter(isMessage, (ctx: Context) => handler(ctx as MessageContext));
     w.agent.on('turnStopped', (e) => agentStops.push(e));
     w.user.on('turnStopped', (e) => userStops.push(e));
@@ -157,13 +165,17 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode: Agent
     expect(agentStops).toEqual([
       { conversationId: w.conversationId, stoppedBy: w.user.session?.userId, stopId, turns: 1 },
     ]);
+    // `agent.on('message.new')` handlers read the same signal through agent.turnOf(msg).
+    expect(onSignals.at(-1)?.aborted).toBe(true);
     // The model's AbortError after the stop is not a handler failure.
     expect(w.agent.stats().handlerErrors).toBe(errorsBefore);
   });
 
   it('a stop with nothing running is answered with turns: 0', async () => {
+    const before = handled.length;
     const { stopId } = await w.user.stopTurn(w.conversationId);
     expect(await until(() => userStops[0], 'turnStopped')).toMatchObject({ stopId, turns: 0 });
+    expect(handled.length).toBe(before); // the stop never reaches a handler
   });
 
   it("docs/artifacts.md's first example, inside a message.new handler, gets the human's answer", async () => {

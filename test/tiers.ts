@@ -58,6 +58,7 @@ export const TIERS = {
       'test/integration/server/',
       'test/integration/streams/',
       'test/integration/testing-kit/',
+      'test/integration/turns/',
       'test/unit/agent/',
       'test/unit/cli/',
       'test/unit/client/',

@@ -51,6 +51,7 @@ const agentEvents = {
   membersChanged: true,
   decisionRefused: true,
   warning: true,
+  turnStopped: true,
   closed: true,
 } as const satisfies Record<AgentListenerEvent, true>;
 const userEvents = {
@@ -76,6 +77,7 @@ const userEvents = {
   groupUpdated: true,
   groupKeyRotated: true,
   authExpiring: true,
+  turnStopped: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,

@@ -630,3 +630,13 @@ export { ghostFingerprints, ghostKeyWarning, type KeyWarning } from './messaging
 export type { ForwardKeyLookup } from './messaging/forward-attribution.js';
 export type { DecisionRefusal, DecisionRefusalReason } from './agent/events.js';
 export type { GroupMembership } from './messaging/key-directory.js';
+export {
+  readTurnStop,
+  readTurnStopped,
+  TURN_STOP_TYPE,
+  TURN_STOPPED_TYPE,
+  TurnStopPayloadSchema,
+  TurnStoppedPayloadSchema,
+  type TurnStopPayload,
+  type TurnStoppedPayload,
+} from './core/protocol/turn-control.js';

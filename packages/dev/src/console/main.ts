@@ -42,6 +42,7 @@ import { ConsoleStreams } from './streams.js';
 import { renderStreamParts } from './stream-parts.js';
 import { forwardLabel } from './forwards.js';
 import { startAgentAdmin } from './agent-admin.js';
+import { sendTurnStop, showTurnNotice, turnControlNotice, type TurnStopDeps } from './turn-stop.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -461,6 +462,8 @@ async function show(wire: string): Promise<void> {
     const m = await openWire(wire, { userId: user.userId, keys, signingKey });
     if (m.conversationId !== state.conversationId) return;
     const p = m.payload as { type: string; text?: string };
+    const notice = turnControlNotice(m.payload);
+    if (notice !== undefined) return showTurnNotice($('messages'), notice, m.messageId);
     const artifact = artifactOf(m.payload);
     // A later revision of a card already shown updates it in place.
     if (artifact !== undefined && reviseArtifactCard($('messages'), artifact, answerArtifact)) return;
@@ -531,8 +534,16 @@ async function enterConversation(conversationId: string, title: string): Promise
   for (const m of history) await show(m.wire_envelope);
   ($('text') as HTMLInputElement).disabled = false;
   ($('send') as HTMLButtonElement).disabled = false;
+  ($('stop-turn') as HTMLButtonElement).disabled = false;
   await refreshService();
 }
+
+const turnStopDeps: TurnStopDeps = {
+  conversationId: () => state.conversationId,
+  seal: (payload) => sealPayload(payload, sealContext()),
+  call: (c) => call(c),
+  showCurl,
+};
 
 async function send(): Promise<void> {
   const input = $<HTMLInputElement>('text');
@@ -786,6 +797,10 @@ function start(): void {
     e.preventDefault();
     void run(send);
   });
+  $('stop-turn').addEventListener(
+    'click',
+    () => void run(async () => void (await sendTurnStop(turnStopDeps))),
+  );
   $('advance').addEventListener('click', () => void run(advance));
   $('fail').addEventListener('click', () => void run(failDeliveries));
   $('recover').addEventListener('click', () => void run(recover));

@@ -68,6 +68,9 @@ import { createAgentStreams } from './streams/agent-wiring.js';
 import type { AgentStreams } from './streams/agent-streams.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 import { Groups } from '../messaging/groups.js';
+import { handleStop } from './turns/stop.js';
+import { checkStrategy, type TurnStrategy } from './turns/strategy.js';
+import type { IncomingMessage } from './events.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -149,6 +152,14 @@ export class Agent {
       send: (conversationId, payload, options) => this.send(conversationId, payload, options),
       stream: (conversationId, options) => this.stream(conversationId, options),
       vet: (event, opened) => this.#vet(event, opened),
+      onStop: (message, stop) =>
+        handleStop(message, stop, {
+          registry: this.#parts.turns,
+          logger: o.logger,
+          peerKind: async (id) => (await this.#parts.directory.keys(id)).kind,
+          send: (conversationId, payload) => this.send(conversationId, payload as MessagePayload),
+          emit: (event) => this.#emitter.emit('turnStopped', event),
+        }),
     });
     this.api = this.#parts.api;
     this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
@@ -381,7 +392,38 @@ export class Agent {
    * ```
    */
   stream(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
-    return this.#streams.open(conversationId, options);
+    // A stream opened while a turn runs in the conversation is aborted with it (stop, supersede, shutdown).
+    return this.#streams.open(conversationId, options).then((writer) => {
+      this.#parts.turns.track(conversationId, writer);
+      return writer;
+    });
+  }
+
+  /**
+   * Sets how the messages of one conversation become turns (`serial`,
+   * `debounce`, `latest`, `concurrent`; docs/agent.md, "Turns"), overriding
+   * the `turns` option; `undefined` goes back to it. Applies to messages
+   * taken from now on.
+   *
+   * @throws {@link ConfigurationError} for an unknown strategy.
+   */
+  setTurnStrategy(conversationId: string, strategy: TurnStrategy | undefined): this {
+    this.#pipeline.turns.setStrategy(
+      conversationId,
+      strategy === undefined ? undefined : checkStrategy(strategy, 'strategy'),
+    );
+    return this;
+  }
+
+  /**
+   * The turn a message belongs to while its handlers run: its `signal`
+   * (what `ctx.signal` is, for `agent.on('message.new')` handlers) and its
+   * `messages`. Undefined once the turn ended, or for another event.
+   */
+  turnOf(
+    message: IncomingMessage,
+  ): { readonly signal: AbortSignal; readonly messages: readonly IncomingMessage[] } | undefined {
+    return this.#parts.turns.turnOf(message);
   }
 
   /**
@@ -612,6 +654,8 @@ export class Agent {
       send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
         this.send(conversationId, payload, options),
       stream: (conversationId: string, options?: StreamWriterOptions) => this.stream(conversationId, options),
+      turnOf: (event: object) => this.#parts.turns.turnOf(event),
+      signal: this.#parts.turns.shutdown,
     };
     this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
     return composer;

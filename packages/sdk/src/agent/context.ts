@@ -43,6 +43,21 @@ export interface Context<Ev extends AnyAgentEvent = AnyAgentEvent> {
   /** Room for middleware to pass values down the chain. */
   readonly state: Record<string, unknown>;
   /**
+   * Aborts when the turn ends early: the human stopped it (`user.stopTurn`),
+   * a newer message superseded it (strategy `latest`), or `close()` passed
+   * its deadline. Pass it to your model call (`fetch`, LLM SDKs) to cancel
+   * it; reply streams opened in the turn are then aborted for you (reason
+   * `stopped`, `superseded` or `shutdown`). For an event outside a turn it
+   * aborts only at the shutdown deadline.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * The messages of this turn, oldest first: the one message, or several
+   * under the `debounce` and `latest` strategies (`event` is the newest).
+   * Empty for an event that is not a message.
+   */
+  readonly messages: readonly IncomingMessage[];
+  /**
    * Sends into the event's conversation (`message.reply` for a message).
    *
    * @throws {@link ConfigurationError} for an event outside any conversation (`system`);
@@ -93,12 +108,23 @@ export interface ContextDeps {
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
   /** Opens a streamed reply (`agent.stream`). */
   stream?(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter>;
+  /** The turn of a message event (its signal and messages), while it runs. */
+  turnOf?(
+    event: object,
+  ): { readonly signal: AbortSignal; readonly messages: readonly IncomingMessage[] } | undefined;
+  /** The signal of events outside a turn (aborts at the shutdown deadline). */
+  readonly signal?: AbortSignal;
 }
+
+const NEVER_ABORTED = new AbortController().signal;
 
 /** The context of one event. */
 export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: ContextDeps): Context<Ev> {
   const message = event.type === 'message.new' ? (event as IncomingMessage) : undefined;
+  const turn = deps.turnOf?.(event);
   return {
+    signal: turn?.signal ?? deps.signal ?? NEVER_ABORTED,
+    messages: turn?.messages ?? (message === undefined ? [] : [message]),
     event,
     type: event.type,
     agentId: deps.agentId,

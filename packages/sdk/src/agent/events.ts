@@ -31,6 +31,17 @@ import type { FatalInfo } from '../transport/ws/events.js';
 import type { TextChunkSource } from './streams/reply-stream.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 
+/** `turnStopped`: a human stopped the running turns of a conversation. */
+export interface TurnStoppedEvent {
+  readonly conversationId: string;
+  /** The human who stopped (signed sender of the stop). */
+  readonly stoppedBy: string;
+  /** The id the human's client gave the stop (echoed in the answer). */
+  readonly stopId: string;
+  /** Running turns aborted (0: nothing ran). */
+  readonly turns: number;
+}
+
 /** A warning the Agent raises (event `warning`, and the logger). */
 export interface AgentWarning {
   /** `MANIFEST_SIZE_WARNING`: a manifest at or above 64 KB (it is still sent). */
@@ -344,6 +355,8 @@ export interface AgentNotificationMap {
   keyWarning: [warning: KeyWarning];
   /** Something works but deserves attention, e.g. `MANIFEST_SIZE_WARNING` (a manifest ≥ 64 KB). Also logged. */
   warning: [warning: AgentWarning];
+  /** A human stopped the running turns of a conversation (a signed `turn.stop`; docs/agent.md, "Turns"). */
+  turnStopped: [event: TurnStoppedEvent];
 }
 
 /** What `agent.close()` reports. */

@@ -38,6 +38,9 @@ export {
   type CommandMatch,
 } from './context.js';
 export type { AgentStats } from './pipeline/types.js';
+export type { TurnStoppedEvent } from './turns/stop.js';
+export type { TurnOptions, TurnStrategy } from './turns/strategy.js';
+export type { TurnAbortReason } from './turns/registry.js';
 export {
   AUTO_IN_FLIGHT_THRESHOLD,
   type OpenPoolStats,

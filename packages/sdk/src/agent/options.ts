@@ -27,6 +27,7 @@ import { createMemoryDedupStore } from '../webhook/dedup/memory.js';
 import type { DedupStore } from '../webhook/dedup/types.js';
 import type { WebhookSecretInput } from '../webhook/secrets.js';
 import { DEFAULT_ORDERING } from './ordering.js';
+import { resolveTurnOptions, type ResolvedTurnOptions, type TurnOptions } from './turns/strategy.js';
 import { resolveFlowControl, type FlowControlOptions } from './pipeline/flow-control.js';
 
 /** How the agent receives events. */
@@ -206,6 +207,13 @@ export interface AgentOptions {
    * @defaultValue `{ highWaterMark: 1024, lowWaterMark: 512, highWaterBytes: 64 MiB, lowWaterBytes: 32 MiB }`
    */
   flowControl?: FlowControlOptions | false;
+  /**
+   * How a conversation's messages become turns (docs/agent.md, "Turns"):
+   * `serial`, `debounce` (with `windowMs`, `maxMessages`), `latest` or
+   * `concurrent`; a conversation may override it (`agent.setTurnStrategy`).
+   * @defaultValue `{ strategy: 'serial', windowMs: 1500, maxMessages: 20 }`
+   */
+  turns?: TurnOptions;
 }
 
 /** Every default of the Agent. */
@@ -245,6 +253,7 @@ export interface ResolvedAgentOptions {
   readonly flowControl: Required<FlowControlOptions> | false;
   /** The resolved signal handling, or false. */
   readonly shutdownSignals: Required<ShutdownSignalsOptions> | false;
+  readonly turns: ResolvedTurnOptions;
   readonly source: AgentOptions;
 }
 
@@ -365,6 +374,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     claimLeaseMs: positiveInt(o.claimLeaseMs, DEFAULT_AGENT_OPTIONS.claimLeaseMs, 'claimLeaseMs'),
     flowControl: resolveFlowControl(o.flowControl),
     shutdownSignals: shutdownOf(o, closeTimeoutMs),
+    turns: resolveTurnOptions(o.turns),
     source: o,
   };
 }

@@ -24,7 +24,8 @@ import { trustParts } from '../messaging/trust.js';
 import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
-import { EventPipeline } from './pipeline/pipeline.js';
+import { EventPipeline, type PipelineTurns } from './pipeline/pipeline.js';
+import { createTurnRegistry, type TurnRegistry } from './turns/registry.js';
 import { OpenWorkerPool } from '../crypto/open-pool/pool.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
 import { senderKeys } from './sender-keys.js';
@@ -44,6 +45,8 @@ export interface AgentHooks {
   stream?: StreamOpener;
   /** Checks human decisions before handlers see them (see `decisions.ts`). */
   vet?: DecisionVetter;
+  /** Handles a verified stop request (`turns/stop.ts`), around the conversation's queue. */
+  onStop?: PipelineTurns['onStop'];
 }
 
 /** The wired parts of one Agent. */
@@ -55,6 +58,8 @@ export interface AgentParts {
   readonly directory: KeyDirectory;
   readonly pins: KeyPins;
   readonly members: MemberWatch;
+  /** The running turns, by conversation. */
+  readonly turns: TurnRegistry;
 }
 
 /** Builds every part of an Agent from its resolved options. */
@@ -95,6 +100,9 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     members,
     ...(src.backend === undefined ? {} : { backend: src.backend }),
   });
+  const turns = createTurnRegistry((error) =>
+    o.logger.error('a turn hook failed', { error: (error as Error)?.name }),
+  );
   const scheduler = createOrderedScheduler({
     concurrency: o.concurrency,
     onTaskError: (error) => o.logger.error('an agent task failed', { error: (error as Error)?.name }),
@@ -120,8 +128,13 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,
     emitter,
+    turns: {
+      registry: turns,
+      options: o.turns,
+      onStop: (m, stop) => hooks.onStop?.(m, stop) ?? Promise.resolve(),
+    },
   });
-  return { emitter, api, sender, pipeline, directory, pins, members };
+  return { emitter, api, sender, pipeline, directory, pins, members, turns };
 }
 
 /** Runs the key lifecycle (load or create, register, heal a mismatch, rotate after a regeneration). */

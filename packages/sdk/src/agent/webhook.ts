@@ -48,6 +48,15 @@ export interface AgentWebhookParts {
  */
 export function createAgentWebhook(parts: AgentWebhookParts): AgentWebhook {
   const { options, webhook } = parts;
+  if (webhook.respondEarly !== true && options.turns.strategy !== 'serial') {
+    // The service sends one webhook at a time per agent: without an early answer, the next
+    // delivery (a newer message, a stop, an artifact answer) waits for the running handler.
+    options.logger.warn(
+      `turns.strategy "${options.turns.strategy}" needs webhook respondEarly: true: without it the service ` +
+        'delivers the next message (or a stop, or an artifact answer) only after the running handler returns',
+      { strategy: options.turns.strategy },
+    );
+  }
   const bridge = createPipelineReceiver({
     pipeline: parts.pipeline,
     secret: webhook.secret,

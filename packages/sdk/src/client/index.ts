@@ -16,6 +16,8 @@ export type {
   RegisterOptions,
   ResetPasswordOptions,
   SendCodeOptions,
+  StopTurnResult,
+  TurnStoppedNotice,
   UserClientEvents,
 } from './user-client-types.js';
 export type { SessionInfo } from './session.js';

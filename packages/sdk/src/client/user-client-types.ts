@@ -8,6 +8,7 @@ import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { KeyWarning } from '../messaging/ghost-keys.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
+import type { SentMessageResult } from '../messaging/wire/results.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
 import type {
   StreamDelta,
@@ -42,6 +43,27 @@ export interface GroupKeyRotatedEvent {
   /** Who caused it (the member who joined or left, or who asked). */
   readonly rotatedBy: string;
   readonly payload: GroupKeyRotatedPayload;
+}
+
+/** An agent's signed answer to `stopTurn`. */
+export interface TurnStoppedNotice {
+  readonly conversationId: string;
+  /** The agent that stopped (signed sender). */
+  readonly agentId: string;
+  /** The id `stopTurn` returned. */
+  readonly stopId: string;
+  /** Running turns the stop aborted (0: nothing was running). */
+  readonly turns: number;
+  /** The answer's signed message id. */
+  readonly messageId: string;
+}
+
+/** What `UserClient.stopTurn` returns. */
+export interface StopTurnResult {
+  /** The stop's id, echoed in the agent's `turnStopped` answer. */
+  readonly stopId: string;
+  /** The sealed stop message as sent. */
+  readonly sent: SentMessageResult;
 }
 
 /** Options of `UserClient.sendCode`. */
@@ -179,4 +201,6 @@ export interface UserClientEvents {
   groupUpdated: [event: GroupUpdatedEvent];
   /** A group's key version moved on (`system.group_key_rotated`, WebSocket only). */
   groupKeyRotated: [event: GroupKeyRotatedEvent];
+  /** An agent answered a stop (`stopTurn`): its running turns were aborted (not emitted as `message`). */
+  turnStopped: [event: TurnStoppedNotice];
 }

@@ -80,8 +80,11 @@ import type {
   RegisterOptions,
   ResetPasswordOptions,
   SendCodeOptions,
+  StopTurnResult,
   UserClientEvents,
 } from './user-client-types.js';
+import type { ReceivedMessage } from './open-message.js';
+import { readTurnStopped, TURN_STOP_TYPE } from '../core/protocol/turn-control.js';
 
 /**
  * The owner's client.
@@ -195,7 +198,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
           messageFailed: (f) => this.#emit('messageFailed', f),
         }),
       emit: (event, ...args) => this.#emit(event, ...args),
-      onReceived: (m) => this.artifacts.received(m),
+      onReceived: (m) => this.artifacts.received(m) || this.#turnStopped(m),
     });
     this.#relay = new RelayActions({
       rest: () => this.#rest,
@@ -475,6 +478,40 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     options: SendOptions = {},
   ): Promise<SentMessageResult> {
     return this.#messaging.send(conversationId, payload, options);
+  }
+
+  /**
+   * Stops the agent's running turn in a conversation: sends a sealed,
+   * signed `turn.stop` that the agent handles at once (not behind the
+   * running handler). The handler's `ctx.signal` aborts, its reply streams
+   * end (`streamError` reason `aborted`, detail `stopped`), and the agent
+   * answers with `turnStopped` (`turns: 0` when nothing was running).
+   *
+   * @throws what {@link UserClient.send} throws.
+   * @example
+   * ```ts
+   * user.on('turnStopped', (e) => console.log(`${e.agentId} stopped ${e.turns} turn(s)`));
+   * const { stopId } = await user.stopTurn(conversationId);
+   * ```
+   */
+  async stopTurn(conversationId: string, options: SendOptions = {}): Promise<StopTurnResult> {
+    const stopId = globalThis.crypto.randomUUID();
+    const sent = await this.send(conversationId, { type: TURN_STOP_TYPE, stop_id: stopId }, options);
+    return { stopId, sent };
+  }
+
+  /** Emits an agent's answer to a stop as `turnStopped` (true: consumed). */
+  #turnStopped(m: ReceivedMessage): boolean {
+    const answer = readTurnStopped(m.payload);
+    if (answer === undefined || m.senderId === this.#session.info?.userId) return false;
+    this.#emit('turnStopped', {
+      conversationId: m.conversationId,
+      agentId: m.senderId,
+      stopId: answer.stop_id,
+      turns: answer.stopped,
+      messageId: m.messageId,
+    });
+    return true;
   }
 
   /**

@@ -47,6 +47,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <form id="composer">
       <input id="text" autocomplete="off" placeholder="Message (sealed in this browser)" disabled>
       <button id="send" type="submit" disabled>Send</button>
+      <button id="stop-turn" type="button" disabled title="Stop the agent's running turn (sealed in this browser)">Stop</button>
       <label class="file-pick" title="Send a file, encrypted in this page">📎<input id="file" type="file"></label>
     </form>
   </section>
@@ -104,6 +105,7 @@ ul{list-style:none;padding:0;margin:0}
 #messages li{margin:4px 0;padding:6px 10px;border-radius:12px;max-width:80%;width:fit-content;white-space:pre-wrap}
 #messages li.mine{margin-left:auto;background:#dbe7ff}
 #messages li.theirs{background:#eef0f3}
+#messages li.turn-stopped{margin:0 auto;background:none;color:#666;font-style:italic}
 #messages li.failed{background:#fde2e1}
 #messages li[data-reactions]::after{content:attr(data-reactions);margin-left:6px}
 #messages li[data-state=streaming]{border:1px dashed #b8c0cc}

@@ -42,6 +42,9 @@ import { fetchRef, openEnvelope, type RefLike } from './open-envelope.js';
 import { IDLE_FLOW_STATS, type FlowStats } from './flow-control.js';
 import { completeAll, Outcomes, releaseAll, type EventContext } from './outcomes.js';
 import { VETTED_EVENT_TYPES, type AgentStats, type InboundEvent, type PipelineDeps } from './types.js';
+import { createTurnRegistry, type TurnRegistry } from '../turns/registry.js';
+import { resolveTurnOptions, TurnGate, type ResolvedTurnOptions } from '../turns/strategy.js';
+import { readTurnStop, type TurnStopPayload } from '../../core/protocol/turn-control.js';
 
 /** Options of {@link EventPipeline}. */
 export interface EventPipelineOptions {
@@ -51,12 +54,30 @@ export interface EventPipelineOptions {
   readonly emitter: TypedEmitter<AgentListenerArgs>;
   /** Events whose crypto steps may run at once (WebSocket). @defaultValue `64` */
   readonly prepareConcurrency?: number;
+  /** Turns: the registry of running turns, the strategies, and the stop handler. */
+  readonly turns?: PipelineTurns;
 }
+
+/** The turn parts of the pipeline (issue #26). */
+export interface PipelineTurns {
+  readonly registry?: TurnRegistry;
+  readonly options?: ResolvedTurnOptions;
+  /** Handles a verified `turn.stop` (around the conversation's queue). */
+  readonly onStop?: (message: IncomingMessage, stop: TurnStopPayload) => Promise<void>;
+}
+
+/**
+ * Events handled around the conversation's queue, as soon as they are opened:
+ * answers a running handler may be awaiting (`artifact.response()`).
+ */
+const AROUND_LANE_TYPES: ReadonlySet<string> = new Set(['artifact_response', 'artifact.expired']);
 
 /** A typed event ready for its handlers, with the claims to settle afterwards. */
 interface Prepared {
   readonly event: AnyAgentEvent;
   readonly claims: readonly OwnedClaim[];
+  /** Set for a control event handled around the queue: settles when it was handled. */
+  around?: Promise<void>;
 }
 
 /**
@@ -125,8 +146,18 @@ export class EventPipeline {
   #preparing = 0;
   #draining = false;
   readonly #waiting: (() => void)[] = [];
+  /** The turn strategies and the registry of running turns. */
+  readonly turns: TurnGate<Prepared>;
+  readonly #onStop: PipelineTurns['onStop'];
 
   constructor(options: EventPipelineOptions) {
+    const t = options.turns ?? {};
+    this.turns = new TurnGate(
+      t.registry ?? createTurnRegistry(),
+      options.deps.clock,
+      t.options ?? resolveTurnOptions(undefined),
+    );
+    this.#onStop = t.onStop;
     this.#deps = options.deps;
     this.#dedup = options.dedup;
     this.#scheduler = options.scheduler;
@@ -150,20 +181,57 @@ export class EventPipeline {
    */
   ingest(inbound: InboundEvent, transport: AgentTransport = 'websocket'): Promise<IngestOutcome> {
     this.outcomes.count('received');
-    const prepared = this.#prepareDecided(inbound, transport);
-    const run = this.#scheduler.push(laneOf(inbound), async () => {
+    const prepared = this.#prepareDecided(inbound, transport).then((p) => this.#route(p));
+    const key = this.turns.laneKey(laneOf(inbound), inbound.type);
+    const run = this.#scheduler.push(key, async () => {
       const p = await prepared;
-      if (!isSkip(p)) await this.#dispatch(p);
+      if (!isSkip(p) && p.around === undefined) await this.#inTurn(p);
     });
-    return run.then(async (outcome): Promise<IngestOutcome> => {
+    const settled = run.then(async (outcome): Promise<IngestOutcome> => {
       const p = await prepared;
       if (outcome === 'dropped') {
-        if (!isSkip(p)) await releaseAll(p.claims);
+        if (!isSkip(p) && p.around === undefined) await releaseAll(p.claims);
         return 'dropped';
       }
       if (!isSkip(p)) return 'handled';
       return p.skip === 'contended' ? 'retry' : p.skip;
     });
+    // A control event is settled once handled: it never waits for the queue.
+    return prepared.then((p) =>
+      !isSkip(p) && p.around !== undefined ? p.around.then((): IngestOutcome => 'handled') : settled,
+    );
+  }
+
+  /**
+   * Called once an event is opened, outside the conversation's queue: a
+   * stop request or an artifact answer is handled at once (`around`); a
+   * message is shown to the turn strategy (collected, or superseding).
+   */
+  #route(p: Prepared | Skip): Prepared | Skip {
+    if (isSkip(p)) return p;
+    const { event } = p;
+    if (event.type === 'message.new') {
+      const stop = readTurnStop((event as IncomingMessage).payload);
+      if (stop !== undefined) {
+        const onStop = this.#onStop;
+        p.around = (async () => {
+          if (onStop !== undefined) await onStop(event as IncomingMessage, stop);
+          this.outcomes.count('handled');
+          await completeAll(p.claims);
+        })();
+        return p;
+      }
+      this.turns.arrived(p);
+      return p;
+    }
+    if (AROUND_LANE_TYPES.has(event.type)) p.around = this.#dispatch(p);
+    return p;
+  }
+
+  /** Runs an event in its place in the queue: a message as (part of) a turn, others as they are. */
+  #inTurn(p: Prepared): Promise<void> {
+    if (p.event.type !== 'message.new') return this.#dispatch(p);
+    return this.turns.run(p, (items) => this.#dispatchTurn(items));
   }
 
   /**
@@ -199,7 +267,13 @@ export class EventPipeline {
       if (p.skip === 'contended') throw heldElsewhere();
       return 'done';
     }
-    const outcome = await this.#scheduler.push(laneOf(inbound), () => this.#dispatch(p));
+    this.#route(p);
+    if (p.around !== undefined) {
+      await p.around;
+      return 'done';
+    }
+    const key = this.turns.laneKey(laneOf(inbound), inbound.type);
+    const outcome = await this.#scheduler.push(key, () => this.#inTurn(p));
     if (outcome === 'dropped') await releaseAll(p.claims);
     return outcome;
   }
@@ -220,6 +294,7 @@ export class EventPipeline {
    */
   async drain(timeoutMs: number): Promise<CloseResult> {
     this.#draining = true;
+    this.turns.flush(); // nothing waits for a debounce window any more
     const clock = this.#deps.clock;
     let timer: ReturnType<typeof clock.setTimeout> | undefined;
     const timedOut = await Promise.race([
@@ -231,6 +306,8 @@ export class EventPipeline {
     if (timer !== undefined) clock.clearTimeout(timer);
     await this.#deps.openPool?.close();
     if (!timedOut) return { drained: true, abandoned: 0 };
+    // Past the deadline: running turns see ctx.signal abort (reason `shutdown`).
+    this.turns.registry.abortAll('shutdown');
     return { drained: false, abandoned: this.#scheduler.clear() };
   }
 
@@ -387,6 +464,39 @@ export class EventPipeline {
     const result: IncomingMessage = forwarded === undefined ? message : { ...message, forwarded };
     if (inbound.wireEnvelope !== undefined) rememberWireEnvelope(result, inbound.wireEnvelope);
     return result;
+  }
+
+  /**
+   * Runs one turn: the handlers of the newest message, with every message of
+   * the turn in `ctx.messages`; settles the claims of them all. A handler
+   * error after the turn was aborted is logged, not raised.
+   */
+  async #dispatchTurn(items: readonly Prepared[]): Promise<void> {
+    const { event } = items[items.length - 1]!;
+    const turn = this.turns.registry.begin(
+      event.conversationId,
+      items.map((i) => i.event as IncomingMessage),
+    );
+    let failures: Awaited<ReturnType<TypedEmitter<AgentListenerArgs>['emitSerial']>>;
+    try {
+      failures = [
+        ...(await this.#emitter.emitSerial('message.new', event as IncomingMessage)),
+        ...(await this.#emitter.emitSerial('event', event)),
+      ];
+    } finally {
+      turn.end();
+    }
+    for (const _ of items) this.outcomes.count('handled');
+    for (const f of failures) {
+      if (turn.signal.aborted) {
+        this.#deps.logger.debug('a handler failed after its turn was aborted', {
+          conversationId: event.conversationId,
+          reason: turn.abortReason,
+          error: (f.error as Error)?.name,
+        });
+      } else this.outcomes.handlerFailed(event, event.type, f.error);
+    }
+    await completeAll(items.flatMap((i) => i.claims));
   }
 
   async #dispatch(p: Prepared): Promise<void> {

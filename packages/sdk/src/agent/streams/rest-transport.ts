@@ -76,9 +76,8 @@ export class RestStreamTransport implements StreamTransport {
   }
 
   async abort(ciphertext: string): Promise<void> {
-    this.#queue = [];
-    this.#queuedBytes = 0;
-    await this.#sending;
+    // The abort is signed over every delta the writer released: they go first, in order.
+    while (this.#sending !== undefined) await this.#sending;
     await this.#call(routePath(STREAM_ROUTES.streamAbort, { stream_id: this.#id }), { ciphertext });
   }
 

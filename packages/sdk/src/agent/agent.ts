@@ -68,6 +68,7 @@ import { createAgentStreams } from './streams/agent-wiring.js';
 import type { AgentStreams } from './streams/agent-streams.js';
 import type { StreamSummary, StreamWriter, StreamWriterOptions } from './streams/writer.js';
 import { Groups } from '../messaging/groups.js';
+import { resolveStatusOptions, StatusBeacon } from './presence.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -134,6 +135,7 @@ export class Agent {
   #composer: Composer | undefined;
   readonly #host: ShutdownHost | undefined;
   readonly #streams: AgentStreams;
+  readonly #status: StatusBeacon;
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: AgentOptions) {
@@ -149,6 +151,8 @@ export class Agent {
       send: (conversationId, payload, options) => this.send(conversationId, payload, options),
       stream: (conversationId, options) => this.stream(conversationId, options),
       vet: (event, opened) => this.#vet(event, opened),
+      turnStarted: (event) =>
+        event.type === 'message.new' ? this.#status.beginTurn(event.conversationId) : undefined,
     });
     this.api = this.#parts.api;
     this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
@@ -162,6 +166,13 @@ export class Agent {
     }
     this.#host = defaultShutdownHost();
     const sender = async () => (await this.#ensureKeys(), this.#parts.sender);
+    this.#status = new StatusBeacon({
+      options: resolveStatusOptions(o.source.status),
+      clock: o.clock,
+      logger: o.logger,
+      rest: () => this.api.rest,
+      sender,
+    });
     this.#relay = new RelayActions({
       rest: () => this.api.rest,
       sender,
@@ -335,7 +346,35 @@ export class Agent {
   ): Promise<SendResult> {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
-    return this.#parts.sender.send(conversationId, body, options);
+    const sent = await this.#parts.sender.send(conversationId, body, options);
+    // Receivers clear the agent's status when its message arrives: so does the beacon.
+    this.#status.replied(conversationId);
+    return sent;
+  }
+
+  /**
+   * Shows a status to the conversation's humans ("searching the web…"),
+   * sealed end to end: the service relays it without reading it and stores
+   * nothing. `''` shows a plain "working" indicator, `null` clears it.
+   * Inside a `message.new` handler of that conversation it is kept alive
+   * until the handler ends or replies; outside one, receivers drop it after
+   * its TTL (`status.ttlMs`). Posts are coalesced to one per second per
+   * conversation (the latest state wins), so a chatty loop cannot exceed the
+   * service's limit. Over REST in both modes. See docs/agent.md, "Status".
+   *
+   * @throws {@link ValidationError} for a text above 200 characters; {@link RateLimitError}
+   * `RATE_LIMITED` when the service refused the post; {@link ServiceError} `RELATION_REVOKED` ….
+   * @example
+   * ```ts
+   * agent.on('message.new', async (msg) => {
+   *   await agent.status(msg.conversationId, 'searching the web…');
+   *   await msg.reply(await search(msg.text ?? ''));
+   * });
+   * ```
+   */
+  async status(conversationId: string, text: string | null): Promise<void> {
+    await this.#ensureKeys();
+    return this.#status.set(conversationId, text);
   }
 
   /**
@@ -612,6 +651,7 @@ export class Agent {
       send: (conversationId: string, payload: MessagePayload | string, options?: SendOptions) =>
         this.send(conversationId, payload, options),
       stream: (conversationId: string, options?: StreamWriterOptions) => this.stream(conversationId, options),
+      status: (conversationId: string, text: string | null) => this.status(conversationId, text),
     };
     this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
     return composer;
@@ -643,6 +683,7 @@ export class Agent {
     const result = await this.#pipeline.drain(timeoutMs);
     if (keepOpen) await this.#ws?.close();
     if (result.drained) await this.#webhook?.idle();
+    this.#status.close();
     this.#state = 'closed';
     this.#unwatchSignals();
     this.#o.logger.info('agent closed', { drained: result.drained, abandoned: result.abandoned });

@@ -74,6 +74,14 @@ export interface Context<Ev extends AnyAgentEvent = AnyAgentEvent> {
    * @throws {@link ConfigurationError} for an event outside any conversation; otherwise what `agent.files.upload()` throws.
    */
   replyWithFile(source: FileSource, options?: FileUploadOptions): Promise<SentFile<SendResult>>;
+  /**
+   * Shows a status in the event's conversation ("searching the web…"),
+   * sealed end to end and kept alive until the handler replies or ends;
+   * `null` clears it (see `agent.status`, docs/agent.md "Status").
+   *
+   * @throws {@link ConfigurationError} for an event outside any conversation; otherwise what `agent.status()` throws.
+   */
+  status(text: string | null): Promise<void>;
 }
 
 /** The context of a `message.new`. */
@@ -93,6 +101,8 @@ export interface ContextDeps {
   send(conversationId: string, payload: MessagePayload | string, options?: SendOptions): Promise<SendResult>;
   /** Opens a streamed reply (`agent.stream`). */
   stream?(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter>;
+  /** Sets the conversation's status (`agent.status`). */
+  status?(conversationId: string, text: string | null): Promise<void>;
 }
 
 /** The context of one event. */
@@ -149,6 +159,17 @@ export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: Context
         );
       }
       return deps.files.upload(event.conversationId, source, options);
+    },
+    status(text) {
+      if (deps.status === undefined || event.conversationId === 'system') {
+        return Promise.reject(
+          new ConfigurationError({
+            option: 'status',
+            message: `A ${event.type} event belongs to no conversation: use agent.status(conversationId, …).`,
+          }),
+        );
+      }
+      return deps.status(event.conversationId, text);
     },
   };
 }

@@ -25,6 +25,7 @@ import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
 import { EventPipeline } from './pipeline/pipeline.js';
+import type { TurnStarted } from './pipeline/types.js';
 import { OpenWorkerPool } from '../crypto/open-pool/pool.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
 import { senderKeys } from './sender-keys.js';
@@ -44,6 +45,8 @@ export interface AgentHooks {
   stream?: StreamOpener;
   /** Checks human decisions before handlers see them (see `decisions.ts`). */
   vet?: DecisionVetter;
+  /** The turn seam: a handler starts (see `PipelineDeps.turnStarted`). */
+  turnStarted?: TurnStarted;
 }
 
 /** The wired parts of one Agent. */
@@ -116,6 +119,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       send: (conversationId, payload, options) => hooks.send(conversationId, payload, options),
       stream: hooks.stream,
       vet: hooks.vet,
+      turnStarted: hooks.turnStarted,
     },
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,

@@ -391,10 +391,16 @@ export class EventPipeline {
 
   async #dispatch(p: Prepared): Promise<void> {
     const { event } = p;
-    const failures = [
-      ...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)),
-      ...(await this.#emitter.emitSerial('event', event)),
-    ];
+    const endTurn = this.#deps.turnStarted?.(event);
+    let failures;
+    try {
+      failures = [
+        ...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)),
+        ...(await this.#emitter.emitSerial('event', event)),
+      ];
+    } finally {
+      endTurn?.();
+    }
     this.outcomes.count('handled');
     for (const f of failures) this.outcomes.handlerFailed(event, event.type, f.error);
     await completeAll(p.claims);

@@ -61,6 +61,13 @@ export interface PipelineKeys {
 }
 
 /** Everything the pipeline needs. */
+/**
+ * The turn seam (#26): called where an event's handlers start; the function
+ * it returns is called where they end (thrown or not). The status indicator
+ * hooks here; a turn scheduler can wrap the same point.
+ */
+export type TurnStarted = (event: AnyAgentEvent) => (() => void) | undefined;
+
 export interface PipelineDeps {
   /** This agent's id: the recipient id in envelopes. */
   readonly agentId: string;
@@ -86,6 +93,8 @@ export interface PipelineDeps {
    */
   readonly vet?:
     ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
+  /** The turn seam (status indicator). @defaultValue none */
+  readonly turnStarted?: TurnStarted | undefined;
 }
 
 /** The event types {@link PipelineDeps.vet} checks (human decisions); other events never wait for it. */

@@ -56,8 +56,8 @@ const keyOf = (conversationId: string, senderId: string): string =>
 export class UserStatus {
   readonly #d: UserStatusDeps;
   readonly #shown = new Map<string, Shown>();
-  /** The signed time of the last status or message per (conversation, sender), ms. */
-  readonly #latest = new Map<string, number>();
+  /** The signed time of the last status or message per (conversation, sender), ms, and which it was. */
+  readonly #latest = new Map<string, { readonly at: number; readonly message: boolean }>();
 
   constructor(deps: UserStatusDeps) {
     this.#d = deps;
@@ -79,7 +79,7 @@ export class UserStatus {
     const signedAt = Date.parse(message.createdAt);
     if (message.event !== PRESENCE_FRAMES.statusUpdate) {
       if (message.event === 'message.new') {
-        this.#advance(key, signedAt);
+        this.#advance(key, signedAt, true);
         this.#end(key, 'replied');
       }
       return false;
@@ -91,7 +91,7 @@ export class UserStatus {
       });
       return true;
     }
-    if (!this.#advance(key, signedAt)) {
+    if (!this.#advance(key, signedAt, false)) {
       this.#d.logger.debug('a stale status was ignored', { conversationId: message.conversationId });
       return true;
     }
@@ -123,11 +123,15 @@ export class UserStatus {
     this.#shown.clear();
   }
 
-  /** Records a signed time; false when it is older than the last one seen. */
-  #advance(key: string, signedAt: number): boolean {
+  /**
+   * Records a signed time; false when it is older than the last one seen (a
+   * status signed in the same millisecond as a message is older: the reply wins).
+   */
+  #advance(key: string, signedAt: number, message: boolean): boolean {
     const last = this.#latest.get(key);
-    if (last !== undefined && signedAt < last) return false;
-    this.#latest.set(key, signedAt);
+    if (last !== undefined && (signedAt < last.at || (signedAt === last.at && last.message && !message)))
+      return false;
+    this.#latest.set(key, { at: signedAt, message });
     return true;
   }
 

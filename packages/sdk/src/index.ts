@@ -71,6 +71,7 @@ export type { UserClientOptions } from './client/options.js';
 export type { UserClientEvents } from './client/user-client-types.js';
 export type { ReceivedMessage } from './client/open-message.js';
 export type { StatusUpdate } from './client/user-status.js';
+export type { ReplyReference } from './core/protocol/replies.js';
 export type { AgentInfo, ConversationInfo, CreatedAgentInfo } from './client/views.js';
 export type { GroupInfo } from './messaging/groups.js';
 export type { SentMessageResult } from './messaging/wire/results.js';

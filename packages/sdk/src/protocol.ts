@@ -154,6 +154,7 @@ export {
   StartMigrationBodySchema,
 } from './core/protocol/migration.js';
 export { hasAnyOwn } from './core/protocol/parse.js';
+export { REPLY_TO_FIELD, replyToOf, withReplyTo, type ReplyReference } from './core/protocol/replies.js';
 export {
   parseStatusPayload,
   STATUS_LIMITS,

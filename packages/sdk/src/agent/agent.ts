@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { QuoteCache } from '../messaging/quote-cache.js';
 import { FileTransfer } from '../files/file-transfer.js';
 import type { AmsError } from '../core/errors/base.js';
 import { isTerminalCode } from '../core/errors/codes.js';
@@ -136,6 +137,7 @@ export class Agent {
   readonly #host: ShutdownHost | undefined;
   readonly #streams: AgentStreams;
   readonly #status: StatusBeacon;
+  readonly #quotes = new QuoteCache();
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: AgentOptions) {
@@ -151,6 +153,7 @@ export class Agent {
       send: (conversationId, payload, options) => this.send(conversationId, payload, options),
       stream: (conversationId, options) => this.stream(conversationId, options),
       vet: (event, opened) => this.#vet(event, opened),
+      quotes: this.#quotes,
       turnStarted: (event) =>
         event.type === 'message.new' ? this.#status.beginTurn(event.conversationId) : undefined,
     });
@@ -347,6 +350,7 @@ export class Agent {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
     const sent = await this.#parts.sender.send(conversationId, body, options);
+    this.#quotes.remember(conversationId, sent.messageId, this.agentId, body);
     // Receivers clear the agent's status when its message arrives: so does the beacon.
     this.#status.replied(conversationId);
     return sent;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { QuoteCache } from '../messaging/quote-cache.js';
 import type { StreamOpener } from './streams/reply-stream.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
@@ -47,6 +48,8 @@ export interface AgentHooks {
   vet?: DecisionVetter;
   /** The turn seam: a handler starts (see `PipelineDeps.turnStarted`). */
   turnStarted?: TurnStarted;
+  /** Texts of recent messages, for `replyTo` quotes. */
+  quotes?: QuoteCache;
 }
 
 /** The wired parts of one Agent. */
@@ -120,6 +123,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       stream: hooks.stream,
       vet: hooks.vet,
       turnStarted: hooks.turnStarted,
+      quotes: hooks.quotes,
     },
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { QuoteCache } from '../../messaging/quote-cache.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { OpenPoolStats } from '../../crypto/open-pool/pool.js';
 import type { EventDedup, OwnedClaim } from '../dedup.js';
@@ -113,6 +114,9 @@ function heldElsewhere(): TransportError {
 export function laneOf(inbound: InboundEvent): string {
   return inbound.metadata?.conversation_id ?? 'system';
 }
+
+/** Quotes without memory: `replyTo` carries the id only. */
+const NO_QUOTES = new QuoteCache(0);
 
 /** The pipeline. */
 export class EventPipeline {
@@ -384,7 +388,16 @@ export class EventPipeline {
     const forwarded = await attributeForward(message.payload, message.senderId, (id) =>
       this.#deps.keys.signingKey(id),
     );
-    const result: IncomingMessage = forwarded === undefined ? message : { ...message, forwarded };
+    const replyTo = (this.#deps.quotes ?? NO_QUOTES).replyOf(message.conversationId, message.payload);
+    this.#deps.quotes?.remember(message.conversationId, message.messageId, message.senderId, message.payload);
+    const result: IncomingMessage =
+      forwarded === undefined && replyTo === undefined
+        ? message
+        : {
+            ...message,
+            ...(forwarded === undefined ? {} : { forwarded }),
+            ...(replyTo === undefined ? {} : { replyTo }),
+          };
     if (inbound.wireEnvelope !== undefined) rememberWireEnvelope(result, inbound.wireEnvelope);
     return result;
   }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { QuoteCache } from '../../messaging/quote-cache.js';
 import type { StreamOpener } from '../streams/reply-stream.js';
 import type { RetiredSigningKey } from '../../messaging/key-directory.js';
 import type { SendOptions } from '../../messaging/sender.js';
@@ -93,6 +94,8 @@ export interface PipelineDeps {
    */
   readonly vet?:
     ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
+  /** Texts of recent messages, for `replyTo` quotes. @defaultValue none (no quoted text) */
+  readonly quotes?: QuoteCache | undefined;
   /** The turn seam (status indicator). @defaultValue none */
   readonly turnStarted?: TurnStarted | undefined;
 }

@@ -33,7 +33,6 @@
 // The Agent
 export { Agent, type AgentState, type AgentCloseOptions } from './agent/agent.js';
 export type { AgentOptions, AgentMode, AgentWebhookOptions } from './agent/options.js';
-export type { StatusIndicatorOptions } from './agent/presence.js';
 export type { AgentWebhook } from './agent/webhook.js';
 export type { AgentStats } from './agent/pipeline/types.js';
 export type { SendOptions } from './agent/index.js';
@@ -70,8 +69,6 @@ export { UserClient } from './client/user-client.js';
 export type { UserClientOptions } from './client/options.js';
 export type { UserClientEvents } from './client/user-client-types.js';
 export type { ReceivedMessage } from './client/open-message.js';
-export type { StatusUpdate } from './client/user-status.js';
-export type { ReplyReference } from './core/protocol/replies.js';
 export type { AgentInfo, ConversationInfo, CreatedAgentInfo } from './client/views.js';
 export type { GroupInfo } from './messaging/groups.js';
 export type { SentMessageResult } from './messaging/wire/results.js';

@@ -3,7 +3,8 @@
  * status is opened in the page and shown under the conversation while the
  * handler works ("Status bot: searching the web…"), the automatic indicator
  * ("Status bot is working…") shows for a handler that sets none, and the
- * reply clears the line; the status text never crosses the wire in clear.
+ * reply clears the line; the status text never crosses the wire in clear. A
+ * reply (`replyTo`) shows which message it answers.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,9 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: status', () => {
           await wait;
           await ctx.reply(`done: ${ctx.text ?? ''}`);
         });
+        agent.hears('quote me', (ctx) =>
+          ctx.reply('quoted', { replyTo: ctx.event.messageId }).then(() => undefined),
+        );
       },
     });
     await openAgentChat(page, bot.agentId);
@@ -66,6 +70,15 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: status', () => {
     gates.get('think')!();
     await page.waitForSelector('#messages li.theirs:text-is("done: think")');
     await page.waitForSelector('#agent-status[data-state="idle"]', { state: 'attached' });
+  });
+
+  it('a reply from the bot shows which message it answers, quoted from the page', async () => {
+    await sendFromPage(page, 'quote me');
+    const reply = page.locator('#messages li.theirs:text-is("quoted")');
+    await reply.waitFor();
+    const mine = page.locator('#messages li.mine:text-is("quote me")');
+    expect(await reply.getAttribute('data-reply-to')).toBe(await mine.getAttribute('data-message-id'));
+    expect(await reply.getAttribute('data-quote')).toBe('quote me');
   });
 
   it('the status text never crossed the wire or the page traffic in clear', () => {

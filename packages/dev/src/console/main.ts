@@ -35,6 +35,7 @@ import {
 import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-actions.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { ConsoleStatus } from './status.js';
+import { showReplyTo } from './replies.js';
 import { renderRequests, type RequestDeps } from './requests.js';
 import { isGroupUpdate, rosterMemberIds, showGroupBar, type GroupAdminDeps } from './group-admin.js';
 import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
@@ -483,6 +484,7 @@ async function show(wire: string): Promise<void> {
           ? (p.text ?? '')
           : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    if (li !== undefined) showReplyTo(li, m.payload);
     if (li !== undefined && state.inGroup && m.senderId !== user.userId)
       li.dataset['sender'] = state.names.get(m.senderId) ?? m.senderId;
     const file = fileOf(m.payload);

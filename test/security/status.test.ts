@@ -9,6 +9,9 @@
  *   `message.new`, is refused (reason `event_type`: the type is signed);
  * - a genuine "working" the relay holds back and delivers after the agent's
  *   reply is ignored (stale), so it cannot bring the indicator back.
+ *
+ * Replies too: the id of the answered message travels sealed (`reply_to`);
+ * the relay never sees it, and one it adds to a frame is not taken.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FailedMessage, ReceivedMessage } from '../../packages/sdk/src/client/index.js';
@@ -141,5 +144,27 @@ describe('status through a hostile service', () => {
     await sync('after the late status');
     expect(statuses.slice(before)).toEqual([]);
     expect(world.user.client.statuses(world.conversationId)).toEqual([]);
+  });
+
+  it('a reply names the answered message only inside the envelope; a reply_to the relay adds is not taken', async () => {
+    world.server.advanceTime(1_001);
+    const answered = `answered-${crypto.randomUUID()}`;
+    world.relay.onServerFrame = (frame) =>
+      isFrame(frame, 'message.new') ? { ...frame, reply_to: 'relay-made', replyTo: 'relay-made' } : frame;
+    const got = new Promise<ReceivedMessage>((resolve) => {
+      const on = (m: ReceivedMessage) => {
+        if ((m.payload as { text?: unknown }).text !== 'an answer') return;
+        world.user.client.off('message', on);
+        resolve(m);
+      };
+      world.user.client.on('message', on);
+    });
+    await world.agent.send(world.conversationId, 'an answer', { replyTo: answered });
+    const m = await got;
+    world.relay.onServerFrame = undefined;
+    expect(m.replyTo).toEqual({ messageId: answered });
+    expect(world.relay.seen.filter((s) => s.text.includes(answered))).toEqual([]);
+    const plain = await sync('no reply here');
+    expect(plain.replyTo).toBeUndefined();
   });
 });

@@ -18,6 +18,8 @@ import {
   MANIFEST_ROUTES,
   MIGRATION_FRAMES,
   MIGRATION_ROUTES,
+  PRESENCE_FRAMES,
+  PRESENCE_ROUTES,
   STREAM_FRAMES,
   STREAM_ROUTES,
   type ServiceRoute,
@@ -33,6 +35,7 @@ const SECTIONS: ReadonlyArray<readonly [string, Record<string, ServiceRoute>, Re
   ['Groups', GROUP_ROUTES, GROUP_FRAMES],
   ['Capability manifests and data grants', MANIFEST_ROUTES, MANIFEST_FRAMES],
   ['Device migration', MIGRATION_ROUTES, MIGRATION_FRAMES],
+  ['Status (#26)', PRESENCE_ROUTES, PRESENCE_FRAMES],
 ];
 
 /** The text of docs/protocol-names.md. */

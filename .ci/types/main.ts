@@ -68,6 +68,7 @@ const userEvents = {
   membersChanged: true,
   artifact: true,
   reaction: true,
+  status: true,
   streamStart: true,
   streamDelta: true,
   streamEnd: true,
@@ -178,6 +179,7 @@ export function useUserClient(client: UserClient): void {
   client.on('membersChanged', (e) => void e.added);
   client.on('artifact', (a) => void [a.content.kind, a.approve, a.deny]);
   client.on('reaction', (r) => void [r.emoji, r.messageId, r.action]);
+  client.on('status', (s) => void [s.state, s.text, s.senderId, s.reason]);
   client.on('streamStart', (e) => void [e.streamId, e.conversationId, e.senderId]);
   client.on('streamDelta', (e) => void [e.seq, e.delta, e.text]);
   client.on('streamEnd', (e) => void [e.text, e.deltas]);

@@ -154,6 +154,17 @@ export {
   StartMigrationBodySchema,
 } from './core/protocol/migration.js';
 export { hasAnyOwn } from './core/protocol/parse.js';
+export { REPLY_TO_FIELD, replyToOf, withReplyTo, type ReplyReference } from './core/protocol/replies.js';
+export {
+  parseStatusPayload,
+  STATUS_LIMITS,
+  StatusAnswerSchema,
+  StatusPayloadSchema,
+  StatusRequestSchema,
+  type StatusAnswer,
+  type StatusPayload,
+  type StatusRequest,
+} from './core/protocol/status.js';
 export { base64Schema, IdentifierSchema } from './core/protocol/primitives.js';
 export {
   ARTIFACT_ROUTES,
@@ -163,6 +174,8 @@ export {
   MANIFEST_FRAMES,
   MANIFEST_ROUTES,
   MIGRATION_ROUTES,
+  PRESENCE_FRAMES,
+  PRESENCE_ROUTES,
   routePath,
   SERVICE_ROUTES,
   type ServiceRoute,

@@ -8,7 +8,7 @@
  * @module
  */
 import { attributeForward, fromBase64, signDecision } from 'agent-messaging-sdk/protocol';
-import { routePath, SERVICE_ROUTES } from 'agent-messaging-sdk/protocol';
+import { PRESENCE_FRAMES, routePath, SERVICE_ROUTES } from 'agent-messaging-sdk/protocol';
 import { WS_CLOSE_CODES } from 'agent-messaging-sdk/protocol';
 import type { AgentKeys } from 'agent-messaging-sdk/protocol';
 import type { ArtifactAnswerPayload } from 'agent-messaging-sdk/protocol';
@@ -34,6 +34,8 @@ import {
 } from './keys.js';
 import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-actions.js';
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
+import { ConsoleStatus } from './status.js';
+import { showReplyTo } from './replies.js';
 import { renderRequests, type RequestDeps } from './requests.js';
 import { isGroupUpdate, rosterMemberIds, showGroupBar, type GroupAdminDeps } from './group-admin.js';
 import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
@@ -402,6 +404,16 @@ async function react(messageId: string): Promise<void> {
   showReaction(messageId, seal.userId, REACT_EMOJI, 'add');
 }
 
+const agentStatus = new ConsoleStatus();
+
+/** A `status.update` frame (#26): opened in the page, shown under the conversation. */
+async function statusReceived(wire: string): Promise<void> {
+  const { user, keys } = state;
+  if (user === undefined || keys === undefined) return;
+  const m = await openWire(wire, { userId: user.userId, keys, signingKey });
+  if (m.conversationId === state.conversationId) agentStatus.received(m, (id) => state.names.get(id) ?? id);
+}
+
 /** A `reaction.update` frame: opened in the page, shown on its message. */
 async function reactionReceived(wire: string): Promise<void> {
   const { user, keys } = state;
@@ -461,6 +473,7 @@ async function show(wire: string): Promise<void> {
   try {
     const m = await openWire(wire, { userId: user.userId, keys, signingKey });
     if (m.conversationId !== state.conversationId) return;
+    agentStatus.replied(m.senderId, m.createdAt);
     const p = m.payload as { type: string; text?: string };
     const notice = turnControlNotice(m.payload);
     if (notice !== undefined) return showTurnNotice($('messages'), notice, m.messageId);
@@ -476,6 +489,7 @@ async function show(wire: string): Promise<void> {
           ? (p.text ?? '')
           : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
+    if (li !== undefined) showReplyTo(li, m.payload);
     if (li !== undefined && state.inGroup && m.senderId !== user.userId)
       li.dataset['sender'] = state.names.get(m.senderId) ?? m.senderId;
     const file = fileOf(m.payload);
@@ -489,6 +503,7 @@ async function show(wire: string): Promise<void> {
 
 async function openChat(a: AgentItem): Promise<void> {
   if (state.agentId !== a.agent_id) state.opened.clear();
+  agentStatus.reset();
   state.agentId = a.agent_id;
   state.inGroup = false;
   $('group-bar').hidden = true;
@@ -618,6 +633,8 @@ function connectSocket(): void {
     else if (ConsoleStreams.isStreamFrame(frame)) streams.receive(frame);
     else if (frame.type === 'reaction.update' && typeof frame.wire_envelope === 'string')
       void run(() => reactionReceived(frame.wire_envelope!));
+    else if (frame.type === PRESENCE_FRAMES.statusUpdate && typeof frame.wire_envelope === 'string')
+      void run(() => statusReceived(frame.wire_envelope!));
     else if (isGroupUpdate(frame) && state.inGroup && state.conversationId !== undefined) {
       // Members changed (or the key version moved): read the group again before the next seal.
       const open = state.conversationId;

@@ -32,6 +32,7 @@ import { objectRoutes } from './objects/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { passkeyLoginRoutes } from './passkeys/login.js';
 import { passkeyManagementRoutes } from './passkeys/register.js';
+import { statusRoutes } from './presence/status-route.js';
 import { streamRoutes } from './streams/routes.js';
 
 /** Builds the route table; the control routes only in dev mode. */
@@ -61,6 +62,7 @@ export function buildRouter(ctx: ServerContext, control: ControlApi): Router {
     ...migrationRoutes,
     ...groupRoutes,
     ...fileRoutes,
+    ...statusRoutes,
   );
   if (ctx.options.dev) router.add(...controlRoutes(control));
   if (servesConsole(ctx.options)) router.add(...consoleRoutes());

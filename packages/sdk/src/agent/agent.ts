@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { QuoteCache } from '../messaging/quote-cache.js';
 import { FileTransfer } from '../files/file-transfer.js';
 import type { AmsError } from '../core/errors/base.js';
 import { isTerminalCode } from '../core/errors/codes.js';
@@ -71,6 +72,7 @@ import { Groups } from '../messaging/groups.js';
 import { handleStop } from './turns/stop.js';
 import { checkStrategy, type TurnStrategy } from './turns/strategy.js';
 import type { IncomingMessage } from './events.js';
+import { resolveStatusOptions, StatusBeacon } from './presence.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -137,6 +139,8 @@ export class Agent {
   #composer: Composer | undefined;
   readonly #host: ShutdownHost | undefined;
   readonly #streams: AgentStreams;
+  readonly #status: StatusBeacon;
+  readonly #quotes = new QuoteCache();
 
   /** @throws {@link ConfigurationError} naming the first bad option. */
   constructor(options: AgentOptions) {
@@ -160,6 +164,9 @@ export class Agent {
           send: (conversationId, payload) => this.send(conversationId, payload as MessagePayload),
           emit: (event) => this.#emitter.emit('turnStopped', event),
         }),
+      quotes: this.#quotes,
+      turnStarted: (event) =>
+        event.type === 'message.new' ? this.#status.beginTurn(event.conversationId) : undefined,
     });
     this.api = this.#parts.api;
     this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
@@ -173,6 +180,13 @@ export class Agent {
     }
     this.#host = defaultShutdownHost();
     const sender = async () => (await this.#ensureKeys(), this.#parts.sender);
+    this.#status = new StatusBeacon({
+      options: resolveStatusOptions(o.source.status),
+      clock: o.clock,
+      logger: o.logger,
+      rest: () => this.api.rest,
+      sender,
+    });
     this.#relay = new RelayActions({
       rest: () => this.api.rest,
       sender,
@@ -346,7 +360,36 @@ export class Agent {
   ): Promise<SendResult> {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
-    return this.#parts.sender.send(conversationId, body, options);
+    const sent = await this.#parts.sender.send(conversationId, body, options);
+    this.#quotes.remember(conversationId, sent.messageId, this.agentId, body);
+    // Receivers clear the agent's status when its message arrives: so does the beacon.
+    this.#status.replied(conversationId);
+    return sent;
+  }
+
+  /**
+   * Shows a status to the conversation's humans ("searching the web…"),
+   * sealed end to end: the service relays it without reading it and stores
+   * nothing. `''` shows a plain "working" indicator, `null` clears it.
+   * Inside a `message.new` handler of that conversation it is kept alive
+   * until the handler ends or replies; outside one, receivers drop it after
+   * its TTL (`status.ttlMs`). Posts are coalesced to one per second per
+   * conversation (the latest state wins), so a chatty loop cannot exceed the
+   * service's limit. Over REST in both modes. See docs/agent.md, "Status".
+   *
+   * @throws {@link ValidationError} for a text above 200 characters; {@link RateLimitError}
+   * `RATE_LIMITED` when the service refused the post; {@link ServiceError} `RELATION_REVOKED` ….
+   * @example
+   * ```ts
+   * agent.on('message.new', async (msg) => {
+   *   await agent.status(msg.conversationId, 'searching the web…');
+   *   await msg.reply(await search(msg.text ?? ''));
+   * });
+   * ```
+   */
+  async status(conversationId: string, text: string | null): Promise<void> {
+    await this.#ensureKeys();
+    return this.#status.set(conversationId, text);
   }
 
   /**
@@ -656,6 +699,7 @@ export class Agent {
       stream: (conversationId: string, options?: StreamWriterOptions) => this.stream(conversationId, options),
       turnOf: (event: object) => this.#parts.turns.turnOf(event),
       signal: this.#parts.turns.shutdown,
+      status: (conversationId: string, text: string | null) => this.status(conversationId, text),
     };
     this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
     return composer;
@@ -687,6 +731,7 @@ export class Agent {
     const result = await this.#pipeline.drain(timeoutMs);
     if (keepOpen) await this.#ws?.close();
     if (result.drained) await this.#webhook?.idle();
+    this.#status.close();
     this.#state = 'closed';
     this.#unwatchSignals();
     this.#o.logger.info('agent closed', { drained: result.drained, abandoned: result.abandoned });

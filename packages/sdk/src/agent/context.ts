@@ -89,6 +89,14 @@ export interface Context<Ev extends AnyAgentEvent = AnyAgentEvent> {
    * @throws {@link ConfigurationError} for an event outside any conversation; otherwise what `agent.files.upload()` throws.
    */
   replyWithFile(source: FileSource, options?: FileUploadOptions): Promise<SentFile<SendResult>>;
+  /**
+   * Shows a status in the event's conversation ("searching the web…"),
+   * sealed end to end and kept alive until the handler replies or ends;
+   * `null` clears it (see `agent.status`, docs/agent.md "Status").
+   *
+   * @throws {@link ConfigurationError} for an event outside any conversation; otherwise what `agent.status()` throws.
+   */
+  status(text: string | null): Promise<void>;
 }
 
 /** The context of a `message.new`. */
@@ -114,6 +122,8 @@ export interface ContextDeps {
   ): { readonly signal: AbortSignal; readonly messages: readonly IncomingMessage[] } | undefined;
   /** The signal of events outside a turn (aborts at the shutdown deadline). */
   readonly signal?: AbortSignal;
+  /** Sets the conversation's status (`agent.status`). */
+  status?(conversationId: string, text: string | null): Promise<void>;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -175,6 +185,17 @@ export function createContext<Ev extends AnyAgentEvent>(event: Ev, deps: Context
         );
       }
       return deps.files.upload(event.conversationId, source, options);
+    },
+    status(text) {
+      if (deps.status === undefined || event.conversationId === 'system') {
+        return Promise.reject(
+          new ConfigurationError({
+            option: 'status',
+            message: `A ${event.type} event belongs to no conversation: use agent.status(conversationId, …).`,
+          }),
+        );
+      }
+      return deps.status(event.conversationId, text);
     },
   };
 }

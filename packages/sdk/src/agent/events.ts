@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { ReplyReference } from '../core/protocol/replies.js';
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
 import type { ForwardAttribution } from '../messaging/forward-attribution.js';
 import type { KeyWarning } from '../messaging/ghost-keys.js';
@@ -120,6 +121,11 @@ export interface IncomingMessage extends AgentEventBase<'message.new'> {
    * (`forwarded.verified`) or only the forwarder's claim. Absent otherwise.
    */
   readonly forwarded?: ForwardAttribution;
+  /**
+   * The message this one answers (its sealed `reply_to`), with the quoted
+   * text when the agent saw that text message here; absent otherwise.
+   */
+  readonly replyTo?: ReplyReference;
   /**
    * Sends a message back to the same conversation: a payload object, or a
    * string for `{ type: 'text', text }`.

@@ -28,6 +28,7 @@ import type { DedupStore } from '../webhook/dedup/types.js';
 import type { WebhookSecretInput } from '../webhook/secrets.js';
 import { DEFAULT_ORDERING } from './ordering.js';
 import { resolveTurnOptions, type ResolvedTurnOptions, type TurnOptions } from './turns/strategy.js';
+import type { StatusIndicatorOptions } from './presence.js';
 import { resolveFlowControl, type FlowControlOptions } from './pipeline/flow-control.js';
 
 /** How the agent receives events. */
@@ -99,6 +100,13 @@ export interface AgentOptions {
   dedupStore?: DedupStore;
   /** Handlers running at once across conversations (always one at a time within a conversation). @defaultValue `16` */
   concurrency?: number;
+  /**
+   * The automatic "working" status while a `message.new` handler runs, and
+   * the keep-alive of `ctx.status()` (docs/agent.md, "Status"). `false`: no
+   * automatic indicator (`ctx.status()` still works).
+   * @defaultValue `{ auto: true, delayMs: 500, ttlMs: 15000 }`
+   */
+  status?: StatusIndicatorOptions | false;
   /** On connect, recover an `unreachable` agent (`POST /agents/:id/connection/recover`). @defaultValue `true` */
   autoRecover?: boolean;
   /** WebSocket constructor (WebSocket mode). @defaultValue the `ws` package */

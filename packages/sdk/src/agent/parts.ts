@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { QuoteCache } from '../messaging/quote-cache.js';
 import type { StreamOpener } from './streams/reply-stream.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
@@ -25,6 +26,7 @@ import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
 import { EventPipeline, type PipelineTurns } from './pipeline/pipeline.js';
+import type { TurnStarted } from './pipeline/types.js';
 import { createTurnRegistry, type TurnRegistry } from './turns/registry.js';
 import { OpenWorkerPool } from '../crypto/open-pool/pool.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
@@ -47,6 +49,10 @@ export interface AgentHooks {
   vet?: DecisionVetter;
   /** Handles a verified stop request (`turns/stop.ts`), around the conversation's queue. */
   onStop?: PipelineTurns['onStop'];
+  /** The turn seam: a handler starts (see `PipelineDeps.turnStarted`). */
+  turnStarted?: TurnStarted;
+  /** Texts of recent messages, for `replyTo` quotes. */
+  quotes?: QuoteCache;
 }
 
 /** The wired parts of one Agent. */
@@ -124,6 +130,8 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       send: (conversationId, payload, options) => hooks.send(conversationId, payload, options),
       stream: hooks.stream,
       vet: hooks.vet,
+      turnStarted: hooks.turnStarted,
+      quotes: hooks.quotes,
     },
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,

@@ -43,6 +43,7 @@ export {
 } from '../messaging/groups.js';
 export type { GroupKeyRotatedEvent, GroupUpdatedEvent } from './user-client-types.js';
 export type { ReceivedMessage } from './open-message.js';
+export type { StatusUpdate } from './user-status.js';
 export type {
   StreamDelta,
   StreamEnded,

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import type { ReplyReference } from '../core/protocol/replies.js';
 import { CryptoError } from '../core/errors/crypto-error.js';
 import { isCryptoError } from '../core/errors/guards.js';
 import { keyFingerprint, type KeyPair } from '../crypto/keys.js';
@@ -58,6 +59,11 @@ export interface ReceivedMessage {
    * (`forwarded.verified`) or only the forwarder's claim. Absent otherwise.
    */
   readonly forwarded?: ForwardAttribution;
+  /**
+   * The message this one answers (its sealed `reply_to`), with the quoted
+   * text when this client saw that text message in the conversation.
+   */
+  readonly replyTo?: ReplyReference;
 }
 
 /** What opening needs. */

@@ -10,6 +10,7 @@ import type { AmsError } from '../core/errors/base.js';
 import type { ReceivedMessage } from './open-message.js';
 import type { SentMessageResult } from '../messaging/wire/results.js';
 import type { ReceivedArtifact, ReceivedReaction } from './user-artifacts.js';
+import type { StatusUpdate } from './user-status.js';
 import type {
   StreamDelta,
   StreamEnded,
@@ -155,6 +156,12 @@ export interface UserClientEvents {
   artifact: [artifact: ReceivedArtifact];
   /** A reaction arrived (WebSocket only; not emitted as `message`). */
   reaction: [reaction: ReceivedReaction];
+  /**
+   * An agent's status changed (WebSocket only; sealed, not emitted as
+   * `message`): `working` with its text (or `null` for a plain indicator),
+   * or `idle` with `text: null` once cleared, replied or expired.
+   */
+  status: [update: StatusUpdate];
   /** A message arrived but could not be opened. */
   messageFailed: [failure: FailedMessage];
   /** The WebSocket authenticated (also after a reconnect). */

@@ -21,6 +21,7 @@ import {
   type ReactOptions,
 } from '../messaging/relay-actions.js';
 import { UserArtifacts } from './user-artifacts.js';
+import { UserStatus, type StatusUpdate } from './user-status.js';
 import { FileTransfer } from '../files/file-transfer.js';
 import { EventEmitter } from 'eventemitter3';
 import type { Logger } from '../core/logger.js';
@@ -125,6 +126,7 @@ export class UserClient extends EventEmitter<UserClientEvents> {
   readonly #pins: KeyPins;
   readonly #members: MemberWatch;
   readonly #relay: RelayActions;
+  readonly #status: UserStatus;
   #keys: UserKeySet | undefined;
   /** Artifacts the user received: answer helpers (`from(message)`); live ones come as `artifact` events. */
   readonly artifacts: UserArtifacts;
@@ -198,7 +200,12 @@ export class UserClient extends EventEmitter<UserClientEvents> {
           messageFailed: (f) => this.#emit('messageFailed', f),
         }),
       emit: (event, ...args) => this.#emit(event, ...args),
-      onReceived: (m) => this.artifacts.received(m) || this.#turnStopped(m),
+      onReceived: (m) => this.#status.received(m) || this.artifacts.received(m) || this.#turnStopped(m),
+    });
+    this.#status = new UserStatus({
+      clock: o.clock,
+      logger: o.logger,
+      emit: (update) => this.#emit('status', update),
     });
     this.#relay = new RelayActions({
       rest: () => this.#rest,
@@ -634,7 +641,17 @@ export class UserClient extends EventEmitter<UserClientEvents> {
 
   /** Closes the WebSocket (no reconnect). */
   async disconnect(): Promise<void> {
-    return this.#messaging.disconnect();
+    await this.#messaging.disconnect();
+    this.#status.clear();
+  }
+
+  /**
+   * The agents' statuses shown now ("working", "searching the web…") in
+   * `conversationId`, or in every conversation; the `status` event tells
+   * each change (docs/user-client.md, "Status").
+   */
+  statuses(conversationId?: string): StatusUpdate[] {
+    return this.#status.current(conversationId);
   }
 
   /** Emits a client event; a throwing listener is logged and ignored. */

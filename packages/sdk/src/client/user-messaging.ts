@@ -25,6 +25,8 @@ import type { MemberWatch } from '../messaging/member-watch.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
 import { openDelivered, type OpenContext, type ReceivedMessage } from './open-message.js';
 import { RecentMessageIds } from './recent-ids.js';
+import { QuoteCache } from '../messaging/quote-cache.js';
+import { rememberWireEnvelope } from '../messaging/forward-attribution.js';
 import type { ResolvedUserClientOptions, UserClientOptions } from './options.js';
 import type { SessionInfo, UserSession } from './session.js';
 import type { UserApi } from './user-api.js';
@@ -72,6 +74,7 @@ export class UserMessaging {
   #sender: { readonly userId: string; readonly sender: MessageSender } | undefined;
   /** Live messages already emitted (signed sender and message id), kept 25 h (replay window). */
   readonly #recent: RecentMessageIds;
+  readonly #quotes = new QuoteCache();
   readonly #dedup = new DeliveryDedup();
   readonly #renewal: TokenRenewal;
   #frames: Promise<void> = Promise.resolve();
@@ -132,7 +135,19 @@ export class UserMessaging {
     payload: EnvelopePayload,
     options: SendOptions,
   ): Promise<SentMessageResult> {
-    return this.#senderFor(this.requireSession().userId).send(conversationId, payload, options);
+    const sent = await this.#senderFor(this.requireSession().userId).send(conversationId, payload, options);
+    this.#quotes.remember(conversationId, sent.messageId, this.requireSession().userId, payload);
+    return sent;
+  }
+
+  /** `message` with its `replyTo` resolved (the same object when it replies to nothing); remembers its text. */
+  #withReply(message: ReceivedMessage, wire: string): ReceivedMessage {
+    const replyTo = this.#quotes.replyOf(message.conversationId, message.payload);
+    this.#quotes.remember(message.conversationId, message.messageId, message.senderId, message.payload);
+    if (replyTo === undefined) return message;
+    const result = { ...message, replyTo };
+    rememberWireEnvelope(result, wire);
+    return result;
   }
 
   /** The signed-in user's sealer (for artifacts, reactions, forwards). */
@@ -156,7 +171,10 @@ export class UserMessaging {
     for (const m of stored) {
       const delivery = { event: 'inbox', conversationId, seq: m.seq };
       try {
-        const message = await openDelivered(m.wire_envelope, delivery, this.#openContext());
+        const message = this.#withReply(
+          await openDelivered(m.wire_envelope, delivery, this.#openContext()),
+          m.wire_envelope,
+        );
         const key = JSON.stringify([message.senderId, message.messageId]);
         if (seen.has(key))
           throw decryptFailure('duplicate', undefined, 'the page lists this signed message twice');
@@ -256,7 +274,10 @@ export class UserMessaging {
     if (this.#dedup.has({ deliveryId, conversationId, messageId: undefined })) return;
     const delivery = { event: f.type, conversationId, seq: f.seq, receivedAtMs: this.#d.options.clock.now() };
     try {
-      const message = await openDelivered(f.wire_envelope, delivery, this.#openContext());
+      const message = this.#withReply(
+        await openDelivered(f.wire_envelope, delivery, this.#openContext()),
+        f.wire_envelope,
+      );
       const key = { deliveryId, conversationId: message.conversationId, messageId: message.messageId };
       if (this.#dedup.has(key)) return;
       if (!this.#recent.add(message.senderId, message.messageId)) {

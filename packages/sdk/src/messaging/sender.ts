@@ -28,6 +28,7 @@
  *
  * @module
  */
+import { withReplyTo } from '../core/protocol/replies.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { isServiceError } from '../core/errors/guards.js';
 import { redactingLogger, silentLogger, type Logger } from '../core/logger.js';
@@ -80,6 +81,12 @@ export interface SendOptions {
   messageId?: string;
   /** Aborts the send, also while it waits for the client-side limiter or a retry. */
   signal?: AbortSignal;
+  /**
+   * The id of the message this one answers: sealed in the payload as
+   * `reply_to` (receivers get it as `replyTo`, with the quoted text when they
+   * saw it). See docs/agent.md, "Replies".
+   */
+  replyTo?: string;
 }
 
 /** Seals and sends messages. */
@@ -247,7 +254,8 @@ export function createMessageSender(options: MessageSenderOptions): MessageSende
         return sealAndPostOnce(conversationId, payload, messageId, o.eventType, post);
       }
     },
-    async send(conversationId, payload, sendOptions = {}) {
+    async send(conversationId, given, sendOptions = {}) {
+      const payload = sendOptions.replyTo === undefined ? given : withReplyTo(given, sendOptions.replyTo);
       const messageId = sendOptions.messageId ?? globalThis.crypto.randomUUID();
       const post = { signal: sendOptions.signal };
       try {

@@ -64,7 +64,11 @@ async function findMessage(
 }
 
 /** Writes a cleartext-routed, sealed frame to every open WebSocket of a user (no inbox, no acks). */
-function frameToUser(ctx: ServerContext, userId: string, frame: Readonly<Record<string, unknown>>): boolean {
+export function frameToUser(
+  ctx: ServerContext,
+  userId: string,
+  frame: Readonly<Record<string, unknown>>,
+): boolean {
   const conns = ctx.hub.connections(
     (c) => c.state === 'open' && c.principal?.kind === 'user' && c.principal.userId === userId,
   );

@@ -13,7 +13,7 @@
  */
 import type { Clock } from 'agent-messaging-sdk/protocol';
 import type { ErrorCode } from 'agent-messaging-sdk/protocol';
-import { LIMITS } from 'agent-messaging-sdk/protocol';
+import { LIMITS, STATUS_LIMITS } from 'agent-messaging-sdk/protocol';
 import { ServerFailure } from '../http/failure.js';
 
 /** One limit: at most `limit` requests per `windowMs`, refused with `code`. */
@@ -62,6 +62,13 @@ export const RATE_LIMIT_RULES = Object.freeze({
     windowMs: LIMITS.MANIFEST_UPDATE_WINDOW_MS,
     code: 'MANIFEST_UPDATE_RATE_LIMITED',
     what: 'manifest updates',
+  },
+  /** `setStatus` (#26): 4 per 2 s per sender and conversation (the SDK coalesces to 1 per second). */
+  status: {
+    limit: STATUS_LIMITS.serverLimit,
+    windowMs: STATUS_LIMITS.serverWindowMs,
+    code: 'RATE_LIMITED',
+    what: 'status updates',
   },
 } as const satisfies Record<string, RateLimitRule>);
 

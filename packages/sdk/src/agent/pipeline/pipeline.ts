@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { QuoteCache } from '../../messaging/quote-cache.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { OpenPoolStats } from '../../crypto/open-pool/pool.js';
 import type { EventDedup, OwnedClaim } from '../dedup.js';
@@ -134,6 +135,9 @@ function heldElsewhere(): TransportError {
 export function laneOf(inbound: InboundEvent): string {
   return inbound.metadata?.conversation_id ?? 'system';
 }
+
+/** Quotes without memory: `replyTo` carries the id only. */
+const NO_QUOTES = new QuoteCache(0);
 
 /** The pipeline. */
 export class EventPipeline {
@@ -461,7 +465,16 @@ export class EventPipeline {
     const forwarded = await attributeForward(message.payload, message.senderId, (id) =>
       this.#deps.keys.signingKey(id),
     );
-    const result: IncomingMessage = forwarded === undefined ? message : { ...message, forwarded };
+    const replyTo = (this.#deps.quotes ?? NO_QUOTES).replyOf(message.conversationId, message.payload);
+    this.#deps.quotes?.remember(message.conversationId, message.messageId, message.senderId, message.payload);
+    const result: IncomingMessage =
+      forwarded === undefined && replyTo === undefined
+        ? message
+        : {
+            ...message,
+            ...(forwarded === undefined ? {} : { forwarded }),
+            ...(replyTo === undefined ? {} : { replyTo }),
+          };
     if (inbound.wireEnvelope !== undefined) rememberWireEnvelope(result, inbound.wireEnvelope);
     return result;
   }
@@ -477,6 +490,7 @@ export class EventPipeline {
       event.conversationId,
       items.map((i) => i.event as IncomingMessage),
     );
+    const endStatus = this.#deps.turnStarted?.(event);
     let failures: Awaited<ReturnType<TypedEmitter<AgentListenerArgs>['emitSerial']>>;
     try {
       failures = [
@@ -484,6 +498,7 @@ export class EventPipeline {
         ...(await this.#emitter.emitSerial('event', event)),
       ];
     } finally {
+      endStatus?.();
       turn.end();
     }
     for (const _ of items) this.outcomes.count('handled');
@@ -501,10 +516,16 @@ export class EventPipeline {
 
   async #dispatch(p: Prepared): Promise<void> {
     const { event } = p;
-    const failures = [
-      ...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)),
-      ...(await this.#emitter.emitSerial('event', event)),
-    ];
+    const endTurn = this.#deps.turnStarted?.(event);
+    let failures;
+    try {
+      failures = [
+        ...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)),
+        ...(await this.#emitter.emitSerial('event', event)),
+      ];
+    } finally {
+      endTurn?.();
+    }
     this.outcomes.count('handled');
     for (const f of failures) this.outcomes.handlerFailed(event, event.type, f.error);
     await completeAll(p.claims);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { QuoteCache } from '../../messaging/quote-cache.js';
 import type { StreamOpener } from '../streams/reply-stream.js';
 import type { RetiredSigningKey } from '../../messaging/key-directory.js';
 import type { SendOptions } from '../../messaging/sender.js';
@@ -61,6 +62,13 @@ export interface PipelineKeys {
 }
 
 /** Everything the pipeline needs. */
+/**
+ * The turn seam (#26): called where an event's handlers start; the function
+ * it returns is called where they end (thrown or not). The status indicator
+ * hooks here; a turn scheduler can wrap the same point.
+ */
+export type TurnStarted = (event: AnyAgentEvent) => (() => void) | undefined;
+
 export interface PipelineDeps {
   /** This agent's id: the recipient id in envelopes. */
   readonly agentId: string;
@@ -86,6 +94,10 @@ export interface PipelineDeps {
    */
   readonly vet?:
     ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
+  /** Texts of recent messages, for `replyTo` quotes. @defaultValue none (no quoted text) */
+  readonly quotes?: QuoteCache | undefined;
+  /** The turn seam (status indicator). @defaultValue none */
+  readonly turnStarted?: TurnStarted | undefined;
 }
 
 /** The event types {@link PipelineDeps.vet} checks (human decisions); other events never wait for it. */

@@ -479,6 +479,26 @@ export const MIGRATION_ROUTES = {
 export const MIGRATION_FRAMES = {} as const satisfies FrameTable;
 
 // ---------------------------------------------------------------------------
+// #26 (presence): status.
+// ---------------------------------------------------------------------------
+
+/** Routes of status (issue #26). */
+export const PRESENCE_ROUTES = {
+  setStatus: {
+    method: 'POST',
+    path: '/conversations/:id/status',
+    auth: 'agent',
+    summary:
+      "A sealed status (working, with text, or idle), relayed as status.update to the conversation's users' open WebSockets (never stored, never by webhook).",
+  },
+} as const satisfies RouteTable;
+/** Frames of status (issue #26). */
+export const PRESENCE_FRAMES = {
+  /** Service → user: a sealed status of another member (the agent), relayed, never stored. */
+  statusUpdate: 'status.update',
+} as const satisfies FrameTable;
+
+// ---------------------------------------------------------------------------
 // The whole table.
 // ---------------------------------------------------------------------------
 
@@ -491,6 +511,7 @@ export const SERVICE_ROUTES = {
   ...GROUP_ROUTES,
   ...MANIFEST_ROUTES,
   ...MIGRATION_ROUTES,
+  ...PRESENCE_ROUTES,
 } as const satisfies RouteTable;
 
 /** The name of a gap route. */
@@ -504,6 +525,7 @@ export const SERVICE_FRAMES = {
   ...GROUP_FRAMES,
   ...MANIFEST_FRAMES,
   ...MIGRATION_FRAMES,
+  ...PRESENCE_FRAMES,
 } as const satisfies FrameTable;
 
 /**

@@ -20,6 +20,7 @@
  * @module
  */
 import { SERVICE_DENIED_REASONS } from './artifacts.js';
+import { PRESENCE_FRAMES } from './service-names.js';
 
 /** Sender id of the events the service originates (the system sender). */
 export const SYSTEM_SENDER_ID = 'system';
@@ -49,11 +50,17 @@ const SYSTEM_SET: ReadonlySet<string> = /* @__PURE__ */ new Set(SYSTEM_SEALED_EV
 
 /**
  * Event types only peers (users, agents) seal, never the system sender: a
- * message, a stream's key envelope, a reaction (security issue #24, item 9).
+ * message, a stream's key envelope, a reaction (security issue #24, item 9), a
+ * status (#26).
  * The service only relays them. (`artifact_response` is peer-only too except
  * for the service's own denials: see {@link systemPayloadProblem}.)
  */
-export const PEER_SEALED_EVENT_TYPES = ['message.new', 'stream.start', 'reaction.update'] as const;
+export const PEER_SEALED_EVENT_TYPES = [
+  'message.new',
+  'stream.start',
+  'reaction.update',
+  PRESENCE_FRAMES.statusUpdate,
+] as const;
 
 const PEER_SET: ReadonlySet<string> = /* @__PURE__ */ new Set(PEER_SEALED_EVENT_TYPES);
 

@@ -117,7 +117,12 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       stream: hooks.stream,
       vet: hooks.vet,
     },
-    dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
+    dedup: createEventDedup({
+      store: o.dedupStore,
+      leaseMs: o.claimLeaseMs,
+      logger: o.logger,
+      clock: o.clock,
+    }),
     scheduler,
     emitter,
   });

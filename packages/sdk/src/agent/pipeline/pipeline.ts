@@ -120,6 +120,8 @@ export class EventPipeline {
   readonly outcomes: Outcomes;
   readonly #deps: PipelineDeps;
   readonly #dedup: EventDedup;
+  /** Delivery ids whose first copy waits for a claim held elsewhere, or for the store. */
+  readonly #waitingIds = new Set<string>();
   readonly #scheduler: OrderedScheduler;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #prepareLimit: number;
@@ -175,12 +177,21 @@ export class EventPipeline {
    * (`retry`, not acknowledged) when the pipeline drains.
    */
   async #prepareDecided(inbound: InboundEvent, transport: AgentTransport): Promise<Prepared | Skip> {
-    for (;;) {
-      const p = await this.#gated(() => this.#prepare(inbound, transport));
-      if (!isSkip(p) || (p.skip !== 'contended' && p.skip !== 'deferred') || this.#draining) return p;
-      await new Promise<void>((resolve) =>
-        this.#deps.clock.setTimeout(resolve, CONTENDED_RETRY_MS, { background: true }),
-      );
+    const id = inbound.deliveryId;
+    // A copy of a delivery that already waits here (sent again while it waited) stands aside:
+    // were it to win the claim, it would run behind the events that came after the first copy.
+    if (id !== undefined && this.#waitingIds.has(id)) return { skip: 'busy' };
+    try {
+      for (;;) {
+        const p = await this.#gated(() => this.#prepare(inbound, transport));
+        if (!isSkip(p) || (p.skip !== 'contended' && p.skip !== 'deferred') || this.#draining) return p;
+        if (id !== undefined) this.#waitingIds.add(id);
+        await new Promise<void>((resolve) =>
+          this.#deps.clock.setTimeout(resolve, CONTENDED_RETRY_MS, { background: true }),
+        );
+      }
+    } finally {
+      if (id !== undefined) this.#waitingIds.delete(id);
     }
   }
 

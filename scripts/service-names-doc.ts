@@ -18,6 +18,7 @@ import {
   MANIFEST_ROUTES,
   MIGRATION_FRAMES,
   MIGRATION_ROUTES,
+  SCALE_FRAMES,
   STREAM_FRAMES,
   STREAM_ROUTES,
   type ServiceRoute,
@@ -33,6 +34,7 @@ const SECTIONS: ReadonlyArray<readonly [string, Record<string, ServiceRoute>, Re
   ['Groups', GROUP_ROUTES, GROUP_FRAMES],
   ['Capability manifests and data grants', MANIFEST_ROUTES, MANIFEST_FRAMES],
   ['Device migration', MIGRATION_ROUTES, MIGRATION_FRAMES],
+  ['Copies of one agent sharing delivery', {}, SCALE_FRAMES],
 ];
 
 /** The text of docs/protocol-names.md. */

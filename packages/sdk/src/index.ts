@@ -31,7 +31,7 @@
  */
 
 // The Agent
-export { Agent, type AgentState, type AgentCloseOptions, type AgentHealth } from './agent/agent.js';
+export { Agent, type AgentState, type AgentCloseOptions } from './agent/agent.js';
 export type { AgentOptions, AgentMode, AgentWebhookOptions } from './agent/options.js';
 export type { AgentWebhook } from './agent/webhook.js';
 export type { AgentStats } from './agent/pipeline/types.js';

@@ -73,16 +73,6 @@ import { Groups } from '../messaging/groups.js';
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
 
-/** What {@link Agent.health} reports (Kubernetes liveness and readiness probes). */
-export interface AgentHealth {
-  /** False once the agent stopped for good or closed: restart the copy. */
-  readonly live: boolean;
-  /** True while the copy takes events; false while connecting, reconnecting, draining or stopped. */
-  readonly ready: boolean;
-  /** The agent's lifecycle state. */
-  readonly state: AgentState;
-}
-
 /** Options of {@link Agent.close}. */
 export interface AgentCloseOptions {
   /** How long to wait for running handlers, ms. @defaultValue the `closeTimeoutMs` option (10 000) */
@@ -575,9 +565,10 @@ export class Agent {
    * balancers): `live` is false once the agent stopped for good (`fatal`) or
    * closed, so the orchestrator restarts the copy; `ready` is true while the
    * copy takes events (WebSocket open, or webhook mode started) and turns
-   * false as soon as it drains. See docs/production.md for a probe server.
+   * false as soon as it drains. `state` is the lifecycle state. See
+   * docs/production.md for a probe server.
    */
-  health(): AgentHealth {
+  health(): { readonly live: boolean; readonly ready: boolean; readonly state: AgentState } {
     const state = this.#state;
     const live = state !== 'fatal' && state !== 'closed';
     const taking =

@@ -7,13 +7,7 @@
  */
 
 // The facade
-export {
-  Agent,
-  type AgentState,
-  type AgentCloseOptions,
-  type AgentHealth,
-  type AgentListener,
-} from './agent.js';
+export { Agent, type AgentState, type AgentCloseOptions, type AgentListener } from './agent.js';
 export { DEFAULT_FLOW_CONTROL, type FlowControlOptions, type FlowStats } from './pipeline/flow-control.js';
 export {
   DEFAULT_AGENT_OPTIONS,

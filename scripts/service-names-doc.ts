@@ -20,6 +20,7 @@ import {
   MIGRATION_ROUTES,
   PRESENCE_FRAMES,
   PRESENCE_ROUTES,
+  SCALE_FRAMES,
   STREAM_FRAMES,
   STREAM_ROUTES,
   type ServiceRoute,
@@ -36,6 +37,7 @@ const SECTIONS: ReadonlyArray<readonly [string, Record<string, ServiceRoute>, Re
   ['Capability manifests and data grants', MANIFEST_ROUTES, MANIFEST_FRAMES],
   ['Device migration', MIGRATION_ROUTES, MIGRATION_FRAMES],
   ['Status (#26)', PRESENCE_ROUTES, PRESENCE_FRAMES],
+  ['Copies of one agent sharing delivery', {}, SCALE_FRAMES],
 ];
 
 /** The text of docs/protocol-names.md. */

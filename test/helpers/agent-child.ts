@@ -28,6 +28,10 @@ export interface AgentChildOptions {
   readonly claimLeaseMs: number;
   /** Real-time limit of waits (start, connect, death), ms. @defaultValue `15000` */
   readonly timeoutMs?: number;
+  /** `copies` of the agent (`shared`: several processes side by side). @defaultValue `'exclusive'` */
+  readonly copies?: 'exclusive' | 'shared';
+  /** Keep a loaded process on standby for fast restarts. @defaultValue `true` */
+  readonly standby?: boolean;
 }
 
 /** How one life of the process ended. */
@@ -69,12 +73,17 @@ export class AgentChild {
    */
   async start(notBefore = 0): Promise<void> {
     const life = this.#standby ?? this.#spawn();
-    this.#standby = this.#spawn();
+    this.#standby = this.options.standby === false ? undefined : this.#spawn();
     this.#life = life;
     this.starts++;
     void life.exited.then((exit) => this.exits.push(exit));
     this.#send(life, { type: 'go', notBefore });
     await this.#within(life.connected, 'the agent process to connect');
+  }
+
+  /** Loads a process on standby now (it connects on {@link AgentChild.start}), so that start takes milliseconds. */
+  preload(): void {
+    this.#standby ??= this.#spawn();
   }
 
   /** Arms the current process's kill at `point`. */
@@ -119,6 +128,7 @@ export class AgentChild {
         AMS_TEST_CLAIM_LEASE_MS: String(o.claimLeaseMs),
         AMS_TEST_REDIS_URL: o.redis?.url ?? '',
         AMS_TEST_PREFIX: o.redis?.prefix ?? '',
+        AMS_TEST_COPIES: o.copies ?? 'exclusive',
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -21,7 +21,7 @@ import { expect } from 'vitest';
 import { Agent, type AgentMode, type AgentOptions } from '../../packages/sdk/src/agent/index.js';
 import { toBase64 } from '../../packages/sdk/src/core/encoding.js';
 import { MemoryKeyStore } from '../../packages/sdk/src/crypto/index.js';
-import type { ReferenceServer } from '../../packages/dev/src/testing/index.js';
+import type { ReferenceServer, ReferenceServerOptions } from '../../packages/dev/src/testing/index.js';
 import {
   startWebhookHost,
   worldClock,
@@ -67,6 +67,8 @@ export interface ChaosOptions {
   readonly handlerMs?: number;
   /** Real-time limit of waits (settling, reconnects), ms. @defaultValue `15000` */
   readonly timeoutMs?: number;
+  /** Extra options of the reference server (e.g. a shorter `wsAck.timeoutMs`). */
+  readonly server?: ReferenceServerOptions;
   /**
    * Starts the world's agent instead of an in-process one (e.g. an agent in
    * a child process, which feeds {@link ChaosWorld.recorder} itself). It must
@@ -121,8 +123,8 @@ export class ChaosWorld {
     /** The agent's webhook receiver (started in every world, used in webhook mode). */
     readonly hook: WebhookHost,
     readonly sides: UserSide[],
-    readonly options: Required<Omit<ChaosOptions, 'agent' | 'launch'>> &
-      Pick<ChaosOptions, 'agent' | 'launch'>,
+    readonly options: Required<Omit<ChaosOptions, 'agent' | 'launch' | 'server'>> &
+      Pick<ChaosOptions, 'agent' | 'launch' | 'server'>,
   ) {
     this.recorder = new ChaosRecorder(sides.length);
     this.#dedupStore = createMemoryDedupStore({ clock: worldClock(server) });
@@ -337,7 +339,7 @@ export async function startChaos(options: ChaosOptions): Promise<ChaosWorld> {
   };
   if (resolved.messages % resolved.conversations !== 0)
     throw new Error('chaos: messages must be a multiple of conversations');
-  const server = await startWorld({ virtualTime: resolved.virtualTime });
+  const server = await startWorld({ ...resolved.server, virtualTime: resolved.virtualTime });
   const hook = await startWebhookHost();
   const target = resolved.transport === 'webhook' ? new URL(hook.url) : new URL(server.url);
   const proxy = resolved.proxy

@@ -18,7 +18,8 @@
  * Env: AMS_BASE_URL, AMS_AGENT_ID, AMS_AGENT_TOKEN, AMS_KEY_DIR (the same
  * variables as the examples), AMS_TEST_REDIS_URL and AMS_TEST_PREFIX (the
  * Redis store; absent: in-memory), AMS_TEST_HANDLED_FILE (the record),
- * AMS_TEST_CLAIM_LEASE_MS (`claimLeaseMs`).
+ * AMS_TEST_CLAIM_LEASE_MS (`claimLeaseMs`), AMS_TEST_COPIES (`copies`: `shared`
+ * runs side by side with the agent's other processes, test/chaos/copies.test.ts).
  *
  * The process loads (about 3 s of tsx start-up on a busy machine) and then
  * waits for `{ type: 'go', notBefore }` before it connects, so the parent
@@ -100,6 +101,7 @@ const agent = new Agent({
   keyStore: new FileKeyStore({ directory: join(env('AMS_KEY_DIR'), agentId) }),
   dedupStore: store,
   claimLeaseMs: Number(process.env['AMS_TEST_CLAIM_LEASE_MS'] ?? 2_500),
+  copies: process.env['AMS_TEST_COPIES'] === 'shared' ? 'shared' : 'exclusive',
   // As the chaos harness's agents (test/helpers/chaos.ts, agent-world.ts): fast reconnects and liveness.
   reconnect: { baseMs: 20, capMs: 150, stableAfterMs: 60_000 },
   retry: { baseDelayMs: 20, maxDelayMs: 200 },

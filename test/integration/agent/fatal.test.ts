@@ -8,6 +8,7 @@ import type { Agent, GovernanceEvent } from '../../../packages/sdk/src/agent/ind
 import type { FatalInfo } from '../../../packages/sdk/src/transport/ws/index.js';
 import type { AmsError } from '../../../packages/sdk/src/core/errors/index.js';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
 import { call } from '../../helpers/server-http.js';
 import { countingWebSocket } from '../../helpers/transport-ws.js';
 import {
@@ -166,5 +167,43 @@ describe('terminal conditions never reconnect', () => {
     await new Promise((resolve) => setTimeout(resolve, FAST_RECONNECT.capMs * 4));
     expect(sockets.created()).toBe(0);
     expect(log.lines.join('\n')).not.toContain(wrong.token);
+  });
+  describe('copies of one agent (issue #25)', () => {
+    it('an exclusive second copy takes over: the first stops for good with TRANSPORT_REPLACED, not live any more', async () => {
+      const account = await createAccount(server);
+      const keyStore = new MemoryKeyStore();
+      const first = newAgent(server, account, { keyStore, logger: recordingLogger() });
+      const fatal: AmsError[] = [];
+      first.on('fatal', (err) => void fatal.push(err));
+      await first.connect();
+      expect(first.health()).toEqual({ live: true, ready: true, state: 'running' });
+      const second = newAgent(server, account, { keyStore, logger: recordingLogger() });
+      await second.connect();
+      await waitFor(() => fatal.length === 1, 'the first copy to stop for good');
+      expect(fatal[0]!.code).toBe('TRANSPORT_REPLACED');
+      expect(first.health()).toEqual({ live: false, ready: false, state: 'fatal' });
+      await second.close();
+    });
+
+    it('shared copies stay connected side by side; drain() takes one out: not ready, then closed', async () => {
+      const account = await createAccount(server);
+      const keyStore = new MemoryKeyStore();
+      const copies = [0, 1].map(() =>
+        newAgent(server, account, { keyStore, copies: 'shared', logger: recordingLogger() }),
+      );
+      const fatal: AmsError[] = [];
+      for (const c of copies) c.on('fatal', (err) => void fatal.push(err));
+      for (const c of copies) await c.connect();
+      const view = await server.control.agent(account.agentId);
+      expect(view?.pending_count).toBe(0);
+      expect(copies.map((c) => c.health().ready)).toEqual([true, true]);
+      const drained = copies[0]!.drain({ timeoutMs: 1_000 });
+      expect(copies[0]!.health()).toMatchObject({ live: true, ready: false, state: 'closing' });
+      expect(await drained).toMatchObject({ drained: true });
+      expect(copies[0]!.health()).toEqual({ live: false, ready: false, state: 'closed' });
+      expect(copies[1]!.health().ready).toBe(true);
+      expect(fatal).toEqual([]);
+      await copies[1]!.close();
+    });
   });
 });

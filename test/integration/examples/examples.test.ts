@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserClient, type FilePayload, type ReceivedMessage } from '../../../packages/sdk/src/index.js';
 import type { ReceivedArtifact } from '../../../packages/sdk/src/client/user-artifacts.js';
 import { startReferenceServer, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
+import { REDIS_URL, skipRedis } from '../../helpers/redis.js';
 
 const EXAMPLE_TIMEOUT_MS = 20_000;
 let server: ReferenceServer;
@@ -281,4 +282,44 @@ describe('examples, run against the reference server', () => {
     }
     expect(await out.exit).toBe(0);
   }, 30_000);
+  it.skipIf(skipRedis)(
+    'copies-bot.ts: two copies side by side (docs/production.md), each message answered once, both drain on SIGTERM',
+    async () => {
+      const { agentId, env } = await bootstrap(false);
+      const copyEnv = { ...env, REDIS_URL: REDIS_URL ?? '' };
+      // The first copy makes and registers the keys; the second loads them from the same directory.
+      const first = startExample('copies-bot.ts', copyEnv);
+      const firstOut = output(first);
+      let second: ChildProcessWithoutNullStreams | undefined;
+      let secondOut: ReturnType<typeof output> | undefined;
+      try {
+        await firstOut.until(/connected as/);
+        second = startExample('copies-bot.ts', copyEnv);
+        secondOut = output(second);
+        await secondOut.until(/connected as/);
+        const { conversationId } = await user.addAgent(agentId);
+        const texts = Array.from({ length: 5 }, (_, i) => `copies ${i}`);
+        for (const text of texts) await user.send(conversationId, { type: 'text', text });
+        for (const text of texts)
+          expect(await replyFrom(agentId, new RegExp(`^echo: ${text}$`))).toBe(`echo: ${text}`);
+        // Answered once each: the user got exactly one echo per message, and neither copy replaced the other.
+        await expect
+          .poll(async () => (await server.control.agent(agentId))?.pending_count, {
+            timeout: EXAMPLE_TIMEOUT_MS,
+          })
+          .toBe(0);
+        const echoes = received.filter((m) => m.senderId === agentId).map(textOf);
+        expect(echoes.sort()).toEqual(texts.map((t) => `echo: ${t}`).sort());
+        expect(first.exitCode).toBeNull();
+        expect(second.exitCode).toBeNull();
+      } finally {
+        first.kill('SIGTERM');
+        second?.kill('SIGTERM');
+      }
+      expect(await firstOut.exit).toBe(0);
+      expect(await secondOut!.exit).toBe(0);
+      expect(firstOut.text() + secondOut!.text()).not.toContain(env['AMS_AGENT_TOKEN']!);
+    },
+    40_000,
+  );
 });

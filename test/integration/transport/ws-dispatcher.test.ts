@@ -161,7 +161,7 @@ describe('WebSocket dispatcher against a real ws server', () => {
     [WS_CLOSE_CODES.TOKEN_REVOKED, 'AGENT_TOKEN_INVALID'],
     [WS_CLOSE_CODES.AGENT_SUSPENDED, 'AGENT_SUSPENDED'],
     [WS_CLOSE_CODES.AGENT_BANNED, 'AGENT_BANNED'],
-    [WS_CLOSE_CODES.REPLACED, 'TRANSPORT_CLOSED'],
+    [WS_CLOSE_CODES.REPLACED, 'TRANSPORT_REPLACED'],
     [WS_CLOSE_CODES.WEBHOOK_MODE, 'TRANSPORT_CLOSED'],
   ])('terminal close code %i → fatal %s, no reconnect', async (code, errorCode) => {
     server.onConnection = (c) => acceptAuth(c, () => c.socket.close(code, 'bye'));

@@ -57,6 +57,19 @@ describe.skipIf(skipRedis)('Redis dedup store (real redis-server)', () => {
     expect(await client.pttl(prefix + id)).toBeGreaterThan(86_000_000);
   });
 
+  it('renews a claim only with the owning token, while it is held (the Agent keeps a short lease alive)', async () => {
+    const id = newDeliveryId();
+    const t = token(await store.claim(id, 1_000));
+    expect(await store.renew!(id, 'someone-else', 60_000)).toBe(false);
+    expect(await client.pttl(prefix + id)).toBeLessThanOrEqual(1_000);
+    expect(await store.renew!(id, t, 60_000)).toBe(true);
+    expect(await client.pttl(prefix + id)).toBeGreaterThan(1_000);
+    await store.complete(id, t);
+    // A completed id is no claim any more: renewing it neither succeeds nor shortens its marker.
+    expect(await store.renew!(id, t, 60_000)).toBe(false);
+    expect(await client.pttl(prefix + id)).toBeGreaterThan(86_000_000);
+  });
+
   it('releases only with the owning token', async () => {
     const id = newDeliveryId();
     const t = token(await store.claim(id, 60_000));

@@ -81,4 +81,26 @@ describe('event de-duplication', () => {
     await expect(c.claim.release()).resolves.toBeUndefined();
     expect(log.lines).toHaveLength(2);
   });
+  it('renews a held claim every third of its lease until it is settled; a dead holder’s claim lapses', async () => {
+    const clock = new ManualClock(0);
+    const store = createMemoryDedupStore({ clock });
+    const d = createEventDedup({ store, leaseMs: 3_000, logger: silentLogger, clock });
+    const c = await d.claimDelivery(DELIVERY);
+    if (c.status !== 'claimed') throw new Error('expected a claim');
+    // A 10-minute handler: the lease is renewed all along, so another process never gets the id.
+    for (let t = 0; t < 600_000; t += 1_000) {
+      clock.advance(1_000);
+      await Promise.resolve();
+      await Promise.resolve();
+    }
+    expect(store.claim(DELIVERY, 3_000).status).toBe('in_flight');
+    await c.claim.complete();
+    expect(store.claim(DELIVERY, 3_000).status).toBe('completed');
+    // A claim whose holder stopped renewing (a process that died) lapses one lease later.
+    const other = createEventDedup({ store, leaseMs: 3_000, logger: silentLogger, clock });
+    const held = store.claim('01890f3e-1c2a-7b3c-8d4e-5f6a7b8c9d0f', 3_000);
+    expect(held.status).toBe('claimed');
+    clock.advance(3_001);
+    expect((await other.claimDelivery('01890f3e-1c2a-7b3c-8d4e-5f6a7b8c9d0f')).status).toBe('claimed');
+  });
 });

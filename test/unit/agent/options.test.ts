@@ -37,9 +37,17 @@ describe('agent options', () => {
       concurrency: 16,
       autoRecover: true,
       closeTimeoutMs: 10_000,
-      claimLeaseMs: 600_000,
+      // WebSocket mode, a store that renews claims: a short lease, kept alive while handlers run.
+      claimLeaseMs: 15_000,
+      copies: 'exclusive',
       webSocketUrl: 'wss://api.example.com/ws',
     });
+  });
+
+  it('keeps the 10-minute lease in webhook mode and for a store that cannot renew claims', () => {
+    expect(resolveAgentOptions({ ...base, mode: 'webhook' }).claimLeaseMs).toBe(600_000);
+    const store = { claim: () => ({ status: 'busy' as const }), complete: () => {}, release: () => {} };
+    expect(resolveAgentOptions({ ...base, dedupStore: store }).claimLeaseMs).toBe(600_000);
   });
 
   it('names the first bad option', () => {
@@ -52,6 +60,7 @@ describe('agent options', () => {
       [{ mode: 'polling' as never }, 'mode'],
       [{ concurrency: 0 }, 'concurrency'],
       [{ claimLeaseMs: -1 }, 'claimLeaseMs'],
+      [{ copies: 'many' as 'shared' }, 'copies'],
       [{ closeTimeoutMs: Number.NaN }, 'closeTimeoutMs'],
       [{ autoRecover: 'yes' as never }, 'autoRecover'],
       [{ keyStore: {} as never }, 'keyStore'],

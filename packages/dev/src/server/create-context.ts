@@ -73,8 +73,9 @@ export function createServerContext(
     target: {
       mode: (id) =>
         agentIds.has(id) ? (delivery.getWebhook(id) === undefined ? 'websocket' : 'webhook') : undefined,
-      sendWs: (id, frame) => agentSockets.send(id, frame),
+      sendWs: (id, frame, sessionId) => agentSockets.send(id, frame, sessionId),
       wsSession: (id) => agentSockets.session(id),
+      wsSessions: (id) => agentSockets.sessions(id),
     },
     wsAck: resolved.wsAck,
     onExpired: (agentId, events) => onExpired(agentId, events),

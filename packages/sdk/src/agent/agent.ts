@@ -23,6 +23,7 @@ import { ConfigurationError } from '../core/errors/configuration-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import { isAgentToken } from '../core/protocol/agent-token.js';
 import { isWsOnlyEventType } from '../core/protocol/event-types.js';
+import { SCALE_FRAMES } from '../core/protocol/service-names.js';
 
 /** Notifications raised from WebSocket control frames only (docs/agent.md). */
 const WS_ONLY_NOTIFICATIONS: ReadonlySet<string> = new Set(['sessionInvalidated', 'authExpiring']);
@@ -626,6 +627,41 @@ export class Agent {
     return this.#closing;
   }
 
+  /**
+   * Takes this copy out of service for a deploy or a scale-down (what
+   * SIGTERM does): tells the service to route no new work to this socket
+   * (its idle conversations move to the sibling copies at once), lets
+   * running handlers finish within `timeoutMs`, acknowledges them, and
+   * closes. What was not finished is not acknowledged, so the service gives
+   * it to a sibling (or to the next connection). The same as
+   * {@link Agent.close}, named for orchestrators (docs/production.md).
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', () => void agent.drain({ timeoutMs: 20_000 }).then(() => process.exit(0)));
+   * ```
+   */
+  drain(options: AgentCloseOptions = {}): Promise<CloseResult> {
+    return this.close(options);
+  }
+
+  /**
+   * Liveness and readiness for orchestrators (Kubernetes probes, load
+   * balancers): `live` is false once the agent stopped for good (`fatal`) or
+   * closed, so the orchestrator restarts the copy; `ready` is true while the
+   * copy takes events (WebSocket open, or webhook mode started) and turns
+   * false as soon as it drains. `state` is the lifecycle state. See
+   * docs/production.md for a probe server.
+   */
+  health(): { readonly live: boolean; readonly ready: boolean; readonly state: AgentState } {
+    const state = this.#state;
+    const live = state !== 'fatal' && state !== 'closed';
+    const taking =
+      state === 'running' &&
+      (this.mode === 'webhook' || (this.#ws !== undefined && this.#ws.state === 'open'));
+    return { live, ready: live && taking, state };
+  }
+
   async #start(): Promise<void> {
     this.#state = 'connecting';
     await this.#ensureKeys();
@@ -723,6 +759,8 @@ export class Agent {
 
   async #close(timeoutMs: number): Promise<CloseResult> {
     this.#state = 'closing';
+    // No new work for this socket: the service gives it (and idle conversations) to siblings.
+    this.#ws?.sendFrame(JSON.stringify({ type: SCALE_FRAMES.drain }));
     // With acks the socket stays open while handlers finish, so their acks reach the service
     // (new events are left unacknowledged: the service keeps them). Without acks, every
     // event written to the socket counts as delivered, so it closes first.

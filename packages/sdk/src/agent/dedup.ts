@@ -13,11 +13,18 @@
  * A store that fails (throws, or times out) stops the event: the claim is
  * `unavailable`, the handler does not run, and the delivery is not
  * acknowledged, so the service delivers it again — a handler never runs
- * unclaimed. A store that answers "full" lets the event through without
+ * unclaimed.
+ *
+ * Claims are leased. With a store that can renew (`DedupStore.renew`: the
+ * in-memory and Redis stores), a claim is renewed every third of its lease
+ * while it is held, so a handler running for ten minutes keeps its claim
+ * while the claim of a process that died lapses one lease later (15 s by
+ * default). A renewal that finds the claim gone is logged; the handler runs on. A store that answers "full" lets the event through without
  * de-duplication (at least once rather than at most once), with a warning.
  *
  * @module
  */
+import { systemClock, type Clock, type TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { DedupStore } from '../webhook/dedup/types.js';
 
@@ -56,6 +63,8 @@ export interface EventDedupOptions {
   /** How long a claim protects an event being handled. */
   readonly leaseMs: number;
   readonly logger: Logger;
+  /** Timers of the lease renewals. @defaultValue `systemClock` */
+  readonly clock?: Clock;
 }
 
 /** The store key of a message id. */
@@ -81,31 +90,74 @@ const UNTRACKED: OwnedClaim = Object.freeze({
  */
 export function createEventDedup(options: EventDedupOptions): EventDedup {
   const { store, leaseMs, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const renewEveryMs = Math.max(1, Math.floor(leaseMs / 3));
+
+  /** Keeps the claim of `key` alive until the returned stop function is called. */
+  const keepAlive = (key: string, token: string): (() => void) => {
+    const renew = store.renew?.bind(store);
+    if (renew === undefined) return () => undefined;
+    let timer: TimerHandle | undefined;
+    let stopped = false;
+    const tick = (): void => {
+      timer = undefined;
+      void Promise.resolve()
+        .then(() => renew(key, token, leaseMs))
+        .then(
+          (owned) => {
+            if (!owned && !stopped) logger.warn('a claim lapsed while its handler ran', { key });
+            return owned;
+          },
+          (error: unknown) => {
+            logger.warn('the de-duplication store failed to renew a claim', {
+              error: (error as Error)?.name,
+            });
+            return true;
+          },
+        )
+        .then((owned) => {
+          if (owned && !stopped) timer = clock.setTimeout(tick, renewEveryMs, { background: true });
+        });
+    };
+    timer = clock.setTimeout(tick, renewEveryMs, { background: true });
+    return () => {
+      stopped = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+    };
+  };
 
   // Keys this process claimed and has not settled: an `in_flight` answer for one of
   // these is a copy of an event being handled here; for any other key, another
   // process holds the claim.
   const held = new Set<string>();
-  const owned = (key: string, token: string): OwnedClaim => ({
-    async complete() {
-      held.delete(key);
-      try {
-        await store.complete(key, token);
-      } catch (error) {
-        logger.warn('the de-duplication store failed to record a completion', {
-          error: (error as Error)?.name,
-        });
-      }
-    },
-    async release() {
-      held.delete(key);
-      try {
-        await store.release(key, token);
-      } catch (error) {
-        logger.warn('the de-duplication store failed to release a claim', { error: (error as Error)?.name });
-      }
-    },
-  });
+  const owned = (key: string, token: string): OwnedClaim => {
+    const stop = keepAlive(key, token);
+    return {
+      async complete() {
+        stop();
+        held.delete(key);
+        try {
+          await store.complete(key, token);
+        } catch (error) {
+          logger.warn('the de-duplication store failed to record a completion', {
+            error: (error as Error)?.name,
+          });
+        }
+      },
+      async release() {
+        stop();
+        held.delete(key);
+        try {
+          await store.release(key, token);
+        } catch (error) {
+          logger.warn('the de-duplication store failed to release a claim', {
+            error: (error as Error)?.name,
+          });
+        }
+      },
+    };
+  };
 
   const claim = async (key: string): Promise<ClaimOutcome> => {
     let result;

@@ -17,7 +17,10 @@ export const FATAL_EXIT_CODE = 1;
 /** The reason of a fatal stop, in words, with what to do about it. */
 export function fatalReason(error: AmsError, info: FatalInfo | undefined): string {
   if (info?.closeCode === WS_CLOSE_CODES.REPLACED) {
-    return 'another process connected as this agent (WebSocket close 4012 "replaced"): two copies of this bot are running; stop one of them';
+    return 'another process connected as this agent (WebSocket close 4012 "replaced"): two copies of this bot are running; stop one of them, or give every copy copies: "shared" (docs/production.md)';
+  }
+  if (error.code === 'TRANSPORT_CONNECTION_LIMIT') {
+    return 'this agent already has 10 live copies sharing delivery (close 4014): run fewer copies';
   }
   if (info?.closeCode === WS_CLOSE_CODES.WEBHOOK_MODE) {
     return 'a webhook address was set for this agent (close 4013): it now receives events by webhook; use mode: "webhook" or remove the address';

@@ -136,8 +136,25 @@ export interface AgentOptions {
   retry?: RetryOptions;
   /** How long `close()` waits for running handlers, ms. @defaultValue `10000` */
   closeTimeoutMs?: number;
-  /** How long a claimed event is protected from a concurrent copy, ms. @defaultValue `600000` */
+  /**
+   * How long a claimed event is protected from a concurrent copy, ms. In
+   * WebSocket mode with a store that renews claims (the in-memory and Redis
+   * stores), the lease is renewed every third of it while the handler runs,
+   * so a short lease is safe for long handlers and a dead copy's claim
+   * lapses within seconds.
+   * @defaultValue `15000` in WebSocket mode with a renewing store, else `600000`
+   */
   claimLeaseMs?: number;
+  /**
+   * How copies of this agent share its WebSocket delivery (docs/production.md).
+   * `exclusive`: one live socket; a second copy takes it over and the first
+   * stops for good (`TRANSPORT_REPLACED`, "two copies of this bot are
+   * running"). `shared`: up to 10 copies stay connected side by side, each
+   * conversation going to one of them; give every copy the same keys and a
+   * shared `dedupStore` (Redis) for exactly-once handling.
+   * @defaultValue `'exclusive'`
+   */
+  copies?: 'exclusive' | 'shared';
   /** Webhook receiver options (webhook mode); may also be given to `agent.webhook()`. */
   webhook?: AgentWebhookOptions;
   /**
@@ -224,6 +241,14 @@ export interface AgentOptions {
   turns?: TurnOptions;
 }
 
+/** The claim lease of a WebSocket agent whose store renews claims while handlers run, ms. */
+export const RENEWED_CLAIM_LEASE_MS = 15_000;
+
+function copiesOf(copies: AgentOptions['copies']): 'exclusive' | 'shared' {
+  if (copies === undefined || copies === 'exclusive' || copies === 'shared') return copies ?? 'exclusive';
+  throw bad('copies', 'must be "exclusive" or "shared"');
+}
+
 /** Every default of the Agent. */
 export const DEFAULT_AGENT_OPTIONS = {
   mode: 'websocket',
@@ -258,6 +283,7 @@ export interface ResolvedAgentOptions {
   readonly webSocketUrl: string;
   readonly closeTimeoutMs: number;
   readonly claimLeaseMs: number;
+  readonly copies: 'exclusive' | 'shared';
   readonly flowControl: Required<FlowControlOptions> | false;
   /** The resolved signal handling, or false. */
   readonly shutdownSignals: Required<ShutdownSignalsOptions> | false;
@@ -354,6 +380,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
   const mode = o.mode ?? DEFAULT_AGENT_OPTIONS.mode;
   if (mode !== 'websocket' && mode !== 'webhook') throw bad('mode', 'must be "websocket" or "webhook"');
   const clock = o.clock ?? systemClock;
+  const dedupStore = o.dedupStore ?? createMemoryDedupStore({ clock, windowMs: MESSAGE_DEDUP_MEMORY_MS });
   const closeTimeoutMs = o.closeTimeoutMs ?? DEFAULT_AGENT_OPTIONS.closeTimeoutMs;
   if (!(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0))
     throw bad('closeTimeoutMs', 'must be a number of ms ≥ 0');
@@ -374,12 +401,19 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     keyStore: keyStoreOf(o, clock),
     logger: loggerOf(o),
     clock,
-    dedupStore: o.dedupStore ?? createMemoryDedupStore({ clock, windowMs: MESSAGE_DEDUP_MEMORY_MS }),
+    dedupStore,
     concurrency: positiveInt(o.concurrency, DEFAULT_AGENT_OPTIONS.concurrency, 'concurrency'),
     autoRecover: o.autoRecover ?? DEFAULT_AGENT_OPTIONS.autoRecover,
     webSocketUrl: String(o.webSocketUrl ?? agentWebSocketUrl(baseUrl)),
     closeTimeoutMs,
-    claimLeaseMs: positiveInt(o.claimLeaseMs, DEFAULT_AGENT_OPTIONS.claimLeaseMs, 'claimLeaseMs'),
+    claimLeaseMs: positiveInt(
+      o.claimLeaseMs,
+      mode === 'websocket' && typeof dedupStore.renew === 'function'
+        ? RENEWED_CLAIM_LEASE_MS
+        : DEFAULT_AGENT_OPTIONS.claimLeaseMs,
+      'claimLeaseMs',
+    ),
+    copies: copiesOf(o.copies),
     flowControl: resolveFlowControl(o.flowControl),
     shutdownSignals: shutdownOf(o, closeTimeoutMs),
     turns: resolveTurnOptions(o.turns),

@@ -133,7 +133,12 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       turnStarted: hooks.turnStarted,
       quotes: hooks.quotes,
     },
-    dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
+    dedup: createEventDedup({
+      store: o.dedupStore,
+      leaseMs: o.claimLeaseMs,
+      logger: o.logger,
+      clock: o.clock,
+    }),
     scheduler,
     emitter,
     turns: {

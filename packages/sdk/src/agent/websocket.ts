@@ -70,6 +70,7 @@ export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
     ...(src.random === undefined ? {} : { random: src.random }),
     ...src.webSocketTimeouts,
     ...(src.acks === undefined ? {} : { acks: src.acks }),
+    share: o.options.copies === 'shared',
   });
   const { emitter, pipeline, logger } = o;
   const flow = new FlowControl(o.options.flowControl, ws, logger);

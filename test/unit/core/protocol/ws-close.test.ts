@@ -26,6 +26,7 @@ describe('WebSocket close codes', () => {
         'REPLACED',
         'SESSION_INVALIDATED',
         'TOKEN_REVOKED',
+        'TOO_MANY_CONNECTIONS',
         'WEBHOOK_MODE',
       ].sort(),
     );

@@ -13,10 +13,17 @@
  * | wrong, revoked, rotated-out token, or another agent's | `auth.error` `invalid_token` | 4001 |
  * | L2 / L3 | `auth.error` `agent_suspended` / `agent_banned` | 4010 / 4011 |
  * | a webhook is registered | `auth.error` `webhook_mode` | 4013 |
+ * | `share: true` and 10 sharing connections are open | `auth.error` `too_many_connections` | 4014 |
  * | `key_id`/`signing_key_id` given and no live registered generation has them | `auth.error` `keys_mismatch` | 4001 |
  *
  * One open connection per agent: a newly authenticated one replaces the
- * older (close 4012 `replaced`). A connection on a token in its grace gets
+ * older (close 4012 `replaced`), unless both asked to share delivery
+ * (`share: true` in `auth`, answered by `share: { max_sockets }` in
+ * `auth.ok`): then up to {@link MAX_AGENT_SOCKETS} sharing connections live
+ * side by side (one more gets `auth.error` `too_many_connections`, close
+ * 4014), each conversation going to one of them (`delivery/affinity.ts`).
+ * `{ type: 'connection.drain' }` (`SCALE_FRAMES.drain`) stops new work
+ * going to a connection; its idle conversations move to its siblings. A connection on a token in its grace gets
  * `auth.expiring` 60 s before the grace ends and then closes (`auth.error`
  * `token_revoked`, 4005). `auth.renew` with another token of the same agent
  * (`access_token: 'hsk_…'`) moves the connection onto it.
@@ -27,7 +34,9 @@ import type { ServerContext } from '../context.js';
 import type { AgentPrincipal } from '../http/types.js';
 import type { AgentRecord } from '../store/agent-types.js';
 import type { HubConnection } from '../ws/connection.js';
-import { authErrorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
+import { authErrorFrame, errorFrame, WS_CLOSE, type AuthErrorReason } from '../ws/frames.js';
+import { MAX_AGENT_SOCKETS } from './agent-sockets.js';
+import { SCALE_FRAMES } from 'agent-messaging-sdk/protocol';
 import type { AuthOutcome, ClientFrame } from '../ws/hub.js';
 import { liveKeys } from './records.js';
 import { ackIdsOf } from '../ws/ack-frame.js';
@@ -77,9 +86,31 @@ async function authenticate(ctx: ServerContext, frame: ClientFrame): Promise<Aut
   if (!keysMatch(frame, liveKeys(checked.agent, ctx.clock.now())))
     return { ok: false, reason: 'keys_mismatch' };
   const principal: AgentPrincipal = { kind: 'agent', agentId, tokenId: checked.tokenId };
-  if (frame['ack'] !== true || !ctx.options.wsAcks) return { ok: true, principal };
-  const { window, timeoutMs } = ctx.options.wsAck;
-  return { ok: true, principal, negotiated: { ack: { window, timeout_ms: timeoutMs } } };
+  const negotiated: Record<string, unknown> = {};
+  if (frame['share'] === true) {
+    const sharing = ctx.agentSockets.connections(agentId).filter((c) => c.negotiated['share'] !== undefined);
+    if (sharing.length >= MAX_AGENT_SOCKETS) return { ok: false, reason: 'too_many_connections' };
+    negotiated['share'] = { max_sockets: MAX_AGENT_SOCKETS };
+  }
+  if (frame['ack'] === true && ctx.options.wsAcks) {
+    const { window, timeoutMs } = ctx.options.wsAck;
+    negotiated['ack'] = { window, timeout_ms: timeoutMs };
+  }
+  return { ok: true, principal, negotiated };
+}
+
+/**
+ * `{ type: 'connection.drain' }` on an agent connection: no new conversation
+ * and no new event goes to it any more; what it holds unacknowledged stays
+ * its own until acknowledged, or goes to its siblings when it closes.
+ */
+function onDrain(ctx: ServerContext, conn: HubConnection): void {
+  const p = conn.principal;
+  if (p?.kind !== 'agent') {
+    conn.send(errorFrame('VALIDATION_ERROR', 'Only agent connections drain.', { reason: 'invalid_frame' }));
+    return;
+  }
+  if (ctx.agentSockets.drain(conn)) ctx.delivery.onAgentDraining(p.agentId);
 }
 
 /**
@@ -139,8 +170,11 @@ export function registerAgentSessions(ctx: ServerContext): void {
     onOpen(conn) {
       const p = conn.principal;
       if (p?.kind !== 'agent') return;
+      // Sharing connections live side by side; any other pair: the newer replaces the older.
+      const shares = conn.negotiated['share'] !== undefined;
       for (const older of ctx.agentSockets.connections(p.agentId)) {
-        if (older !== conn) older.close(WS_CLOSE.REPLACED, 'replaced');
+        if (older === conn || (shares && older.negotiated['share'] !== undefined)) continue;
+        older.close(WS_CLOSE.REPLACED, 'replaced');
       }
       void ctx.store.agents.get(p.agentId).then((agent) => armTokenTimers(ctx, conn, agent, p.tokenId));
       ctx.delivery.onAgentConnected(p.agentId);
@@ -151,4 +185,5 @@ export function registerAgentSessions(ctx: ServerContext): void {
     },
   });
   ctx.hub.handle('ack', (frame, conn) => onAck(ctx, frame, conn));
+  ctx.hub.handle(SCALE_FRAMES.drain, (_frame, conn) => onDrain(ctx, conn));
 }

@@ -3,8 +3,10 @@
  * agent, closing its connections (all, or those of some tokens), and arming
  * the end of a token's grace on a connection.
  *
- * One agent has at most one open connection: a newer one replaces the older
- * (close 4012), see `agent-sessions.ts`.
+ * An agent has one open connection, a newer one replacing the older (close
+ * 4012), unless its connections asked to share delivery (`share` in `auth`):
+ * then up to {@link MAX_AGENT_SOCKETS} live side by side, each conversation
+ * going to one of them (`delivery/affinity.ts`), see `agent-sessions.ts`.
  *
  * @module
  */
@@ -22,9 +24,14 @@ export interface CloseAgentOptions {
   readonly frame?: OutgoingFrame;
 }
 
+/** Most live sockets of one agent sharing delivery (Slack's Socket Mode allows 10 too). */
+export const MAX_AGENT_SOCKETS = 10;
+
 /** The agents' WebSockets. */
 export class AgentSockets {
   readonly #hub: WsHub;
+  /** Connections that asked to drain: no new work goes to them. */
+  readonly #draining = new WeakSet<HubConnection>();
 
   constructor(hub: WsHub) {
     this.#hub = hub;
@@ -41,18 +48,37 @@ export class AgentSockets {
     );
   }
 
-  /** Sends `frame` to the agent's open connection; false when none took it (none open, or closing). */
-  send(agentId: string, frame: Readonly<Record<string, unknown>>): boolean {
+  /**
+   * Sends `frame` to the agent's open connections (only to connection
+   * `sessionId` when given); false when none took it (none open, or closing).
+   */
+  send(agentId: string, frame: Readonly<Record<string, unknown>>, sessionId?: number): boolean {
     const text = { type: String(frame['type'] ?? 'event'), ...frame };
     let sent = false;
-    for (const conn of this.connections(agentId)) sent = conn.send(text) || sent;
+    for (const conn of this.connections(agentId))
+      if (sessionId === undefined || conn.id === sessionId) sent = conn.send(text) || sent;
     return sent;
   }
 
   /** The agent's open session for the delivery engine: its id and whether it acknowledges deliveries. */
   session(agentId: string): { readonly id: number; readonly acks: boolean } | undefined {
-    const conn = this.connections(agentId)[0];
-    return conn === undefined ? undefined : { id: conn.id, acks: conn.negotiated['ack'] !== undefined };
+    return this.sessions(agentId)[0];
+  }
+
+  /** Every open session of the agent, oldest first (several when its copies share delivery). */
+  sessions(agentId: string): { readonly id: number; readonly acks: boolean; readonly draining: boolean }[] {
+    return this.connections(agentId).map((conn) => ({
+      id: conn.id,
+      acks: conn.negotiated['ack'] !== undefined,
+      draining: this.#draining.has(conn),
+    }));
+  }
+
+  /** Marks `conn` draining (no new work); false when it was already. */
+  drain(conn: HubConnection): boolean {
+    if (this.#draining.has(conn)) return false;
+    this.#draining.add(conn);
+    return true;
   }
 
   /** Closes the agent's connections with `code`; returns how many. */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { releaseOwner } from './affinity.js';
 import type { Clock } from 'agent-messaging-sdk/protocol';
 import type { DeliveryLogEntry } from 'agent-messaging-sdk/protocol';
 import { createWebhookSigner } from 'agent-messaging-sdk/protocol';
@@ -165,15 +166,39 @@ export class Engine implements ReferenceDeliveryEngine {
     this.#opts.observe({ change: 'websocket_connected', agentId });
     const state = this.#agents.get(agentId);
     if (state === undefined) return;
-    // A new session replaces every older one: what they left unacknowledged goes first.
-    this.#pump.acks.requeue(state);
+    // What sessions that are gone left unacknowledged goes first. Without sharing a new
+    // session replaced every older one; with it, the live siblings keep theirs.
+    const live = new Set(this.#liveSessionIds(agentId));
+    for (const owner of new Set(state.owners.values())) if (!live.has(owner)) releaseOwner(state, owner);
+    const gone = new Set<number>();
+    for (const d of state.unacked.values())
+      if (d.sentOn !== undefined && !live.has(d.sentOn)) gone.add(d.sentOn);
+    for (const sessionId of gone) this.#pump.acks.requeue(state, sessionId);
     this.#pump.pump(state);
   }
 
   onAgentDisconnected(agentId: string, sessionId: number): void {
     const state = this.#agents.get(agentId);
-    if (state !== undefined) this.#pump.acks.requeue(state, sessionId);
+    if (state !== undefined) {
+      // Its conversations move to the siblings, its unacknowledged deliveries first, in order.
+      this.#pump.acks.requeue(state, sessionId);
+      releaseOwner(state, sessionId);
+      this.#pump.pump(state);
+    }
     this.#opts.observe({ change: 'websocket_closed', agentId });
+  }
+
+  onAgentDraining(agentId: string): void {
+    const state = this.#agents.get(agentId);
+    // Idle conversations of the draining session move to its siblings now.
+    if (state !== undefined) this.#pump.pump(state);
+  }
+
+  #liveSessionIds(agentId: string): number[] {
+    const target = this.#opts.target;
+    if (target.wsSessions !== undefined) return target.wsSessions(agentId).map((s) => s.id);
+    const one = target.wsSession?.(agentId);
+    return one === undefined ? [] : [one.id];
   }
 
   ack(agentId: string, deliveryIds: readonly string[]): number {

@@ -17,8 +17,9 @@ import type { AgentState, PendingDelivery } from './queue.js';
 import { nextRetryDelayMs } from './schedule.js';
 import type { DeliveryChange } from './observer.js';
 import type { WebhookSigner } from 'agent-messaging-sdk/protocol';
-import type { WebhookRegistration } from './types.js';
+import type { WebhookRegistration, WsSession } from './types.js';
 import { WsAckWindow, writeWsFrame } from './ws-acks.js';
+import { routeConversation } from './affinity.js';
 
 /** A registration with its signer (HMAC key prepared once). */
 export interface Hook {
@@ -100,18 +101,21 @@ export class AgentPump {
       state.status === 'unreachable'
     )
       return;
-    // Mode and session cannot change inside this synchronous loop: looked up once.
+    // Mode and sessions cannot change inside this synchronous loop: looked up once.
     const mode = this.#opts.target.mode(state.agentId);
-    const session = mode === 'websocket' ? this.#opts.target.wsSession?.(state.agentId) : undefined;
+    const sessions = mode === 'websocket' ? this.#sessions(state.agentId) : [];
     for (let head = state.queue.peek(); head !== undefined; head = state.queue.peek()) {
       if (mode === 'websocket') {
-        if (session?.acks === true) {
-          if (!this.acks.sendHead(state, head, session.id)) return;
+        // Head-of-line: the head waits for its conversation's session, the rest behind it.
+        const route = routeConversation(state, head.event.metadata.conversation_id, sessions);
+        if (route === 'wait') return;
+        if (route.acks) {
+          if (!this.acks.sendHead(state, head, route.id)) return;
           continue;
         }
-        if (!writeWsFrame(this.#opts, state.agentId, head)) return;
+        if (!writeWsFrame(this.#opts, state.agentId, head, route.id)) return;
         head.attempts++;
-        this.#attempts.addWs(state.agentId, head.deliveryId, session?.id ?? 0, this.#opts.clock.now(), false);
+        this.#attempts.addWs(state.agentId, head.deliveryId, route.id, this.#opts.clock.now(), false);
         this.#observe('attempt_finished', state, head);
         this.#finish(state, 'delivered');
         continue;
@@ -121,6 +125,19 @@ export class AgentPump {
       return;
     }
     this.#tidy(state);
+  }
+
+  /**
+   * The agent's open sessions: every one when the target lists them (copies
+   * sharing delivery), else its one session; a target that tells neither
+   * counts as one session without acks (id 0).
+   */
+  #sessions(agentId: string): readonly WsSession[] {
+    const target = this.#opts.target;
+    if (target.wsSessions !== undefined) return target.wsSessions(agentId);
+    if (target.wsSession === undefined) return [{ id: 0, acks: false }];
+    const one = target.wsSession(agentId);
+    return one === undefined ? [] : [one];
   }
 
   #startAttempt(state: AgentState, head: PendingDelivery, hook: Hook): void {
@@ -275,6 +292,7 @@ export class AgentPump {
     if (
       state.queue.size === 0 &&
       state.unacked.size === 0 &&
+      state.owners.size === 0 &&
       state.status === 'ready' &&
       !state.inFlight &&
       state.retryTimer === undefined

@@ -107,6 +107,12 @@ export interface AgentState {
   readonly unacked: Map<string, PendingDelivery>;
   /** Fires when the oldest unacknowledged delivery's ack is overdue. */
   ackTimer: TimerHandle | undefined;
+  /**
+   * Conversation affinity (WebSocket sessions shared by several copies):
+   * the session each conversation's events go to, kept while that session
+   * lives (docs/production.md).
+   */
+  readonly owners: Map<string, number>;
 }
 
 /** A fresh state: `ready`, nothing queued. */
@@ -121,5 +127,6 @@ export function newAgentState(agentId: string): AgentState {
     cancel: new AbortController(),
     unacked: new Map(),
     ackTimer: undefined,
+    owners: new Map(),
   };
 }

@@ -35,9 +35,11 @@ export interface AgentDeliveryTarget {
   mode(agentId: string): 'websocket' | 'webhook' | undefined;
   /**
    * Sends one frame (a JSON object) to the agent's open, authenticated
-   * WebSocket. Returns false when none is open (the engine keeps the event pending).
+   * WebSocket (to session `sessionId` only, when given: an agent whose
+   * copies share delivery has several). Returns false when none took it
+   * (the engine keeps the event pending).
    */
-  sendWs(agentId: string, frame: Readonly<Record<string, unknown>>): boolean;
+  sendWs(agentId: string, frame: Readonly<Record<string, unknown>>, sessionId?: number): boolean;
   /**
    * The agent's open, authenticated WebSocket session, if any: its id and
    * whether delivery acknowledgements were negotiated on it (`ack` in
@@ -45,6 +47,13 @@ export interface AgentDeliveryTarget {
    * without acks (a delivery counts once it is written to the socket).
    */
   wsSession?(agentId: string): WsSession | undefined;
+  /**
+   * Every open, authenticated WebSocket session of the agent, oldest first
+   * (several when its copies share delivery, gap decision "Several live
+   * sockets per agent", docs/production.md). Without this method the
+   * engine uses {@link AgentDeliveryTarget.wsSession}.
+   */
+  wsSessions?(agentId: string): readonly WsSession[];
 }
 
 /** An agent's authenticated WebSocket as the engine sees it. */
@@ -53,6 +62,8 @@ export interface WsSession {
   readonly id: number;
   /** True when the agent acknowledges deliveries on this session. */
   readonly acks: boolean;
+  /** True once the session asked to drain: it gets no new conversation and no new event. */
+  readonly draining?: boolean;
 }
 
 /**
@@ -115,6 +126,11 @@ export interface DeliveryEngine {
    * deliveries go back to the front of the queue, in order.
    */
   onAgentDisconnected(agentId: string, sessionId: number): void;
+  /**
+   * One of the agent's sessions asked to drain (copies sharing delivery):
+   * it gets no new work; its idle conversations move to its siblings.
+   */
+  onAgentDraining(agentId: string): void;
   /**
    * The agent acknowledged deliveries (an `ack` frame): each one still
    * pending is logged `delivered` and leaves the queue. Unknown or already

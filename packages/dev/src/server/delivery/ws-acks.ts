@@ -25,6 +25,7 @@ export function writeWsFrame(
   opts: ResolvedEngineOptions,
   agentId: string,
   delivery: PendingDelivery,
+  sessionId?: number,
 ): boolean {
   const frame: Record<string, unknown> = {
     ...bodyOf(delivery.event, delivery.ref),
@@ -32,7 +33,10 @@ export function writeWsFrame(
   };
   if (delivery.attempts > 0) frame['redelivered'] = true;
   try {
-    return opts.target.sendWs(agentId, frame);
+    // Session 0 stands for "the agent's socket" (a target that names no sessions).
+    return sessionId === undefined || sessionId === 0
+      ? opts.target.sendWs(agentId, frame)
+      : opts.target.sendWs(agentId, frame, sessionId);
   } catch {
     return false;
   }
@@ -70,7 +74,7 @@ export class WsAckWindow {
    */
   sendHead(state: AgentState, head: PendingDelivery, sessionId: number): boolean {
     if (state.unacked.size >= this.#d.opts.wsAck.window) return false;
-    if (!this.#write(state.agentId, head)) return false;
+    if (!this.#write(state.agentId, head, sessionId)) return false;
     state.queue.shift();
     head.attempts++;
     head.sentOn = sessionId;
@@ -138,8 +142,8 @@ export class WsAckWindow {
     this.#d.opts.observe({ change, agentId, deliveryId });
   }
 
-  #write(agentId: string, delivery: PendingDelivery): boolean {
-    return writeWsFrame(this.#d.opts, agentId, delivery);
+  #write(agentId: string, delivery: PendingDelivery, sessionId: number | undefined): boolean {
+    return writeWsFrame(this.#d.opts, agentId, delivery, sessionId);
   }
 
   /**
@@ -183,7 +187,7 @@ export class WsAckWindow {
       }
       // Sent again on the same session; a closed session requeues it instead.
       delivery.sentAtMs = now;
-      if (this.#write(state.agentId, delivery)) {
+      if (this.#write(state.agentId, delivery, delivery.sentOn)) {
         delivery.attempts++;
         this.#d.attempts.addWs(state.agentId, delivery.deliveryId, delivery.sentOn ?? 0, now, true);
         this.#observe('attempt_started', state.agentId, delivery.deliveryId);

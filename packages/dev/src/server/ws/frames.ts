@@ -42,6 +42,8 @@ export const WS_CLOSE = Object.freeze({
   REPLACED: WS_CLOSE_CODES.REPLACED,
   /** A webhook address was registered: the agent is in webhook mode. */
   WEBHOOK_MODE: WS_CLOSE_CODES.WEBHOOK_MODE,
+  /** The agent already has `MAX_AGENT_SOCKETS` live sockets (after `auth.error` `too_many_connections`). */
+  TOO_MANY_CONNECTIONS: WS_CLOSE_CODES.TOO_MANY_CONNECTIONS,
 } as const);
 
 /** `auth.error` reasons the reference server sends (the SDK's `WS_AUTH_ERROR_REASONS`). */

@@ -101,9 +101,10 @@ export function isSettled(outcome: IngestOutcome): boolean {
 
 /**
  * Why an event left the pipeline before its handlers; `contended`: another
- * process holds its claim (asked again, see {@link CONTENDED_RETRY_MS}).
+ * process holds its claim; `deferred`: the de-duplication store did not
+ * answer (both asked again in place, see {@link CONTENDED_RETRY_MS}).
  */
-type Skip = { readonly skip: Exclude<IngestOutcome, 'handled' | 'dropped'> | 'contended' };
+type Skip = { readonly skip: Exclude<IngestOutcome, 'handled' | 'dropped'> | 'contended' | 'deferred' };
 
 /** The pool figures of a pipeline that opens every envelope on the calling thread. */
 const NO_POOL_STATS: OpenPoolStats = { workers: 0, openedInWorkers: 0, openedInThread: 0, reopened: 0 };
@@ -144,6 +145,8 @@ export class EventPipeline {
   readonly outcomes: Outcomes;
   readonly #deps: PipelineDeps;
   readonly #dedup: EventDedup;
+  /** Delivery ids whose first copy waits for a claim held elsewhere, or for the store. */
+  readonly #waitingIds = new Set<string>();
   readonly #scheduler: OrderedScheduler;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #prepareLimit: number;
@@ -198,7 +201,7 @@ export class EventPipeline {
         return 'dropped';
       }
       if (!isSkip(p)) return 'handled';
-      return p.skip === 'contended' ? 'retry' : p.skip;
+      return p.skip === 'contended' || p.skip === 'deferred' ? 'retry' : p.skip;
     });
     // A control event is settled once handled: it never waits for the queue.
     return prepared.then((p) =>
@@ -239,18 +242,28 @@ export class EventPipeline {
   }
 
   /**
-   * Prepares an event; while another process holds its claim, waits and asks
-   * again (outside the prepare slots), so the event keeps its place in its
-   * conversation and is neither skipped nor handled twice. Gives up (`retry`,
-   * not acknowledged) when the pipeline drains.
+   * Prepares an event; while another process holds its claim, or the store
+   * does not answer (Redis restarting), waits and asks again (outside the
+   * prepare slots), so the event keeps its place in its conversation and is
+   * neither skipped, handled out of order, nor handled twice. Gives up
+   * (`retry`, not acknowledged) when the pipeline drains.
    */
   async #prepareDecided(inbound: InboundEvent, transport: AgentTransport): Promise<Prepared | Skip> {
-    for (;;) {
-      const p = await this.#gated(() => this.#prepare(inbound, transport));
-      if (!isSkip(p) || p.skip !== 'contended' || this.#draining) return p;
-      await new Promise<void>((resolve) =>
-        this.#deps.clock.setTimeout(resolve, CONTENDED_RETRY_MS, { background: true }),
-      );
+    const id = inbound.deliveryId;
+    // A copy of a delivery that already waits here (sent again while it waited) stands aside:
+    // were it to win the claim, it would run behind the events that came after the first copy.
+    if (id !== undefined && this.#waitingIds.has(id)) return { skip: 'busy' };
+    try {
+      for (;;) {
+        const p = await this.#gated(() => this.#prepare(inbound, transport));
+        if (!isSkip(p) || (p.skip !== 'contended' && p.skip !== 'deferred') || this.#draining) return p;
+        if (id !== undefined) this.#waitingIds.add(id);
+        await new Promise<void>((resolve) =>
+          this.#deps.clock.setTimeout(resolve, CONTENDED_RETRY_MS, { background: true }),
+        );
+      }
+    } finally {
+      if (id !== undefined) this.#waitingIds.delete(id);
     }
   }
 
@@ -267,7 +280,7 @@ export class EventPipeline {
     const claims: OwnedClaim[] = [];
     const p = await this.#fromOpened(inbound, 'webhook', deliveryId, opened, claims);
     if (isSkip(p)) {
-      if (p.skip === 'retry') throw storeUnavailable();
+      if (p.skip === 'retry' || p.skip === 'deferred') throw storeUnavailable();
       if (p.skip === 'contended') throw heldElsewhere();
       return 'done';
     }
@@ -361,14 +374,18 @@ export class EventPipeline {
     }
   }
 
-  /** The store could not answer: nothing runs unclaimed; the delivery comes again. */
+  /**
+   * The store could not answer: nothing runs unclaimed. Over WebSocket the
+   * event keeps its place and asks again; by webhook the request is answered
+   * with a retryable status.
+   */
   #deferred(deliveryId: string, transport: AgentTransport): Skip {
     this.outcomes.count('deferred');
-    this.#deps.logger.warn('the de-duplication store did not answer; the event will be delivered again', {
+    this.#deps.logger.warn('the de-duplication store did not answer; the event waits and asks again', {
       deliveryId,
       transport,
     });
-    return { skip: 'retry' };
+    return { skip: 'deferred' };
   }
 
   async #fromOpened(

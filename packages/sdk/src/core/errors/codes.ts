@@ -135,9 +135,19 @@ export type UnknownErrorCode = string & { readonly [unknownErrorCode]: 'UnknownE
  */
 export type AnyErrorCode = ErrorCode | UnknownErrorCode;
 
-/** Codes of `TransportError`. */
+/**
+ * Codes of `TransportError`. `TRANSPORT_REPLACED`: another copy of the agent
+ * that does not share delivery took the WebSocket over (close 4012);
+ * `TRANSPORT_CONNECTION_LIMIT`: the agent already has the most live sockets
+ * the service allows (close 4014). Both stop the WebSocket for good.
+ */
 export type TransportErrorCode =
-  'TRANSPORT_NETWORK' | 'TRANSPORT_BAD_RESPONSE' | 'TRANSPORT_CLOSED' | 'TRANSPORT_PROTOCOL';
+  | 'TRANSPORT_NETWORK'
+  | 'TRANSPORT_BAD_RESPONSE'
+  | 'TRANSPORT_CLOSED'
+  | 'TRANSPORT_PROTOCOL'
+  | 'TRANSPORT_REPLACED'
+  | 'TRANSPORT_CONNECTION_LIMIT';
 
 /** Codes of `CryptoError`. */
 export type CryptoErrorCode =

@@ -192,6 +192,8 @@ export {
   FRAME_CREDENTIAL_MAX_CHARS,
   parseWsFrame,
   SessionInvalidatedFrameSchema,
+  ShareTermsSchema,
+  type ShareTerms,
   WS_CONTROL_FRAME_TYPES,
   WS_EVENT_FRAME_TYPES,
   WsControlFrameSchema,

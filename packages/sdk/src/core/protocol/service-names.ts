@@ -517,8 +517,23 @@ export const SERVICE_ROUTES = {
 /** The name of a gap route. */
 export type ServiceRouteName = keyof typeof SERVICE_ROUTES;
 
+// ---------------------------------------------------------------------------
+// #25: copies of one agent sharing delivery over several live sockets.
+// ---------------------------------------------------------------------------
+
+/**
+ * Frames of several live sockets per agent (`share` in `auth` / `auth.ok`,
+ * docs/production.md). The `share` field of `auth` and `auth.ok` is next to
+ * `ack` in ws-frames.ts.
+ */
+export const SCALE_FRAMES = {
+  /** Agent → service: route no new work to this socket; it closes once its handlers finished. */
+  drain: 'connection.drain',
+} as const satisfies FrameTable;
+
 /** Every gap frame name, by name. */
 export const SERVICE_FRAMES = {
+  ...SCALE_FRAMES,
   ...STREAM_FRAMES,
   ...ARTIFACT_FRAMES,
   ...FILE_FRAMES,

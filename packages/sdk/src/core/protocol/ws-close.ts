@@ -57,6 +57,8 @@ export const WS_CLOSE_CODES = Object.freeze({
   REPLACED: 4012,
   /** A webhook address was set: the agent is now in webhook mode. Terminal. */
   WEBHOOK_MODE: 4013,
+  /** The agent already has the most live sockets the service allows (after `auth.error` `too_many_connections`). Terminal. */
+  TOO_MANY_CONNECTIONS: 4014,
 } as const);
 
 /** A named close code. */
@@ -73,6 +75,7 @@ const TERMINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   WS_CLOSE_CODES.AGENT_BANNED,
   WS_CLOSE_CODES.REPLACED,
   WS_CLOSE_CODES.WEBHOOK_MODE,
+  WS_CLOSE_CODES.TOO_MANY_CONNECTIONS,
 ]);
 
 /**
@@ -116,6 +119,8 @@ export const WS_AUTH_ERROR_REASONS = Object.freeze({
   KEYS_MISMATCH: 'keys_mismatch',
   /** The agent is in webhook mode; WebSocket connections are refused. Terminal. */
   WEBHOOK_MODE: 'webhook_mode',
+  /** The agent already has the most live sockets allowed (copies sharing delivery). Terminal. */
+  TOO_MANY_CONNECTIONS: 'too_many_connections',
   /** Too many connection attempts. Reconnect with back-off. */
   RATE_LIMITED: 'rate_limited',
   /** The server failed while checking the credential. Reconnect with back-off. */
@@ -169,6 +174,7 @@ export const AUTH_ERROR_CLOSE_CODES: Readonly<Record<Exclude<WsAuthErrorReason, 
     agent_banned: WS_CLOSE_CODES.AGENT_BANNED,
     keys_mismatch: WS_CLOSE_CODES.AUTH_FAILED,
     webhook_mode: WS_CLOSE_CODES.WEBHOOK_MODE,
+    too_many_connections: WS_CLOSE_CODES.TOO_MANY_CONNECTIONS,
     rate_limited: WS_CLOSE_CODES.TRY_AGAIN_LATER,
     internal_error: WS_CLOSE_CODES.INTERNAL_ERROR,
   });

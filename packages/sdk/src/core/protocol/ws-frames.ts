@@ -36,6 +36,8 @@ export const AuthFrameSchema = z.looseObject({
   token: z.string().min(1).max(FRAME_CREDENTIAL_MAX_CHARS),
   /** The client acknowledges deliveries (gap decision: acknowledged WebSocket delivery). */
   ack: z.literal(true).optional(),
+  /** The client shares delivery with other copies of the agent (gap decision: several live sockets). */
+  share: z.literal(true).optional(),
 });
 /** The `auth` frame. */
 export type AuthFrame = z.infer<typeof AuthFrameSchema>;
@@ -53,13 +55,26 @@ export const AckTermsSchema = z.looseObject({
 export type AckTerms = z.infer<typeof AckTermsSchema>;
 
 /**
+ * The terms of shared delivery in `auth.ok` (gap decision "Several live
+ * sockets per agent"): at most `max_sockets` live sockets per agent.
+ */
+export const ShareTermsSchema = z.looseObject({
+  max_sockets: z.number().int().min(1).max(10_000),
+});
+/** The `share` terms of `auth.ok`. */
+export type ShareTerms = z.infer<typeof ShareTermsSchema>;
+
+/**
  * `auth.ok` (server → client): authentication succeeded. `ack` is present
  * when the service accepted acknowledged delivery; a malformed `ack` is read
  * as absent (the client then behaves as with a service without acks).
+ * `share` is present when the service lets this socket share the agent's
+ * delivery with other live sockets (malformed: absent).
  */
 export const AuthOkFrameSchema = z.looseObject({
   type: z.literal('auth.ok'),
   ack: AckTermsSchema.optional().catch(undefined),
+  share: ShareTermsSchema.optional().catch(undefined),
 });
 /** The `auth.ok` frame. */
 export type AuthOkFrame = z.infer<typeof AuthOkFrameSchema>;
@@ -215,6 +230,8 @@ export interface AuthFrameOptions {
   token: string;
   /** Ask for acknowledged delivery (`ack: true`). @defaultValue `false` */
   ack?: boolean;
+  /** Share the agent's delivery with its other live sockets (`share: true`). @defaultValue `false` */
+  share?: boolean;
 }
 
 /**
@@ -229,6 +246,7 @@ export interface AuthFrameOptions {
 export function authFrame(options: AuthFrameOptions): string {
   const frame: AuthFrame = { type: 'auth', agent_id: options.agentId, token: options.token };
   if (options.ack === true) frame.ack = true;
+  if (options.share === true) frame.share = true;
   return JSON.stringify(frame);
 }
 

@@ -65,4 +65,6 @@ export interface ConnectionSettings {
   readonly heartbeat: Required<HeartbeatOptions>;
   /** Ask for acknowledged delivery in the `auth` frame. */
   readonly acks: boolean;
+  /** Ask to share the agent's delivery with its other live sockets (`share` in `auth`). */
+  readonly share: boolean;
 }

@@ -149,7 +149,14 @@ export class WsConnection {
     this.#phase = 'authenticating';
     // The very first frame, before anything else can run: the credential never goes in the URL.
     try {
-      this.#socket.send(authFrame({ agentId: this.#s.agentId, token: this.#s.token, ack: this.#s.acks }));
+      this.#socket.send(
+        authFrame({
+          agentId: this.#s.agentId,
+          token: this.#s.token,
+          ack: this.#s.acks,
+          share: this.#s.share,
+        }),
+      );
     } catch {
       this.abort('socket_error');
       return;

@@ -14,6 +14,7 @@ import {
   catalogueCodeForWsFailure,
   isTerminalAuthError,
   isTerminalClose,
+  WS_AUTH_ERROR_REASONS,
   WS_CLOSE_CODES,
 } from '../../core/protocol/ws-close.js';
 import type { ConnectionEnd } from './connection.js';
@@ -30,10 +31,16 @@ function describe(info: FatalInfo): string {
   if (info.authError !== undefined) return `the service refused authentication (${info.authError})`;
   if (info.closeCode === WS_CLOSE_CODES.REPLACED)
     return 'another process connected as this agent (close 4012 "replaced")';
+  if (info.closeCode === WS_CLOSE_CODES.TOO_MANY_CONNECTIONS)
+    return 'the agent already has the most live sockets the service allows (close 4014 "too_many_connections")';
   return `the service closed the connection with code ${info.closeCode}`;
 }
 
-/** The typed error of a terminal end: a ServiceError with a catalogue code when one fits, else TRANSPORT_CLOSED. */
+/**
+ * The typed error of a terminal end: a ServiceError with a catalogue code
+ * when one fits; TRANSPORT_REPLACED after a takeover (4012) and
+ * TRANSPORT_CONNECTION_LIMIT over the socket cap (4014); else TRANSPORT_CLOSED.
+ */
 export function fatalError(info: FatalInfo): AmsError {
   const message = `WebSocket stopped for good: ${describe(info)}.`;
   const code = info.sessionInvalidated
@@ -50,6 +57,13 @@ export function fatalError(info: FatalInfo): AmsError {
       },
     });
   }
+  if (info.closeCode === WS_CLOSE_CODES.REPLACED && info.authError === undefined)
+    return new TransportError({ code: 'TRANSPORT_REPLACED', message });
+  if (
+    info.closeCode === WS_CLOSE_CODES.TOO_MANY_CONNECTIONS ||
+    info.authError === WS_AUTH_ERROR_REASONS.TOO_MANY_CONNECTIONS
+  )
+    return new TransportError({ code: 'TRANSPORT_CONNECTION_LIMIT', message });
   return new TransportError({ code: 'TRANSPORT_CLOSED', message });
 }
 

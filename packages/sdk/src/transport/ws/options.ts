@@ -47,6 +47,14 @@ export interface WsDispatcherOptions {
    * @defaultValue `true`
    */
   acks?: boolean;
+  /**
+   * Share the agent's delivery with its other live sockets (`share: true`
+   * in `auth`): copies of one agent then run side by side, each
+   * conversation going to one of them, instead of the newer replacing the
+   * older (docs/production.md).
+   * @defaultValue `false`
+   */
+  share?: boolean;
 }
 
 /** Every default of the dispatcher. */
@@ -71,6 +79,7 @@ export interface ResolvedWsOptions {
   readonly authTimeoutMs: number;
   readonly closeTimeoutMs: number;
   readonly acks: boolean;
+  readonly share: boolean;
 }
 
 function bad(option: string, rule: string): ConfigurationError {
@@ -132,5 +141,6 @@ export function resolveWsOptions(o: WsDispatcherOptions): ResolvedWsOptions {
     authTimeoutMs: duration(o.authTimeoutMs, d.authTimeoutMs, 'authTimeoutMs'),
     closeTimeoutMs: duration(o.closeTimeoutMs, d.closeTimeoutMs, 'closeTimeoutMs'),
     acks: o.acks ?? true,
+    share: o.share ?? false,
   };
 }

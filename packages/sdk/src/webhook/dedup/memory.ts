@@ -47,6 +47,7 @@ export interface MemoryDedupStore extends DedupStore {
   claim(deliveryId: string, leaseMs: number): DedupClaimResult;
   complete(deliveryId: string, token: string): void;
   release(deliveryId: string, token: string): void;
+  renew(deliveryId: string, token: string, leaseMs: number): boolean;
   /** Ids currently claimed or completed. */
   readonly size: number;
   /** Ids forgotten early because the store was full. */
@@ -144,6 +145,17 @@ class MemoryStore implements MemoryDedupStore {
     if (slot < 0 || ring.state(slot) !== EntryState.InFlight) return;
     if (String(ring.seqOf(slot)) !== token) return;
     this.#drop(slot);
+  }
+
+  renew(deliveryId: string, token: string, leaseMs: number): boolean {
+    const now = this.#clock.now();
+    const ring = this.#ring;
+    idToWords(deliveryId, this.#words);
+    const slot = ring.find(this.#words);
+    if (slot < 0 || ring.state(slot) !== EntryState.InFlight || ring.expiresAt(slot) <= now) return false;
+    if (String(ring.seqOf(slot)) !== token) return false;
+    ring.set(slot, EntryState.InFlight, now + leaseMs);
+    return true;
   }
 
   sweep(limit = Number.POSITIVE_INFINITY): number {

@@ -6,6 +6,8 @@
  * - complete: `SET <prefix><id> done PX <24 h>` (the completion marker).
  * - release:  compare-and-delete in one Lua script, so a replica whose lease
  *             lapsed cannot drop the claim another replica took since.
+ * - renew:    compare-and-`PEXPIRE` in one Lua script (a running handler
+ *             keeps its short lease alive; a dead process's claim lapses).
  *
  * The client is passed in by the caller (ioredis or anything with the same
  * `set`/`get`/`eval` methods), so Redis is never a dependency of this package.
@@ -69,6 +71,9 @@ export interface RedisDedupStoreOptions {
 const DONE = 'done';
 const RELEASE_SCRIPT =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+const RENEW_SCRIPT =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
 function randomToken(): string {
   return globalThis.crypto.randomUUID();
@@ -151,6 +156,13 @@ export function createRedisDedupStore(options: RedisDedupStoreOptions): DedupSto
     },
     async release(deliveryId, token) {
       await limited('release', () => release(prefix + deliveryId, token));
+    },
+    async renew(deliveryId, token, leaseMs) {
+      const lease = String(boundedLease(leaseMs, windowMs));
+      const renewed = await limited('renew', () =>
+        client.eval(RENEW_SCRIPT, 1, prefix + deliveryId, token, lease),
+      );
+      return Number(renewed) === 1;
     },
   };
 }

@@ -34,4 +34,11 @@ export interface DedupStore {
   complete(deliveryId: string, token: string): void | Promise<void>;
   /** Drops the claim so a retry can run the handler again. Ignored unless `token` still owns it. */
   release(deliveryId: string, token: string): void | Promise<void>;
+  /**
+   * Extends a claim `token` still owns to `leaseMs` from now; false when it
+   * owns it no more (lapsed, released, completed). Optional: with it, the
+   * Agent keeps a short lease alive while a handler runs, so a long handler
+   * keeps its claim and a dead process's claim lapses within seconds.
+   */
+  renew?(deliveryId: string, token: string, leaseMs: number): boolean | Promise<boolean>;
 }

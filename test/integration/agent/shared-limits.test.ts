@@ -17,6 +17,9 @@ import { connectRedis, deleteKeys, skipRedis, uniquePrefix } from '../../helpers
 import { startAgentServer } from '../../helpers/server-agents.js';
 
 const T0 = Date.parse('2026-11-27T12:00:00Z');
+const PLAINTEXT_MARKER = 'PLAINTEXT-MARKER-7f3a shared limits';
+/** Every token the copies used, to look for at rest. */
+const tokensUsed: string[] = [];
 
 /** Event-loop turns until `done()` holds (no timers: Redis answers arrive as I/O). */
 async function settle(done: () => boolean): Promise<void> {
@@ -50,6 +53,7 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
       const created = await client.createAgent({ name: 'Shared limits' });
       agentId = created.agentId;
       token = created.token;
+      tokensUsed.push(token);
       await startAgent(server, agentId, token, { clock });
     });
     afterAll(() => server.close());
@@ -71,7 +75,7 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
         .request({
           method: 'POST',
           path: `/agents/${agentId}/messages`,
-          body: { conversation_id: 'conv_x', wire_envelope: 'not an envelope' },
+          body: { conversation_id: 'conv_x', wire_envelope: PLAINTEXT_MARKER },
           limiter: 'messages',
           maxAttempts: 1,
         })
@@ -188,7 +192,7 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
     expect(limits.messages.pending).toBe(0);
   });
 
-  it('what the limiter leaves in Redis: start times and random ids under a one-window TTL', async () => {
+  it('nothing readable at rest: the limiter leaves start times and random ids under a one-window TTL', async () => {
     const clock = new ManualClock(T0);
     const limits = createRedisRateLimiters({ client: redis, agentId: 'agt_rest', keyPrefix: prefix, clock });
     await limits.files.acquire();
@@ -199,5 +203,19 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
     const ttl = await redis.pttl(key);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(1000);
+    // Nothing readable at rest: every limiter key of this file still alive holds times and random ids only.
+    const dump: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      for (const key of keys) dump.push(key, ...(await redis.zrange(key, '0', '-1')));
+      cursor = next;
+    } while (cursor !== '0');
+    expect(dump.length).toBeGreaterThan(0);
+    const text = dump.join('\n');
+    expect(text).not.toContain('PLAINTEXT-MARKER');
+    expect(text).not.toMatch(/hsk_/);
+    for (const t of tokensUsed) expect(text).not.toContain(t.slice(4));
+    for (const entry of dump) expect(entry).toMatch(/^(ams:test:\S+|\d+:[0-9a-f]{16})$/);
   });
 });

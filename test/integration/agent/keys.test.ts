@@ -73,6 +73,23 @@ describe('ensureAgentKeys', () => {
     expect(keyFingerprint(second.ring.current.keys.encryption.publicKey)).toBe(self.keys?.keyId);
   });
 
+  it('three first-time copies on one empty shared directory agree on one key set', async () => {
+    const { client } = await signUp(server);
+    const created = await client.createAgent({ name: 'Copies' });
+    const directory = join(dir, 'copies');
+    const copies = await Promise.all(
+      [1, 2, 3].map(() =>
+        startAgent(server, created.agentId, created.token, { store: new FileKeyStore({ directory }) }),
+      ),
+    );
+    const fingerprints = new Set(copies.map((c) => keyFingerprint(c.ring.current.keys.encryption.publicKey)));
+    expect(fingerprints.size).toBe(1);
+    expect(copies.filter((c) => c.events.some((e) => e.type === 'keys.created'))).toHaveLength(1);
+    expect(copies.flatMap((c) => c.events.map((e) => e.type))).not.toContain('keys.mismatch_healed');
+    const self = await copies[0]!.api.getSelf();
+    expect(self.keys?.keyId).toBe([...fingerprints][0]);
+  });
+
   it('heals a replaced key store when the service accepts new keys (a regeneration is pending)', async () => {
     const { client, created, store, conversationId } = await ownerWithAgent('Heal');
     const old = (await client.agent(created.agentId)).view.keys?.key_id;

@@ -114,3 +114,23 @@ describe('agent logger default (failures are loud)', () => {
     }
   });
 });
+
+describe('agent option rateLimiters', () => {
+  it('sends pass the given messages limiter (e.g. limits shared through Redis)', async () => {
+    const { Agent } = await import('../../../packages/sdk/src/agent/agent.js');
+    const acquired: string[] = [];
+    const messages = {
+      acquire: async () => void acquired.push('messages'),
+      pending: 0,
+    };
+    const agent = new Agent({
+      ...base,
+      baseUrl: 'http://127.0.0.1:9',
+      logger: false,
+      retry: { maxAttempts: 1 },
+      rateLimiters: { messages },
+    });
+    await expect(agent.api.sendMessage('conv-1', 'AAAA')).rejects.toThrow();
+    expect(acquired).toEqual(['messages']);
+  });
+});

@@ -10,6 +10,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   serve: async (argv, io) => (await import('./commands/serve.js')).runServe(argv, io),
   dev: async (argv, io) => (await import('./commands/dev.js')).runDev(argv, io),
   keygen: async (argv, io) => (await import('./commands/keygen.js')).runKeygen(argv, io),
+  keys: async (argv, io) => (await import('./commands/keys.js')).runKeys(argv, io),
   webhook: async (argv, io) => (await import('./commands/webhook.js')).runWebhook(argv, io),
   logs: async (argv, io) => (await import('./commands/logs.js')).runLogs(argv, io),
   token: async (argv, io) => (await import('./commands/token.js')).runToken(argv, io),
@@ -31,6 +32,7 @@ Commands:
   dev chat        Talk to the agent as its owner, line by line
   dev devices     List (or --remove) the owner's devices
   keygen          Create an agent key store; print the public key fingerprints
+  keys init       Create (or load) an agent's keys and register them (deploy step)
   webhook sign    Sign a test delivery and POST it to a local receiver
   webhook verify  Say precisely why a captured delivery is (not) valid
   logs            Print (or --follow) an agent's webhook delivery log

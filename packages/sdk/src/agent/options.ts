@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../core/clock.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
+import type { RateLimiter } from '../core/rate-limiter.js';
 import { consoleLogger, redactingLogger, silentLogger, type Logger } from '../core/logger.js';
 import { isAgentToken } from '../core/protocol/agent-token.js';
 import { IdentifierSchema } from '../core/protocol/primitives.js';
@@ -134,6 +135,14 @@ export interface AgentOptions {
   dispatcher?: Dispatcher;
   /** REST retry behaviour (429, 502–504, network errors on idempotent requests). */
   retry?: RetryOptions;
+  /**
+   * Send limits used instead of this process's own (messages, object fetches,
+   * uploads): pass `createRedisRateLimiters(...)` from
+   * `agent-messaging-sdk/webhook/redis` so every copy of the agent shares the
+   * service's per-agent limits (docs/production.md).
+   * @defaultValue per-process limits at the service's figures
+   */
+  rateLimiters?: Readonly<Partial<Record<'messages' | 'objects' | 'files', RateLimiter>>>;
   /** How long `close()` waits for running handlers, ms. @defaultValue `10000` */
   closeTimeoutMs?: number;
   /**

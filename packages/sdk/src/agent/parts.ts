@@ -81,6 +81,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
     logger: o.logger,
     ...(src.dispatcher === undefined ? {} : { dispatcher: src.dispatcher }),
     ...(src.retry === undefined ? {} : { retry: src.retry }),
+    ...(src.rateLimiters === undefined ? {} : { rateLimiters: src.rateLimiters }),
   });
   rest.on('rateLimited', (info) => emitter.emit('rateLimited', info));
   const api = createAgentApi({ baseUrl: o.baseUrl, agentId: o.agentId, token: () => hooks.token(), rest });

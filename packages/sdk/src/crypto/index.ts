@@ -175,6 +175,8 @@ export {
   decodeKeyRingFile,
   encodeKeyRing,
   MemoryKeyStore,
+  SecretKeyStore,
+  type SecretKeyStoreOptions,
   FileKeyStore,
   FilePinStore,
   PIN_FILE_NAME,

@@ -13,6 +13,9 @@
  * const receiver = createWebhookReceiver({ secret, handler, dedup });
  * ```
  *
+ * The same entry holds the per-agent send limits shared by every copy of an
+ * agent ({@link createRedisRateLimiters}).
+ *
  * @module webhook/redis
  */
 export {
@@ -21,3 +24,12 @@ export {
   type RedisClientLike,
   type RedisDedupStoreOptions,
 } from './dedup/redis.js';
+export {
+  createRedisRateLimiters,
+  DEFAULT_SHARED_LIMIT_RETRY_MS,
+  DEFAULT_SHARED_LIMIT_TIMEOUT_MS,
+  type RedisEvalClient,
+  type RedisRateLimiters,
+  type RedisRateLimitersOptions,
+  type SharedRateLimiter,
+} from '../core/redis-rate-limiter.js';

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { isCryptoError } from '../../../../packages/sdk/src/core/errors/index.js
 import { LIMITS } from '../../../../packages/sdk/src/core/limits.js';
 import {
   FileKeyStore,
+  KeyRing,
   MemoryKeyStore,
   loadOrCreateKeys,
   rotateStoredKeys,
@@ -31,6 +32,65 @@ describe('loadOrCreateKeys', () => {
       first.ring.current.keys.encryption.privateKey,
     );
     expect(generated).toBe(1);
+  });
+
+  it('concurrent first starts on one empty directory: one creates, the others load its ring', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ams-loc-'));
+    try {
+      const directory = join(root, 'shared');
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => loadOrCreateKeys(new FileKeyStore({ directory }))),
+      );
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      const winner = results.find((r) => r.created)!.ring.current.keys.encryption.privateKey;
+      for (const r of results) expect(r.ring.current.keys.encryption.privateKey).toEqual(winner);
+      const again = await loadOrCreateKeys(new FileKeyStore({ directory }));
+      expect(again.created).toBe(false);
+      expect(again.ring.current.keys.encryption.privateKey).toEqual(winner);
+      expect((await readdir(directory)).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('saveIfAbsent stores only into an empty store (memory and file)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ams-loc-'));
+    try {
+      for (const store of [new MemoryKeyStore(), new FileKeyStore({ directory: join(root, 'k') })]) {
+        const a = KeyRing.create(generateKeys(), T0);
+        const b = KeyRing.create(generateKeys(), T0);
+        expect(await store.saveIfAbsent(a)).toBe(true);
+        expect(await store.saveIfAbsent(b)).toBe(false);
+        expect((await store.load())?.current.keys.signing.publicKey).toEqual(
+          a.current.keys.signing.publicKey,
+        );
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('falls back to load-then-save for a store without saveIfAbsent', async () => {
+    const inner = new MemoryKeyStore();
+    const store = { load: () => inner.load(), save: (r: KeyRing) => inner.save(r), wipe: () => inner.wipe() };
+    expect((await loadOrCreateKeys(store)).created).toBe(true);
+    expect((await loadOrCreateKeys(store)).created).toBe(false);
+  });
+
+  it('a store that refuses the ring but then loads nothing is an I/O error, not new keys', async () => {
+    const store = {
+      load: async () => undefined,
+      save: async () => undefined,
+      wipe: async () => undefined,
+      saveIfAbsent: async () => false,
+    };
+    let caught: unknown;
+    try {
+      await loadOrCreateKeys(store);
+    } catch (err) {
+      caught = err;
+    }
+    expect(isCryptoError(caught, 'KEY_STORE_IO')).toBe(true);
   });
 
   it('never regenerates over a corrupt store', async () => {

@@ -14,7 +14,10 @@
  * `<file>.prev` with a warning and restores the key file from it; when both
  * are corrupt it throws `KEY_STORE_CORRUPT`.
  *
- * One process per directory: concurrent writers are not coordinated.
+ * Concurrent writers are not coordinated, except for the first ring:
+ * {@link FileKeyStore.saveIfAbsent} creates the key file with a hard link
+ * from a complete temp file, which fails atomically when the file exists, so
+ * several copies starting on one empty shared directory agree on one ring.
  *
  * @module
  */
@@ -190,6 +193,50 @@ export class FileKeyStore implements KeyStore {
     } finally {
       previous?.fill(0);
       data?.fill(0);
+    }
+  }
+
+  /**
+   * Saves `ring` only when no key file exists (see {@link KeyStore.saveIfAbsent}):
+   * the ring goes to a complete, fsynced temp file, which is then hard-linked
+   * to the key file; the link fails atomically when the key file exists, so of
+   * several copies racing on one empty directory exactly one wins. `<file>.prev`
+   * is brought up by the next verified load.
+   */
+  async saveIfAbsent(ring: KeyRing): Promise<boolean> {
+    const link = this.#fs.link;
+    if (link === undefined) {
+      if ((await this.#read(this.file)) !== undefined) return false;
+      await this.save(ring);
+      return true;
+    }
+    const data = encodeKeyRing(ring);
+    try {
+      if (await this.#fs.mkdir(this.#directory, KEY_DIRECTORY_MODE)) {
+        await this.#fs.chmod(this.#directory, KEY_DIRECTORY_MODE);
+      }
+      // A concurrent save may remove our temp file as stale before the link: try again then.
+      for (let attempt = 1; ; attempt += 1) {
+        const temp = nodePath().join(this.#directory, `${this.#fileName}.tmp-${randomSuffix()}`);
+        try {
+          await this.#fs.writeNewFile(temp, data, KEY_FILE_MODE);
+          await link(temp, this.file);
+        } catch (err) {
+          const code = errorCode(err);
+          if (code === 'EEXIST') return false;
+          if (code === 'ENOENT' && attempt < 3) continue;
+          throw err;
+        } finally {
+          await this.#fs.unlink(temp).catch(() => undefined);
+        }
+        await this.#fs.syncDirectory(this.#directory);
+        return true;
+      }
+    } catch (err) {
+      if (isCryptoError(err, 'KEY_STORE_IO')) throw err;
+      throw ioError('create', this.file, err);
+    } finally {
+      data.fill(0);
     }
   }
 

@@ -25,6 +25,12 @@ export interface FileKeyStoreFs {
   mkdir(path: string, mode: number): Promise<boolean>;
   /** Sets permission bits. */
   chmod(path: string, mode: number): Promise<void>;
+  /**
+   * Makes `to` a hard link to `from`, failing with `EEXIST` when `to` exists
+   * (the atomic create-if-absent behind {@link FileKeyStore.saveIfAbsent}).
+   * Optional: without it `saveIfAbsent` checks, then saves (one writer only).
+   */
+  link?(from: string, to: string): Promise<void>;
 }
 
 /** The real file system (node:fs/promises, loaded on first use). */
@@ -54,4 +60,5 @@ export const nodeFileSystem: FileKeyStoreFs = {
   readdir: (path) => nodeFs().readdir(path),
   mkdir: async (path, mode) => (await nodeFs().mkdir(path, { recursive: true, mode })) !== undefined,
   chmod: (path, mode) => nodeFs().chmod(path, mode),
+  link: (from, to) => nodeFs().link(from, to),
 };

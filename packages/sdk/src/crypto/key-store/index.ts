@@ -23,6 +23,7 @@ export {
 } from './key-ring-codec.js';
 export type { KeyStore, KeyStoreOptions } from './key-store.js';
 export { MemoryKeyStore } from './memory-key-store.js';
+export { SecretKeyStore, type SecretKeyStoreOptions } from './secret-key-store.js';
 export {
   FileKeyStore,
   KEY_DIRECTORY_MODE,

@@ -37,6 +37,18 @@ export interface KeyStore {
    */
   wipe(): Promise<void>;
   /**
+   * Saves `ring` only when nothing is stored yet, atomically with respect to
+   * every other writer of the same storage (a compare-and-set): `true` when
+   * this call stored it, `false` when a ring was already there (load it).
+   * Several first-time copies of one agent starting on one shared, empty
+   * store then agree on a single key set: one wins, the others load its keys.
+   * Optional: without it {@link loadOrCreateKeys} falls back to load-then-save,
+   * which is safe for one copy only.
+   *
+   * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_IO`.
+   */
+  saveIfAbsent?(ring: KeyRing): Promise<boolean>;
+  /**
    * Where peers' pinned public keys persist with this store (`FileKeyStore`
    * has one); absent for a store that does not persist (pins then live in memory).
    */

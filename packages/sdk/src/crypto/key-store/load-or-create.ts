@@ -5,6 +5,7 @@
  * @module
  */
 import { systemClock, type Clock } from '../../core/clock.js';
+import { CryptoError } from '../../core/errors/crypto-error.js';
 import { LIMITS } from '../../core/limits.js';
 import { generateKeys, type AgentKeys } from '../keys.js';
 import { KeyRing } from './key-ring.js';
@@ -36,6 +37,11 @@ export interface LoadedKeys {
  * Loads the agent's key ring, or, when the store is empty, generates keys and
  * saves a new ring. A corrupt or unreadable store is thrown, never replaced.
  *
+ * With a store that has {@link KeyStore.saveIfAbsent} (both built-in stores
+ * do), the new ring is saved by compare-and-set: when several copies start on
+ * one empty shared store at once, exactly one reports `created: true` and the
+ * others load the ring it saved.
+ *
  * @throws {@link index!CryptoError | CryptoError} `KEY_STORE_CORRUPT` or `KEY_STORE_IO` (with `file`).
  * @example
  * ```ts
@@ -51,8 +57,20 @@ export async function loadOrCreateKeys(
   if (existing !== undefined) return { ring: existing, created: false };
   const clock = options.clock ?? systemClock;
   const ring = KeyRing.create((options.generate ?? generateKeys)(), clock.now());
-  await store.save(ring);
-  return { ring, created: true };
+  if (store.saveIfAbsent === undefined) {
+    await store.save(ring);
+    return { ring, created: true };
+  }
+  if (await store.saveIfAbsent(ring)) return { ring, created: true };
+  // Another copy stored its ring between our load and our save: use that one.
+  const winner = await store.load();
+  if (winner === undefined) {
+    throw new CryptoError({
+      code: 'KEY_STORE_IO',
+      message: 'The key store refused a new ring as already present, then loaded none',
+    });
+  }
+  return { ring: winner, created: false };
 }
 
 /** Options of {@link rotateStoredKeys}. */

@@ -40,6 +40,13 @@ export class MemoryKeyStore implements KeyStore {
     previous?.fill(0);
   }
 
+  /** {@inheritDoc KeyStore.saveIfAbsent} */
+  async saveIfAbsent(ring: KeyRing): Promise<boolean> {
+    if (this.#data !== undefined) return false;
+    this.#data = encodeKeyRing(ring);
+    return true;
+  }
+
   /** {@inheritDoc KeyStore.wipe} */
   async wipe(): Promise<void> {
     this.#data?.fill(0);

@@ -9,6 +9,7 @@ import { systemClock, type Clock, type TimerOptions } from '../../core/clock.js'
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { LIMITS } from '../../core/limits.js';
 import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
+import type { RateLimiter } from '../../core/rate-limiter.js';
 
 /** Gives the bearer token for the next request: an agent token (`hsk_…`) or a user access JWT. */
 export type CredentialsProvider = () => string | Promise<string>;
@@ -95,6 +96,13 @@ export interface RestClientOptions {
    */
   rateLimits?: ClientRateLimits | false;
   /**
+   * Limiters used instead of the built-in ones, per key: e.g. the limits every
+   * copy of an agent shares through Redis (`createRedisRateLimiters` from
+   * `agent-messaging-sdk/webhook/redis`). A key left out keeps its built-in
+   * limit; ignored when `rateLimits` is `false`.
+   */
+  rateLimiters?: Readonly<Partial<Record<'messages' | 'objects' | 'files', RateLimiter>>>;
+  /**
    * Largest response body read, in bytes (JSON and binary). Bigger answers fail with `TRANSPORT_BAD_RESPONSE`.
    * @defaultValue `110 * 1024 * 1024` (a 100 MB file plus envelope overhead)
    */
@@ -146,6 +154,7 @@ export interface ResolvedRestOptions {
   readonly random: () => number;
   readonly timeoutMs: number;
   readonly rateLimits: Required<ClientRateLimits> | false;
+  readonly rateLimiters: Readonly<Partial<Record<'messages' | 'objects' | 'files', RateLimiter>>>;
   readonly maxResponseBytes: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly sleep: SleepFn;
@@ -265,6 +274,7 @@ export function resolveRestOptions(options: RestClientOptions): ResolvedRestOpti
     random,
     timeoutMs: positiveInt(options.timeoutMs, d.timeoutMs, 'timeoutMs'),
     rateLimits: rateLimitsOf(options.rateLimits),
+    rateLimiters: options.rateLimiters ?? {},
     maxResponseBytes: positiveInt(options.maxResponseBytes, d.maxResponseBytes, 'maxResponseBytes'),
     headers,
     sleep: options.sleep ?? clockSleep(clock),

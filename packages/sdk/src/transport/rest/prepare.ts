@@ -46,8 +46,10 @@ export function limitersOf(o: ResolvedRestOptions): Partial<Record<RateLimitKey,
   const limits = o.rateLimits;
   const limiters: Partial<Record<RateLimitKey, RateLimiter>> = {};
   for (const key of ['messages', 'objects', 'files'] as const) {
+    const given = o.rateLimiters[key];
     const limit = limits[key];
-    if (limit !== false) limiters[key] = createRateLimiter({ limit, intervalMs: 1000, clock: o.clock });
+    if (given !== undefined) limiters[key] = given;
+    else if (limit !== false) limiters[key] = createRateLimiter({ limit, intervalMs: 1000, clock: o.clock });
   }
   return limiters;
 }

@@ -69,12 +69,12 @@ wait_for_line() {
   return 1
 }
 
-# `ams dev send "hello"` with the env file $1, as getting-started.md runs it;
-# retried while the bot has not registered its keys yet (nothing was sent then).
+# `npx ams dev send "hello"` as the docs print it (ams reads .env of the working
+# directory itself); retried while the bot has not registered its keys yet (nothing was sent then).
 send_hello() {
-  local env=$1 out i
+  local out i
   for ((i = 0; i < 60; i++)); do
-    if out=$(node --env-file="$env" "$dir/node_modules/.bin/ams" dev send "hello" 2>send.err); then
+    if out=$(npx --no-install ams dev send "hello" 2>send.err); then
       echo "$out"
       return 0
     fi
@@ -129,7 +129,7 @@ npx --no-install ams dev bootstrap --base-url "$base" >.env 2>bootstrap.log || f
 npx --no-install tsx --env-file=.env bot.mts >bot.log 2>&1 &
 pids+=($!)
 disown
-reply=$(send_hello .env) || fail "ams dev send to the README bot failed"
+reply=$(send_hello) || fail "ams dev send to the README bot failed"
 [ "$reply" = 'echo: hello' ] || fail "README bot answered '$reply', expected 'echo: hello'"
 echo "newcomer: README bot (WebSocket) answered '$reply' after $((SECONDS - start))s"
 cd ..
@@ -144,7 +144,7 @@ grep -q "^PORT=$port$" .env || fail "ams dev bootstrap did not print PORT=$port"
 node --env-file=.env bot.mjs >bot.log 2>&1 &
 pids+=($!)
 disown
-reply=$(send_hello .env) || fail "ams dev send to the webhook bot failed"
+reply=$(send_hello) || fail "ams dev send to the webhook bot failed"
 [ "$reply" = 'echo: hello' ] || fail "webhook bot answered '$reply', expected 'echo: hello'"
 echo "newcomer: webhook guide bot answered '$reply' after $((SECONDS - start))s"
 agent=$(sed -n 's/^AMS_AGENT_ID=//p' .env)

@@ -9,7 +9,7 @@
 import type { StreamOpener } from './streams/reply-stream.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
-import type { ExpiredEvents } from './events.js';
+import type { AnyAgentEvent, ExpiredEvents } from './events.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import type { KeyRing } from '../crypto/key-store/key-ring.js';
 import { createRestClient } from '../transport/rest/client.js';
@@ -44,6 +44,8 @@ export interface AgentHooks {
   stream?: StreamOpener;
   /** Checks human decisions before handlers see them (see `decisions.ts`). */
   vet?: DecisionVetter;
+  /** Runs the middleware chain; `true` when it passed the event on to the `agent.on(type)` handlers. */
+  chain?: (event: AnyAgentEvent) => Promise<boolean>;
 }
 
 /** The wired parts of one Agent. */
@@ -116,6 +118,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       send: (conversationId, payload, options) => hooks.send(conversationId, payload, options),
       stream: hooks.stream,
       vet: hooks.vet,
+      chain: hooks.chain,
     },
     dedup: createEventDedup({ store: o.dedupStore, leaseMs: o.claimLeaseMs, logger: o.logger }),
     scheduler,

@@ -22,7 +22,7 @@
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { OpenPoolStats } from '../../crypto/open-pool/pool.js';
 import type { EventDedup, OwnedClaim } from '../dedup.js';
-import type { TypedEmitter } from '../emitter.js';
+import type { ListenerFailure, TypedEmitter } from '../emitter.js';
 import type {
   AgentEventType,
   AgentListenerArgs,
@@ -391,10 +391,21 @@ export class EventPipeline {
 
   async #dispatch(p: Prepared): Promise<void> {
     const { event } = p;
-    const failures = [
-      ...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)),
-      ...(await this.#emitter.emitSerial('event', event)),
-    ];
+    const failures: ListenerFailure[] = [];
+    // The middleware chain first: a handled command (or any middleware that
+    // does not call next) ends it, and the `agent.on(type)` handlers are its end.
+    let passedOn = true;
+    if (this.#deps.chain !== undefined) {
+      try {
+        passedOn = await this.#deps.chain(event);
+      } catch (error) {
+        failures.push({ error });
+        passedOn = false;
+      }
+    }
+    if (passedOn)
+      failures.push(...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)));
+    failures.push(...(await this.#emitter.emitSerial('event', event)));
     this.outcomes.count('handled');
     for (const f of failures) this.outcomes.handlerFailed(event, event.type, f.error);
     await completeAll(p.claims);

@@ -86,6 +86,13 @@ export interface PipelineDeps {
    */
   readonly vet?:
     ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
+  /**
+   * Runs the agent's middleware chain for an event, before its
+   * `agent.on(type)` handlers; resolves `true` when the chain passed the
+   * event on (no middleware handled it), so the handlers run. Absent: they
+   * always run.
+   */
+  readonly chain?: ((event: AnyAgentEvent) => Promise<boolean>) | undefined;
 }
 
 /** The event types {@link PipelineDeps.vet} checks (human decisions); other events never wait for it. */

@@ -174,6 +174,7 @@ function nonNegative(value: number | undefined, fallback: number, option: string
  * @throws {@link ConfigurationError} naming the option `baseUrl`.
  */
 export function parseBaseUrl(value: string | URL): URL {
+  if (typeof value === 'string' && value.trim() === '') throw emptyBaseUrl();
   let url: URL;
   try {
     url = new URL(String(value));
@@ -189,6 +190,18 @@ export function parseBaseUrl(value: string | URL): URL {
   if (url.username !== '' || url.password !== '') throw bad('baseUrl', 'must not carry credentials');
   if (url.search !== '' || url.hash !== '') throw bad('baseUrl', 'must not have a query or fragment');
   return url;
+}
+
+/**
+ * The error for an empty base URL: usually an unset `AMS_BASE_URL` (issue #28),
+ * said as such rather than as a malformed URL.
+ */
+export function emptyBaseUrl(): ConfigurationError {
+  return new ConfigurationError({
+    option: 'baseUrl',
+    message:
+      'Option "baseUrl" is empty: is AMS_BASE_URL set? (`ams dev bootstrap` prints it for a local server)',
+  });
 }
 
 function credentialsOf(value: RestClientOptions['credentials']): CredentialsProvider | undefined {

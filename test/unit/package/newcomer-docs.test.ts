@@ -62,6 +62,20 @@ describe('the samples .ci/newcomer.sh runs', () => {
     }
   });
 
+  it("README.md: two commands after 'Against a local server', run verbatim by the script (issue #28)", () => {
+    const readme = read('README.md');
+    const from = readme.indexOf('Against a local server');
+    expect(from).toBeGreaterThan(0);
+    const blocks = [...readme.slice(from).matchAll(/^```sh\n([^\n]*)\n```$/gm)].slice(0, 2).map((m) => m[1]);
+    expect(blocks).toEqual([
+      'npx ams serve --dev --port 8080 --data .ams',
+      'npx ams dev bootstrap > .env && node --env-file=.env bot.mjs',
+    ]);
+    expect(script).toContain(`serve_cmd=$(sh_block "$repo/README.md" 'Against a local server' 1)`);
+    expect(script).toContain(`bot_cmd=$(sh_block "$repo/README.md" 'Against a local server' 2)`);
+    expect(script).toContain('bash -c "$bot_cmd"');
+  });
+
   it('the script runs in CI after the type matrix', () => {
     const run = read('.ci/run');
     expect(run).toMatch(

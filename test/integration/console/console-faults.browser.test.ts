@@ -79,6 +79,24 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
     await page.waitForSelector('#messages li.mine:text-is("once only")');
     await page.waitForSelector('#messages li.theirs');
     expect(await page.locator('#messages li').allTextContents()).toEqual(['once only', 'echo: once only']);
+    // Both rows are marked as the same id, and count both attempts (before: `attempts 1` beside a list of two).
+    const rows = page.locator(`#log tbody tr[data-delivery-id="${deliveryId}"]`);
+    const cells = () =>
+      rows.evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.getAttribute('data-duplicate'),
+          tr.querySelector('.duplicate')?.textContent,
+          tr.children[2]?.textContent,
+        ]),
+      );
+    expect(await cells()).toEqual([
+      ['true', 'same id ×2', '2'],
+      ['true', 'same id ×2', '2'],
+    ]);
+    await rows.first().locator('button.show-attempts').click();
+    const list = page.locator(`tr.attempts[data-attempts-of="${deliveryId}"]`);
+    await expect.poll(() => list.locator('li').count()).toBe(2);
+    expect(await list.count()).toBe(1);
   });
 
   it("dropping the agent's WebSocket: the bot reconnects and answers again", async () => {

@@ -41,6 +41,7 @@ import { renderLog, renderStatus, type AttemptEntry, type LogEntry } from './ser
 import { ConsoleStreams } from './streams.js';
 import { forwardLabel } from './forwards.js';
 import { startAgentAdmin } from './agent-admin.js';
+import { renderReadiness } from './readiness.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -69,6 +70,8 @@ const state: {
   names: Map<string, string>;
   /** The open conversation is a group. */
   inGroup: boolean;
+  /** An agent added in this page whose chat opens once its bot connects. */
+  pendingChat?: AgentItem | undefined;
 } = {
   recipients: [],
   signing: new Map(),
@@ -483,6 +486,7 @@ async function show(wire: string): Promise<void> {
 }
 
 async function openChat(a: AgentItem): Promise<void> {
+  if (state.pendingChat?.agent_id === a.agent_id) state.pendingChat = undefined;
   if (state.agentId !== a.agent_id) state.opened.clear();
   state.agentId = a.agent_id;
   state.inGroup = false;
@@ -645,7 +649,18 @@ async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
   const path = agentPath(id);
-  renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
+  const status = await call<Record<string, string | number | boolean>>({
+    method: 'GET',
+    path: `${path}/service`,
+  });
+  renderStatus($('status'), status);
+  // An agent just added here: its chat opens by itself once the bot is connected (its keys are published).
+  const waiting = state.pendingChat;
+  if (waiting?.agent_id === id && Number(status['websocket_connections']) > 0) {
+    state.pendingChat = undefined;
+    await openChat(waiting);
+    return;
+  }
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
   const pending = await call<PendingEntry[]>({ method: 'GET', path: `${path}/deliveries/pending` });
   liveFeed.watch(id);
@@ -769,7 +784,18 @@ async function run(fn: () => Promise<void>): Promise<void> {
     await fn();
   } catch (err) {
     $('error').textContent = `error: ${(err as Error).message}`;
+  } finally {
+    redrawControls();
   }
+}
+
+/** Disables what cannot work yet, with the reason (readiness.ts). */
+function redrawControls(): void {
+  renderReadiness({
+    signedIn: state.user !== undefined && state.token !== undefined,
+    agentId: state.agentId,
+    chatOpen: !state.inGroup && state.conversationId !== undefined,
+  });
 }
 
 function start(): void {
@@ -817,12 +843,17 @@ function start(): void {
     call,
     selectedAgentId: () => state.agentId,
     agentName: (id) => state.names.get(id),
-    // Selected at once; the chat opens once the bot has published its keys (click it then).
+    // Selected at once; the chat opens by itself once the bot is connected (refreshService).
     agentCreated: async (a) => {
-      Object.assign(state, { agentId: a.agent_id, inGroup: false, conversationId: undefined });
+      Object.assign(state, {
+        agentId: a.agent_id,
+        inGroup: false,
+        conversationId: undefined,
+        pendingChat: a,
+      });
       state.opened.clear();
       $('chat-title').textContent =
-        `${a.name ?? a.agent_id}: start your bot with its env file, then click it to chat`;
+        `${a.name ?? a.agent_id}: start your bot with its env file; the chat opens when it connects`;
       $('messages').replaceChildren();
       ($('text') as HTMLInputElement).disabled = true;
       ($('send') as HTMLButtonElement).disabled = true;
@@ -833,6 +864,7 @@ function start(): void {
     refreshService,
     run: (fn) => void run(fn),
   });
+  redrawControls();
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

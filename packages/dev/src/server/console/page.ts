@@ -58,6 +58,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <h3>Requests to the owner <button id="refresh-requests" type="button">Refresh</button></h3>
     <ul id="requests" class="requests"></ul>
     <h3>Break things</h3>
+    <p id="controls-reason" class="reason" role="status" hidden></p>
     <pre id="curl" class="curl"></pre>
     <div class="actions">
       <label>Advance time <input id="advance-ms" type="number" min="0" value="30000"> ms</label>

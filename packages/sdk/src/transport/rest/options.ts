@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { LIMITS } from '../../core/limits.js';
 import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
+import { emptyBaseUrl } from '../../core/empty-base-url.js';
 
 /** Gives the bearer token for the next request: an agent token (`hsk_…`) or a user access JWT. */
 export type CredentialsProvider = () => string | Promise<string>;
@@ -190,18 +191,6 @@ export function parseBaseUrl(value: string | URL): URL {
   if (url.username !== '' || url.password !== '') throw bad('baseUrl', 'must not carry credentials');
   if (url.search !== '' || url.hash !== '') throw bad('baseUrl', 'must not have a query or fragment');
   return url;
-}
-
-/**
- * The error for an empty base URL: usually an unset `AMS_BASE_URL` (issue #28),
- * said as such rather than as a malformed URL.
- */
-export function emptyBaseUrl(): ConfigurationError {
-  return new ConfigurationError({
-    option: 'baseUrl',
-    message:
-      'Option "baseUrl" is empty: is AMS_BASE_URL set? (`ams dev bootstrap` prints it for a local server)',
-  });
 }
 
 function credentialsOf(value: RestClientOptions['credentials']): CredentialsProvider | undefined {

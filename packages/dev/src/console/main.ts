@@ -42,6 +42,8 @@ import { ConsoleStreams } from './streams.js';
 import { forwardLabel } from './forwards.js';
 import { startAgentAdmin } from './agent-admin.js';
 import { renderReadiness } from './readiness.js';
+import { markAgent, toneStatus, type ServiceStatus } from './status-marks.js';
+import { applyLogFilter, startLogFilter } from './log-filter.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -224,6 +226,15 @@ async function listAgents(): Promise<void> {
     list.append(b.parentElement!);
   }
   $('agents-hint').hidden = agents.length > 0;
+  // The online dot of each agent (status-marks.ts); a failed look-up leaves it unknown.
+  await Promise.all(
+    agents.map((a) =>
+      call<ServiceStatus>({ method: 'GET', path: `${agentPath(a.agent_id)}/service` }).then(
+        (s) => markAgent(a.agent_id, s),
+        () => undefined,
+      ),
+    ),
+  );
   ($('new-group') as HTMLButtonElement).disabled = agents.length === 0;
   await listGroups();
 }
@@ -654,6 +665,8 @@ async function refreshService(): Promise<void> {
     path: `${path}/service`,
   });
   renderStatus($('status'), status);
+  toneStatus($('status'));
+  markAgent(id, status);
   // An agent just added here: its chat opens by itself once the bot is connected (its keys are published).
   const waiting = state.pendingChat;
   if (waiting?.agent_id === id && Number(status['websocket_connections']) > 0) {
@@ -688,6 +701,7 @@ async function refreshService(): Promise<void> {
     },
     pending,
   );
+  applyLogFilter();
 }
 
 /** Queues a delivery again with the same id: the bot should skip it as a duplicate. */
@@ -865,6 +879,7 @@ function start(): void {
     run: (fn) => void run(fn),
   });
   redrawControls();
+  startLogFilter();
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

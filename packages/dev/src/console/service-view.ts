@@ -8,6 +8,7 @@
  * @module
  */
 import { button } from './dom.js';
+import { deliveryTone } from './status-marks.js';
 
 /** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
 export interface LogEntry {
@@ -135,6 +136,7 @@ export function renderLog(
     const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
     cell(tr, e.event_type);
     const status = cell(tr, e.final_status);
+    status.dataset['tone'] = deliveryTone(e.final_status);
     if (count > 1) {
       tr.dataset['duplicate'] = 'true';
       const mark = document.createElement('span');

@@ -19,7 +19,15 @@
  *
  * @module
  */
-import { appendFileSync, chmodSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRecord } from './agent-types.js';
 import { createMemoryStore } from './memory.js';
@@ -64,15 +72,20 @@ export function prepareDataDir(dir: string): string {
 export async function openJournalStore(dir: string): Promise<Store> {
   const file = prepareDataDir(dir);
   const memory = createMemoryStore();
-  const lines = readFileSync(file, 'utf8').split('\n');
+  let text = readFileSync(file, 'utf8');
+  if (text !== '' && !text.endsWith('\n')) {
+    // A line cut short by a crash: what it held was never acknowledged. Cut it off, so the next
+    // change starts a line of its own.
+    text = text.slice(0, text.lastIndexOf('\n') + 1);
+    truncateSync(file, Buffer.byteLength(text));
+  }
+  const lines = text.split('\n');
   for (const [i, line] of lines.entries()) {
     if (line.trim() === '') continue;
     let entry: Entry;
     try {
       entry = JSON.parse(line) as Entry;
     } catch {
-      // A line cut short by a crash is the last one: what it held was not acknowledged.
-      if (i === lines.length - 1 || lines.slice(i + 1).every((l) => l.trim() === '')) break;
       throw new Error(`${file}: line ${i + 1} is not JSON`);
     }
     await replay(memory, entry, `${file}: line ${i + 1}`);

@@ -3,8 +3,9 @@
 # project with the newest TypeScript, @types/node and tsx; the README's bot and
 # the webhook guide's first sample copied verbatim (extracted from the docs, so
 # a docs change a newcomer would copy breaks this run), type-checked strict,
-# then run against `ams serve --dev` after `ams dev bootstrap`, each one talked
-# to with `ams dev send "hello"` and its echo asserted. Prints its wall time.
+# then run against `ams serve --dev` after `ams dev bootstrap` (the README's two
+# commands verbatim, on port 8080 with --data .ams), each one talked to with
+# `npx ams dev send "hello"` and its echo asserted. Prints its wall time.
 #
 # The extraction rules are shared with test/unit/package/newcomer-docs.test.ts
 # (which fails fast when a block goes missing): the first ```ts block after the
@@ -55,6 +56,11 @@ block_after() {
   awk -v h="$2" 'index($0, h) == 1 {f=1} f && /^```ts$/ {c=1; next} c && /^```$/ {exit} c' "$1"
 }
 
+# The $3-th ```sh block after the line that starts with $2 in file $1, one command.
+sh_block() {
+  awk -v h="$2" -v n="$3" 'index($0, h) == 1 {f=1} f && /^```sh$/ {k++; if (k == n) {c=1; next}} c && /^```$/ {exit} c' "$1"
+}
+
 free_port() {
   node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }
@@ -69,12 +75,12 @@ wait_for_line() {
   return 1
 }
 
-# `ams dev send "hello"` with the env file $1, as getting-started.md runs it;
-# retried while the bot has not registered its keys yet (nothing was sent then).
+# `npx ams dev send "hello"` as the docs print it (ams reads .env of the working
+# directory itself); retried while the bot has not registered its keys yet (nothing was sent then).
 send_hello() {
-  local env=$1 out i
+  local out i
   for ((i = 0; i < 60; i++)); do
-    if out=$(node --env-file="$env" "$dir/node_modules/.bin/ams" dev send "hello" 2>send.err); then
+    if out=$(npx --no-install ams dev send "hello" 2>send.err); then
       echo "$out"
       return 0
     fi
@@ -115,23 +121,31 @@ npx --no-install tsc --init >/dev/null
 npx --no-install tsc --noEmit -p tsconfig.json || fail "the docs' samples do not type-check with the tsconfig of 'tsc --init'"
 echo 'newcomer: README bot and webhook guide sample type-check (strict, and with the tsconfig of tsc --init)'
 
-# The service, on a free port.
-npx --no-install ams serve --dev --port 0 >serve.out 2>serve.log &
+# The README's two commands, verbatim (the ```sh blocks after "Against a local server"): the
+# service, then bootstrap and the bot, saved as the README says (bot.mjs), in a folder of its own.
+serve_cmd=$(sh_block "$repo/README.md" 'Against a local server' 1)
+bot_cmd=$(sh_block "$repo/README.md" 'Against a local server' 2)
+case "$serve_cmd" in "npx ams serve --dev --port 8080"*) ;; *) fail "README: unexpected first command '$serve_cmd'" ;; esac
+case "$bot_cmd" in "npx ams dev bootstrap > .env && node --env-file=.env bot.mjs") ;; *) fail "README: unexpected second command '$bot_cmd'" ;; esac
+node -e 'require("net").createServer().once("error",()=>process.exit(1)).listen(8080,"127.0.0.1",function(){this.close()})' ||
+  fail "port 8080 is taken: the README's commands need it"
+mkdir ws && cp bot.mts ws/bot.mjs && cd ws
+PATH="$dir/node_modules/.bin:$PATH" bash -c "$serve_cmd" >../serve.out 2>../serve.log &
 pids+=($!)
 disown
-wait_for_line serve.out 30 '^ams serve: listening on ' || fail "ams serve --dev did not start"
-base=$(sed -n 's/^ams serve: listening on \(http[^ ]*\).*/\1/p' serve.out)
-echo "newcomer: ams serve --dev at $base"
-
-# WebSocket mode: the README's bot, in a folder of its own (its own .env).
-mkdir ws && cp bot.mts ws/ && cd ws
-npx --no-install ams dev bootstrap --base-url "$base" >.env 2>bootstrap.log || fail "ams dev bootstrap failed"
-npx --no-install tsx --env-file=.env bot.mts >bot.log 2>&1 &
+wait_for_line ../serve.out 30 '^ams serve: listening on ' || fail "ams serve --dev did not start"
+base=$(sed -n 's/^ams serve: listening on \(http[^ ]*\).*/\1/p' ../serve.out)
+echo "newcomer: $serve_cmd -> $base"
+bash -c "$bot_cmd" >bot.log 2>&1 &
 pids+=($!)
 disown
-reply=$(send_hello .env) || fail "ams dev send to the README bot failed"
+wait_for_line bot.log 30 'connected, listening' || fail "the README bot printed no 'connected, listening' line"
+# bot.log holds bootstrap's stderr lines too; the bot itself says one line.
+[ "$(grep -vc '^ams dev bootstrap' bot.log)" -eq 1 ] || fail "the README bot printed more than one line when it started"
+reply=$(send_hello) || fail "ams dev send to the README bot failed"
 [ "$reply" = 'echo: hello' ] || fail "README bot answered '$reply', expected 'echo: hello'"
 echo "newcomer: README bot (WebSocket) answered '$reply' after $((SECONDS - start))s"
+[ -s .ams/store.jsonl ] || fail "ams serve --data .ams kept nothing in .ams"
 cd ..
 
 # Webhook mode: the guide's sample, saved as the guide says (bot.mjs) and run with plain node as it
@@ -144,7 +158,7 @@ grep -q "^PORT=$port$" .env || fail "ams dev bootstrap did not print PORT=$port"
 node --env-file=.env bot.mjs >bot.log 2>&1 &
 pids+=($!)
 disown
-reply=$(send_hello .env) || fail "ams dev send to the webhook bot failed"
+reply=$(send_hello) || fail "ams dev send to the webhook bot failed"
 [ "$reply" = 'echo: hello' ] || fail "webhook bot answered '$reply', expected 'echo: hello'"
 echo "newcomer: webhook guide bot answered '$reply' after $((SECONDS - start))s"
 agent=$(sed -n 's/^AMS_AGENT_ID=//p' .env)

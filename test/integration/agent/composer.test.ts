@@ -17,11 +17,14 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('agent middleware', () => {
-  it('agent.command and agent.hears answer through ctx.reply; agent.on handlers still run first', async () => {
+  it('the chain runs first; a handled command or hears ends it, so agent.on handlers get only the rest (issue #28)', async () => {
     const account = await createAccount(server);
     const agent = newAgent(server, account, { shutdownSignals: false });
     const order: string[] = [];
-    agent.on('message.new', (m) => void order.push(`on:${m.text}`));
+    agent.on('message.new', async (m) => {
+      order.push(`on:${m.text}`);
+      await m.reply(`echo: ${m.text}`);
+    });
     agent.use(async (ctx, next) => {
       order.push(`use:${ctx.type}`);
       await next();
@@ -33,15 +36,21 @@ describe('agent middleware', () => {
     await user.addAgent();
     await user.send({ type: 'text', text: '/start ada' });
     await user.send({ type: 'text', text: 'PING' });
-    await waitFor(() => agent.stats().handled >= 3, 'the relation and both messages handled');
+    await user.send({ type: 'text', text: 'hello' });
+    await waitFor(() => agent.stats().handled >= 4, 'the relation and the three messages handled');
     const replies = await user.repliesFromAgent(await agentSigningKey(server, account));
-    expect(replies.map((r) => (r.payload as { text?: string }).text)).toEqual(['welcome ada', 'pong']);
+    // One answer each: before, `/start` and `PING` were echoed by agent.on as well.
+    expect(replies.map((r) => (r.payload as { text?: string }).text)).toEqual([
+      'welcome ada',
+      'pong',
+      'echo: hello',
+    ]);
     expect(order).toEqual([
       'use:relation.established',
-      'on:/start ada',
       'use:message.new',
-      'on:PING',
       'use:message.new',
+      'use:message.new',
+      'on:hello',
     ]);
     await agent.close();
   });

@@ -32,7 +32,7 @@ describe('fatal is loud', () => {
     expect(res.status, res.text).toBe(200);
     const exit = await bot.exited;
     expect(exit.code, bot.stderr()).toBe(1);
-    expect(bot.stderr()).toContain('the agent token is invalid or was revoked');
+    expect(bot.stderr()).toContain('the service does not know this agent or its token (invalid or revoked)');
     expect(bot.stderr()).toContain('AGENT_TOKEN_INVALID');
     expect(bot.stderr()).not.toContain(account.token);
   });

@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { runCli } from '../../../packages/dev/src/cli/run.js';
@@ -23,8 +25,10 @@ describe('ams dev bootstrap', () => {
   afterAll(() => server.close());
 
   it('creates a user and an agent and prints working env lines', async () => {
-    const io = captureIo({ env: { AMS_BASE_URL: server.url } });
+    const dir = await mkdtemp(join(tmpdir(), 'ams-bootstrap-'));
+    const io = captureIo({ env: { AMS_BASE_URL: server.url }, workDir: dir });
     expect(await runCli(['dev', 'bootstrap', '--key-dir', 'tmp-keys'], io)).toBe(0);
+    await rm(dir, { recursive: true });
     const env = envLines(io.out);
     expect(Object.keys(env)).toEqual([
       'AMS_BASE_URL',
@@ -36,7 +40,7 @@ describe('ams dev bootstrap', () => {
       'AMS_OWNER_PASSWORD',
     ]);
     expect(env['AMS_BASE_URL']).toBe(server.url);
-    expect(env['AMS_KEY_DIR']).toBe(resolve('tmp-keys'));
+    expect(env['AMS_KEY_DIR']).toBe(resolve(dir, 'tmp-keys'));
     expect(env['PORT']).toBe('3000');
     expect(env['AMS_AGENT_TOKEN']).toMatch(/^hsk_[0-9A-Za-z]{40}$/);
     // The token works for the agent, and the owner can sign in with the printed password.
@@ -53,9 +57,31 @@ describe('ams dev bootstrap', () => {
     });
     expect(login.status, login.text).toBe(200);
     expect(io.err).toMatch(
-      /^ams dev bootstrap: created user \S+ and agent \S+; the token and password above are not shown again\.\n$/,
+      /^ams dev bootstrap: created user \S+ and agent \S+; the token and password above are not shown again\.\nams dev bootstrap: keep \.env and tmp-keys\/ out of git \(the token and the private keys\): add them to \.gitignore\.\n$/,
     );
     expect(io.err).not.toContain(env['AMS_AGENT_TOKEN']!);
+  });
+
+  it('appends .env and the key directory to an existing .gitignore, once (issue #28)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ams-bootstrap-git-'));
+    try {
+      await writeFile(join(dir, '.gitignore'), 'node_modules');
+      const io = captureIo({ env: { AMS_BASE_URL: server.url }, workDir: dir });
+      expect(await runCli(['dev', 'bootstrap'], io), io.err).toBe(0);
+      expect(io.err).toContain(
+        'ams dev bootstrap: added .env and .ams-keys/ to .gitignore (the token and the private keys stay out of git).\n',
+      );
+      const after = await readFile(join(dir, '.gitignore'), 'utf8');
+      expect(after).toBe(
+        'node_modules\n# ams dev bootstrap: the agent token and private keys\n.env\n.ams-keys/\n',
+      );
+      const again = captureIo({ env: { AMS_BASE_URL: server.url }, workDir: dir });
+      expect(await runCli(['dev', 'bootstrap'], again), again.err).toBe(0);
+      expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe(after);
+      expect(again.err).not.toContain('.gitignore');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('registers --webhook-url, prints the secret, derives PORT; --json gives an object', async () => {

@@ -119,6 +119,33 @@ describe('ams dev send / devices', () => {
     expect(io.out).toBe('');
   });
 
+  it('reads .env of the working directory, or --env-file, itself (issue #28: `npx ams dev send`)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ams-env-file-'));
+    try {
+      const lines = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+      await writeFile(join(dir, '.env'), `# ams dev bootstrap > .env\n${lines.join('\n')}\n`);
+      const byDefault = captureIo({ workDir: dir });
+      expect(await runCli(['dev', 'send', 'from .env'], byDefault), byDefault.err).toBe(0);
+      expect(byDefault.out).toBe('echo: from .env\n');
+      await writeFile(join(dir, 'bot.env'), lines.join('\n'));
+      const named = captureIo();
+      const argv = ['--env-file', join(dir, 'bot.env'), 'dev', 'send', 'named'];
+      expect(await runCli(argv, named), named.err).toBe(0);
+      expect(named.out).toBe('echo: named\n');
+      // The environment wins over the file, as with node --env-file.
+      const gone = await startWorld();
+      await gone.close();
+      const over = captureIo({ env: { AMS_BASE_URL: gone.url }, workDir: dir });
+      expect(await runCli(['dev', 'send', 'hi'], over)).toBe(1);
+      expect(over.err).toContain(`cannot reach the server at ${gone.url}`);
+      const missing = captureIo();
+      expect(await runCli(['--env-file', join(dir, 'nope.env'), 'dev', 'send', 'x'], missing)).toBe(2);
+      expect(missing.err).toMatch(/^ams: cannot read the env file .*nope\.env/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('without bootstrap variables says to run ams dev bootstrap', async () => {
     const io = captureIo({ env: { AMS_BASE_URL: server.url } });
     expect(await runCli(['dev', 'send', 'hi'], io)).toBe(1);

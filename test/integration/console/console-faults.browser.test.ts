@@ -79,6 +79,46 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
     await page.waitForSelector('#messages li.mine:text-is("once only")');
     await page.waitForSelector('#messages li.theirs');
     expect(await page.locator('#messages li').allTextContents()).toEqual(['once only', 'echo: once only']);
+    // Both rows are marked as the same id, and count both attempts (before: `attempts 1` beside a list of two).
+    const rows = page.locator(`#log tbody tr[data-delivery-id="${deliveryId}"]`);
+    const cells = () =>
+      rows.evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.getAttribute('data-duplicate'),
+          tr.querySelector('.duplicate')?.textContent,
+          tr.children[2]?.textContent,
+        ]),
+      );
+    expect(await cells()).toEqual([
+      ['true', 'same id ×2', '2'],
+      ['true', 'same id ×2', '2'],
+    ]);
+    await rows.first().locator('button.show-attempts').click();
+    const list = page.locator(`tr.attempts[data-attempts-of="${deliveryId}"]`);
+    await expect.poll(() => list.locator('li').count()).toBe(2);
+    expect(await list.count()).toBe(1);
+
+    // Status colours and the online dot (issue #28).
+    await page.waitForSelector(`#agents button[data-agent-id="${bot.agentId}"][data-online="true"]`);
+    await page.waitForSelector('#status dd[data-field="connection_status"][data-tone="ok"]');
+    expect(await rows.first().locator('td').nth(1).getAttribute('data-tone')).toBe('ok');
+    // Filters and search in the delivery log: the replayed rows only, then a search by delivery id.
+    const visible = () =>
+      page
+        .locator('#log tbody tr[data-delivery-id]:visible')
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-delivery-id')));
+    const all = await visible();
+    expect(all.length).toBeGreaterThan(2);
+    await page.selectOption('#log-filter', 'replayed');
+    expect(await visible()).toEqual([deliveryId, deliveryId]);
+    expect(await page.locator('#log-count').textContent()).toBe(`2 of ${all.length}`);
+    await page.selectOption('#log-filter', 'all');
+    await page.fill('#log-search', deliveryId.slice(-12));
+    expect(await visible()).toEqual([deliveryId, deliveryId]);
+    await page.fill('#log-search', 'no such event');
+    expect(await visible()).toEqual([]);
+    await page.fill('#log-search', '');
+    expect(await visible()).toEqual(all);
   });
 
   it("dropping the agent's WebSocket: the bot reconnects and answers again", async () => {

@@ -86,8 +86,24 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
   it('adds an agent, hands its token over, regenerates, rate-limits, revokes; no token leaks', async () => {
     try {
       await page.goto(`${server.url}/_console/`, { waitUntil: 'load' });
+      // Nobody signed in: Add agent and the agent's controls are disabled, with the reason (issue #28:
+      // they answered UNAUTHORIZED in small red text).
+      await page.waitForSelector('#add-agent-reason:not([hidden])');
+      expect(await page.locator('#add-agent-reason').textContent()).toMatch(/^Sign in first/);
+      for (const id of ['add-agent-button', 'drop-ws', 'fail', 'token-revoke', 'suspend-relation']) {
+        expect(await page.locator(`#${id}`).isDisabled(), id).toBe(true);
+      }
+      expect(await page.locator('#drop-ws').getAttribute('title')).toMatch(/^Sign in first/);
       await page.click('#new-user');
       await page.waitForSelector('#user[data-user-id]');
+      // The curl line of New dev user shows no password (issue #28).
+      expect(await page.locator('#curl').textContent()).toContain('"account_password":"…"');
+      await page.waitForSelector('#add-agent-button:not([disabled])');
+      expect(await page.locator('#add-agent-reason').isHidden()).toBe(true);
+      expect(await page.locator('#drop-ws').isDisabled()).toBe(true);
+      expect(await page.locator('#controls-reason').textContent()).toBe(
+        'Pick an agent (or add one) to act on it.',
+      );
       const userId = (await page.getAttribute('#user', 'data-user-id'))!;
 
       // Add agent: the env file is downloaded, the agent listed and selected at once.
@@ -105,9 +121,13 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
       const token1 = first.env['AMS_AGENT_TOKEN']!;
       expect(token1).toMatch(/^hsk_/);
       await page.waitForSelector(`#agents button[data-agent-id="${agentId}"][aria-current="true"]`);
-      expect(await page.locator('#token-run').textContent()).toContain(
-        'node --env-file=ams-agent-tokens-bot.env your-bot.js',
+      // The run lines name the README's bot, not a file of this repository, and never wrap mid-word.
+      expect(await page.locator('#token-run').textContent()).toBe(
+        'node --env-file=ams-agent-tokens-bot.env bot.mjs\n' +
+          "npx tsx --env-file=ams-agent-tokens-bot.env bot.mts   # the README's bot, as TypeScript",
       );
+      expect(await page.locator('#token-run').evaluate((el) => getComputedStyle(el).whiteSpace)).toBe('pre');
+      expect(await page.locator('#drop-ws').isDisabled()).toBe(false);
       expect(await page.locator('#curl').textContent()).toContain(
         `curl -sS -X POST '${server.url}/agents' -H "authorization: Bearer $AMS_ACCESS_TOKEN"`,
       );
@@ -128,8 +148,9 @@ describe.skipIf(SKIP_BROWSER)('dev console: add an agent, regenerate and revoke 
         },
       });
       bots.push(bot1);
-      await page.click(`#agents button[data-agent-id="${agentId}"]`); // its keys are published now
+      // The chat opens by itself once the bot is connected: no click (issue #28).
       await page.waitForSelector('#text:not([disabled])');
+      expect(await page.locator('#chat-title').textContent()).toBe('Chat with Tokens bot');
       await sendFromPage(page, 'hi new bot');
       await page.waitForSelector('#messages li.theirs:text("echo: hi new bot")');
 

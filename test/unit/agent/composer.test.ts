@@ -138,4 +138,27 @@ describe('composer', () => {
       'next() was called more than once by one middleware.',
     ]);
   });
+
+  it('runComposer says whether the chain passed the event on (the agent then runs its agent.on handlers)', async () => {
+    const h = createHarness();
+    const c = new Composer().command('start', () => undefined);
+    const passed: boolean[] = [];
+    h.emitter.on('event', async (event) => {
+      passed.push(
+        await runComposer(
+          c,
+          createContext(event, { agentId: 'agent-1', send: () => Promise.reject(new Error('no')) }),
+        ),
+      );
+    });
+    await say(h, '/start');
+    await say(h, 'hello');
+    expect(passed).toEqual([false, true]);
+    expect(
+      await runComposer(
+        new Composer(),
+        createContext({ type: 'x' } as never, { agentId: 'a', send: () => Promise.reject(new Error('no')) }),
+      ),
+    ).toBe(true);
+  });
 });

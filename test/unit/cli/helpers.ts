@@ -7,9 +7,14 @@ export interface CapturedIo extends CliIo {
   err: string;
 }
 
-/** Captures stdout and stderr; `stdin` (bytes or text) and `env` are optional. */
+/** Captures stdout and stderr; `stdin` (bytes or text), `env` and `workDir` are optional. */
 export function captureIo(
-  options: { stdin?: string | Uint8Array; env?: Record<string, string>; tty?: boolean } = {},
+  options: {
+    stdin?: string | Uint8Array;
+    env?: Record<string, string>;
+    tty?: boolean;
+    workDir?: string;
+  } = {},
 ): CapturedIo {
   const io: CapturedIo = {
     out: '',
@@ -17,6 +22,7 @@ export function captureIo(
     stdout: { write: (t: string) => (io.out += t) },
     stderr: { write: (t: string) => (io.err += t), isTTY: options.tty ?? false },
     env: options.env ?? {},
+    ...(options.workDir === undefined ? {} : { workDir: options.workDir }),
     stdin: (async function* () {
       if (options.stdin !== undefined) yield options.stdin;
     })(),

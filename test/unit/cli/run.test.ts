@@ -11,7 +11,7 @@ describe('runCli', () => {
   it.each([[['--help']], [['-h']], [['help']], [[]]])('prints help for %j and exits 0', async (argv) => {
     const io = captureIo();
     expect(await runCli(argv, io)).toBe(0);
-    expect(io.out).toContain('Usage: ams <command>');
+    expect(io.out).toContain('Usage: ams [--env-file PATH] <command>');
     expect(io.out).toContain(pkg.version);
     expect(io.err).toBe('');
   });

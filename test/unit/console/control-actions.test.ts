@@ -55,6 +55,19 @@ describe('curl lines', () => {
     );
   });
 
+  it('never shows a password, token or secret of the body (issue #28: New dev user showed the password)', () => {
+    const body = {
+      email: 'dev@console.test',
+      account_password: 'hunter2-hunter2',
+      nested: { protection_password: 'p', webhook_secret: 's', refresh_token: 't' },
+      display_name: 'Dev',
+    };
+    const line = curlLine('http://127.0.0.1:1', { method: 'POST', path: '/_control/users', body });
+    for (const secret of ['hunter2-hunter2', '"p"', '"s"', '"t"']) expect(line).not.toContain(secret);
+    expect(line).toContain('"email":"dev@console.test","account_password":"…"');
+    expect(line).toContain('"protection_password":"…","webhook_secret":"…","refresh_token":"…"');
+  });
+
   it('shellQuote gives back the exact text through a real shell, whatever it holds', () => {
     fc.assert(
       fc.property(

@@ -54,10 +54,26 @@ describe('the samples .ci/newcomer.sh runs', () => {
   });
 
   it('both docs tell the newcomer how to talk to the bot the way the script does', () => {
-    expect(script).toContain('ams" dev send "hello"');
+    // `ams` reads .env itself (issue #28): no `node --env-file=.env node_modules/.bin/ams`.
+    expect(script).toContain('npx --no-install ams dev send "hello"');
     for (const doc of ['README.md', 'docs/webhooks.md']) {
-      expect(read(doc)).toContain('node --env-file=.env node_modules/.bin/ams dev send "hello"');
+      expect(read(doc)).toContain('`npx ams dev send "hello"` prints `echo: hello`');
+      expect(read(doc)).not.toContain('node_modules/.bin/ams');
     }
+  });
+
+  it("README.md: two commands after 'Against a local server', run verbatim by the script (issue #28)", () => {
+    const readme = read('README.md');
+    const from = readme.indexOf('Against a local server');
+    expect(from).toBeGreaterThan(0);
+    const blocks = [...readme.slice(from).matchAll(/^```sh\n([^\n]*)\n```$/gm)].slice(0, 2).map((m) => m[1]);
+    expect(blocks).toEqual([
+      'npx ams serve --dev --port 8080 --data .ams',
+      'npx ams dev bootstrap > .env && node --env-file=.env bot.mjs',
+    ]);
+    expect(script).toContain(`serve_cmd=$(sh_block "$repo/README.md" 'Against a local server' 1)`);
+    expect(script).toContain(`bot_cmd=$(sh_block "$repo/README.md" 'Against a local server' 2)`);
+    expect(script).toContain('bash -c "$bot_cmd"');
   });
 
   it('the script runs in CI after the type matrix', () => {

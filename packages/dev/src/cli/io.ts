@@ -22,6 +22,16 @@ export interface CliIo {
    * @defaultValue `process.env`
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The working directory (for `.env` and `.gitignore`).
+   * @defaultValue `process.cwd()`
+   */
+  workDir?: string;
+}
+
+/** The working directory of `io`. */
+export function cwdOf(io: CliIo): string {
+  return io.workDir ?? process.cwd();
 }
 
 /** The environment of `io` (`process.env` when it has none). */

@@ -1,6 +1,7 @@
 import pkg from '../../package.json' with { type: 'json' };
 
 import type { Command } from './command.js';
+import { takeEnvFile } from './env-file.js';
 import type { CliIo } from './io.js';
 
 export type { CliIo } from './io.js';
@@ -19,9 +20,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 
 const HELP = `ams ${pkg.version} — tools for agent-messaging-sdk
 
-Usage: ams <command> [options]
+Usage: ams [--env-file PATH] <command> [options]
 
 Options:
+  --env-file PATH Read AMS_* variables from this file (default: .env in the
+                  current directory, when it exists; the environment wins)
   -h, --help      Show this help
   -v, --version   Print the version
 
@@ -49,8 +52,14 @@ Exit status: 0 success, 1 failure, 2 usage error.
  * Runs the CLI with `argv` (without the node and script paths) and resolves
  * with the exit code.
  */
-export async function runCli(argv: readonly string[], io: CliIo = process): Promise<number> {
-  const [first, ...rest] = argv;
+export async function runCli(argv: readonly string[], cliIo: CliIo = process): Promise<number> {
+  const taken = takeEnvFile(argv, cliIo);
+  if (!taken.ok) {
+    cliIo.stderr.write(`ams: ${taken.message}. Run 'ams --help'.\n`);
+    return 2;
+  }
+  const io = taken.io;
+  const [first, ...rest] = taken.argv;
   if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
     io.stdout.write(HELP);
     return 0;

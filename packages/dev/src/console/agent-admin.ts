@@ -55,11 +55,11 @@ interface Regenerated {
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-/** The command lines that start a bot with the downloaded file. */
+/** The command lines that start a bot (the README's `bot.mjs`) with the downloaded file. */
 export function runLines(fileName: string): string {
   return [
-    `node --env-file=${fileName} your-bot.js   # Node >= 20.6`,
-    `npx tsx --env-file=${fileName} examples/echo-bot.ts`,
+    `node --env-file=${fileName} bot.mjs`,
+    `npx tsx --env-file=${fileName} bot.mts   # the README's bot, as TypeScript`,
   ].join('\n');
 }
 

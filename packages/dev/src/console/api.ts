@@ -34,12 +34,26 @@ export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
-/** The `curl` line of a call (the token as an environment variable, never its value). */
+/** Body fields never shown on the page (a password, a token, a secret): their value becomes `…`. */
+const SECRET_FIELD = /password|token|secret/i;
+
+/** A `JSON.stringify` replacer that hides {@link SECRET_FIELD} values. */
+function hideSecrets(key: string, value: unknown): unknown {
+  return key !== '' && SECRET_FIELD.test(key) && typeof value === 'string' ? '…' : value;
+}
+
+/**
+ * The `curl` line of a call (the token as an environment variable, never its
+ * value; passwords, tokens and secrets in the body as `…`).
+ */
 export function curlLine(origin: string, call: ConsoleCall): string {
   const parts = [`curl -sS -X ${call.method} ${shellQuote(origin + call.path)}`];
   if (call.auth === true) parts.push(`-H "authorization: Bearer $AMS_ACCESS_TOKEN"`);
   if (call.body !== undefined) {
-    parts.push(`-H 'content-type: application/json'`, `-d ${shellQuote(JSON.stringify(call.body))}`);
+    parts.push(
+      `-H 'content-type: application/json'`,
+      `-d ${shellQuote(JSON.stringify(call.body, hideSecrets))}`,
+    );
   }
   return parts.join(' ');
 }

@@ -45,6 +45,9 @@ import { renderStreamParts } from './stream-parts.js';
 import { forwardLabel } from './forwards.js';
 import { startAgentAdmin } from './agent-admin.js';
 import { sendTurnStop, showTurnNotice, turnControlNotice, type TurnStopDeps } from './turn-stop.js';
+import { renderReadiness } from './readiness.js';
+import { markAgent, toneStatus, type ServiceStatus } from './status-marks.js';
+import { applyLogFilter, startLogFilter } from './log-filter.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -73,6 +76,8 @@ const state: {
   names: Map<string, string>;
   /** The open conversation is a group. */
   inGroup: boolean;
+  /** An agent added in this page whose chat opens once its bot connects. */
+  pendingChat?: AgentItem | undefined;
 } = {
   recipients: [],
   signing: new Map(),
@@ -225,6 +230,15 @@ async function listAgents(): Promise<void> {
     list.append(b.parentElement!);
   }
   $('agents-hint').hidden = agents.length > 0;
+  // The online dot of each agent (status-marks.ts); a failed look-up leaves it unknown.
+  await Promise.all(
+    agents.map((a) =>
+      call<ServiceStatus>({ method: 'GET', path: `${agentPath(a.agent_id)}/service` }).then(
+        (s) => markAgent(a.agent_id, s),
+        () => undefined,
+      ),
+    ),
+  );
   ($('new-group') as HTMLButtonElement).disabled = agents.length === 0;
   await listGroups();
 }
@@ -502,6 +516,7 @@ async function show(wire: string): Promise<void> {
 }
 
 async function openChat(a: AgentItem): Promise<void> {
+  if (state.pendingChat?.agent_id === a.agent_id) state.pendingChat = undefined;
   if (state.agentId !== a.agent_id) state.opened.clear();
   agentStatus.reset();
   state.agentId = a.agent_id;
@@ -675,7 +690,20 @@ async function refreshService(): Promise<void> {
   const id = state.agentId;
   if (id === undefined) return;
   const path = agentPath(id);
-  renderStatus($('status'), await call({ method: 'GET', path: `${path}/service` }));
+  const status = await call<Record<string, string | number | boolean>>({
+    method: 'GET',
+    path: `${path}/service`,
+  });
+  renderStatus($('status'), status);
+  toneStatus($('status'));
+  markAgent(id, status);
+  // An agent just added here: its chat opens by itself once the bot is connected (its keys are published).
+  const waiting = state.pendingChat;
+  if (waiting?.agent_id === id && Number(status['websocket_connections']) > 0) {
+    state.pendingChat = undefined;
+    await openChat(waiting);
+    return;
+  }
   const logs = await call<LogEntry[]>({ method: 'GET', path: `${path}/delivery-logs?limit=50` });
   const pending = await call<PendingEntry[]>({ method: 'GET', path: `${path}/deliveries/pending` });
   liveFeed.watch(id);
@@ -703,6 +731,7 @@ async function refreshService(): Promise<void> {
     },
     pending,
   );
+  applyLogFilter();
 }
 
 /** Queues a delivery again with the same id: the bot should skip it as a duplicate. */
@@ -799,7 +828,18 @@ async function run(fn: () => Promise<void>): Promise<void> {
     await fn();
   } catch (err) {
     $('error').textContent = `error: ${(err as Error).message}`;
+  } finally {
+    redrawControls();
   }
+}
+
+/** Disables what cannot work yet, with the reason (readiness.ts). */
+function redrawControls(): void {
+  renderReadiness({
+    signedIn: state.user !== undefined && state.token !== undefined,
+    agentId: state.agentId,
+    chatOpen: !state.inGroup && state.conversationId !== undefined,
+  });
 }
 
 function start(): void {
@@ -851,12 +891,17 @@ function start(): void {
     call,
     selectedAgentId: () => state.agentId,
     agentName: (id) => state.names.get(id),
-    // Selected at once; the chat opens once the bot has published its keys (click it then).
+    // Selected at once; the chat opens by itself once the bot is connected (refreshService).
     agentCreated: async (a) => {
-      Object.assign(state, { agentId: a.agent_id, inGroup: false, conversationId: undefined });
+      Object.assign(state, {
+        agentId: a.agent_id,
+        inGroup: false,
+        conversationId: undefined,
+        pendingChat: a,
+      });
       state.opened.clear();
       $('chat-title').textContent =
-        `${a.name ?? a.agent_id}: start your bot with its env file, then click it to chat`;
+        `${a.name ?? a.agent_id}: start your bot with its env file; the chat opens when it connects`;
       $('messages').replaceChildren();
       ($('text') as HTMLInputElement).disabled = true;
       ($('send') as HTMLButtonElement).disabled = true;
@@ -867,6 +912,8 @@ function start(): void {
     refreshService,
     run: (fn) => void run(fn),
   });
+  redrawControls();
+  startLogFilter();
   const saved = loadUser();
   if (saved !== undefined) void run(async () => ready((await signIn(saved), saved)));
 }

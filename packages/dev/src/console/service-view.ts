@@ -8,6 +8,7 @@
  * @module
  */
 import { button } from './dom.js';
+import { deliveryTone } from './status-marks.js';
 
 /** A delivery log entry (`GET /agents/:agent_id/delivery-logs`, wire names). */
 export interface LogEntry {
@@ -117,24 +118,47 @@ export function renderLog(
     body.append(tr);
     attemptRows(body, p.delivery_id, attempts.get(p.delivery_id));
   }
+  // A replay logs the same delivery id again: its rows are marked, and the attempts column counts
+  // every attempt of that id (it showed `1` beside a list of two, issue #28).
+  const times = new Map<string, number>();
+  const total = new Map<string, number>();
+  for (const e of logs) {
+    times.set(e.delivery_id, (times.get(e.delivery_id) ?? 0) + 1);
+    total.set(e.delivery_id, (total.get(e.delivery_id) ?? 0) + e.attempt_count);
+  }
+  const drawn = new Set<string>();
   for (const e of logs) {
     const tr = document.createElement('tr');
     tr.dataset['deliveryId'] = e.delivery_id;
+    const count = times.get(e.delivery_id) ?? 1;
+    const listed = attempts.get(e.delivery_id)?.length;
+    const attemptCount = Math.max(total.get(e.delivery_id) ?? e.attempt_count, listed ?? 0);
     const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
+    cell(tr, e.event_type);
+    const status = cell(tr, e.final_status);
+    status.dataset['tone'] = deliveryTone(e.final_status);
+    if (count > 1) {
+      tr.dataset['duplicate'] = 'true';
+      const mark = document.createElement('span');
+      mark.className = 'duplicate';
+      mark.textContent = `same id ×${count}`;
+      mark.title = 'Replayed with the same delivery id: the bot should skip it as a duplicate.';
+      status.append(' ', mark);
+    }
     for (const text of [
-      e.event_type,
-      e.final_status,
-      String(e.attempt_count),
+      String(attemptCount),
       detail.filter((d) => d !== '').join(' '),
       time(e.completed_at),
-    ])
+    ]) {
       cell(tr, text);
+    }
     cell(tr, '').append(
       button('attempts', 'show-attempts', () => actions.toggleAttempts(e.delivery_id)),
       button('replay', 'replay', () => actions.replay(e.delivery_id)),
     );
     body.append(tr);
-    attemptRows(body, e.delivery_id, attempts.get(e.delivery_id));
+    if (!drawn.has(e.delivery_id)) attemptRows(body, e.delivery_id, attempts.get(e.delivery_id));
+    drawn.add(e.delivery_id);
   }
 }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ManualClock, systemClock, type Clock } from 'agent-messaging-sdk/protocol';
+import { ManualClock, systemClock, type AgentKeys, type Clock } from 'agent-messaging-sdk/protocol';
 import { createAccessTokenService } from './auth/access-token.js';
 import { DevMailbox } from './auth/mailbox.js';
 import { createPasswordHasher } from './auth/password-hash.js';
@@ -30,6 +30,14 @@ import { UserDeliveries } from './ws/user-deliveries.js';
 import { messageFrame } from './messages/relay.js';
 import type { ServerContext } from './context.js';
 
+/** What a server with a data directory brings back from an earlier run (`data-dir.ts`). */
+export interface PersistedState {
+  /** The agents the store holds. */
+  readonly agentIds?: Iterable<string>;
+  /** The system sender's keys, kept so that pinned peers still trust it. */
+  readonly systemKeys?: AgentKeys;
+}
+
 const SILENT: ServerLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
 function pickClock(options: ReferenceServerOptions): { clock: Clock; virtualClock: ManualClock | undefined } {
@@ -54,6 +62,7 @@ function pickClock(options: ReferenceServerOptions): { clock: Clock; virtualCloc
 export function createServerContext(
   options: ReferenceServerOptions = {},
   store: Store = createMemoryStore(),
+  persisted: PersistedState = {},
 ): ServerContext {
   const resolved = resolveServerOptions(options);
   const { clock, virtualClock } = pickClock(options);
@@ -62,7 +71,7 @@ export function createServerContext(
   const devTurnstile = options.turnstile === undefined ? new DevTurnstile() : undefined;
   const hub = new WsHub(clock, logger);
   const agentSockets = new AgentSockets(hub);
-  const agentIds = new Set<string>();
+  const agentIds = new Set<string>(persisted.agentIds);
   // Set once the context exists: events dropped after 24 h pending get delivery-failure notices.
   let onExpired: (agentId: string, events: readonly OutboundEvent[]) => void = () => {};
   const webhookFaults = new WebhookFaults();
@@ -106,7 +115,7 @@ export function createServerContext(
     keyChallenges: new KeyChallenges(clock),
     limits: new RateLimits(clock),
     rateLimitHits: new RateLimitHits(),
-    system: createSystemSender(clock),
+    system: createSystemSender(clock, persisted.systemKeys),
     delivery,
     webhookFaults,
     consoleFeed,

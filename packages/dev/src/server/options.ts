@@ -71,6 +71,15 @@ export interface ReferenceServerOptions {
   /** A clock of your own; overrides `virtualTime`. */
   readonly clock?: Clock;
   /**
+   * A directory that keeps users, devices, key backups, agents (with their
+   * token hashes and public keys) and relations across restarts, in an
+   * embedded journal (files of mode 0600; hashes only, never a plaintext
+   * token). Messages, groups, codes and webhook registrations stay in memory.
+   * `ams serve --dev --data <dir>` sets it.
+   * @defaultValue none: everything in memory
+   */
+  readonly dataDir?: string;
+  /**
    * scrypt cost of account passwords. Lower it in tests that log in often.
    * @defaultValue `{ logN: 15, blockSize: 8, parallelization: 3 }`
    */

@@ -10,6 +10,7 @@ import { ConfigurationError } from 'agent-messaging-sdk/protocol';
 import { createRequestHandler } from './app.js';
 import { preloadJose } from './auth/access-token.js';
 import { createServerContext } from './create-context.js';
+import { openDataDir } from './data-dir.js';
 import { ControlApi } from './control/control-api.js';
 import { createNodeListener } from './node/http-binding.js';
 import { closeFileObjects } from './files/file-objects.js';
@@ -89,7 +90,8 @@ function hostForUrl(host: string): string {
  * ```
  */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
-  const ctx = createServerContext(options);
+  const data = options.dataDir === undefined ? undefined : await openDataDir(options.dataDir);
+  const ctx = createServerContext(options, data?.store, data?.persisted);
   const control = new ControlApi(ctx);
   registerUserSessions(ctx);
   registerAgentSessions(ctx);

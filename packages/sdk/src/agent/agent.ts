@@ -33,7 +33,13 @@ import type { FatalInfo } from '../transport/ws/events.js';
 import type { WsDispatcher } from '../transport/ws/dispatcher.js';
 import type { AgentApi } from './api.js';
 import type { TypedEmitter } from './emitter.js';
-import type { AgentListenerArgs, AgentListenerEvent, CloseResult, SendResult } from './events.js';
+import type {
+  AgentListenerArgs,
+  AgentListenerEvent,
+  AnyAgentEvent,
+  CloseResult,
+  SendResult,
+} from './events.js';
 import {
   resolveAgentOptions,
   type AgentMode,
@@ -168,6 +174,7 @@ export class Agent {
       quotes: this.#quotes,
       turnStarted: (event) =>
         event.type === 'message.new' ? this.#status.beginTurn(event.conversationId) : undefined,
+      chain: (event) => this.#runChain(event),
     });
     this.api = this.#parts.api;
     this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
@@ -334,7 +341,14 @@ export class Agent {
     this.#connecting ??= this.#start().catch((error: unknown) => {
       this.#connecting = undefined;
       if (isAmsError(error) && isTerminalCode(error.code)) this.#fatal(error, undefined);
-      else if (this.#state === 'connecting') this.#state = 'idle';
+      else {
+        if (this.#state === 'connecting') this.#state = 'idle';
+        // One line that says why; the stack only at debug level (issue #28).
+        this.#o.logger.error(`the agent could not connect: ${reasonOf(error)}`, {
+          ...(isAmsError(error) ? { code: error.code } : {}),
+        });
+      }
+      this.#o.logger.debug('connect() failed', { stack: (error as Error | undefined)?.stack });
       throw error;
     });
     // Also reported as `fatal` / `error`: an unawaited connect() must not become an unhandled rejection.
@@ -722,11 +736,19 @@ export class Agent {
     this.#emitter.emit('fatal', error, info);
   }
 
-  /** The agent's composer, attached to `event` on first use. */
+  /** The agent's composer, made on first use. */
   #chain(): Composer {
-    if (this.#composer !== undefined) return this.#composer;
-    const composer = new Composer();
-    this.#composer = composer;
+    this.#composer ??= new Composer();
+    return this.#composer;
+  }
+
+  /**
+   * Runs the middleware chain for `event` (before the `agent.on(type)`
+   * handlers); `true` when it passed the event on, so those handlers run.
+   */
+  #runChain(event: AnyAgentEvent): Promise<boolean> {
+    const composer = this.#composer;
+    if (composer === undefined) return Promise.resolve(true);
     const deps = {
       agentId: this.agentId,
       files: this.files,
@@ -737,8 +759,7 @@ export class Agent {
       signal: this.#parts.turns.shutdown,
       status: (conversationId: string, text: string | null) => this.status(conversationId, text),
     };
-    this.#emitter.on('event', (event) => runComposer(composer, createContext(event, deps)));
-    return composer;
+    return runComposer(composer, createContext(event, deps));
   }
 
   #watchSignals(): void {
@@ -786,4 +807,14 @@ export class Agent {
       { event },
     );
   }
+}
+
+/** An error in words for one log line: its message, and its cause's when it adds something. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const detail = cause === undefined ? undefined : ((cause as { code?: unknown }).code ?? cause.message);
+  return detail === undefined || error.message.includes(String(detail))
+    ? error.message
+    : `${error.message} (${String(detail)})`;
 }

@@ -1,8 +1,10 @@
 /**
  * A composer of middleware for the Agent's events, in the style of grammY,
- * Telegraf and Bolt: `use`, `on`, `command`, `hears`, `filter`. It sits on
- * top of the typed events (it runs as a listener of `event`, after the
- * `agent.on(type)` handlers of the same event), so both styles can be mixed.
+ * Telegraf and Bolt: `use`, `on`, `command`, `hears`, `filter`. It sits in
+ * front of the typed events: the agent's chain runs first, and the
+ * `agent.on(type)` handlers of the same event are its end, reached only when
+ * the chain passes the event on (as in grammY, a handled command ends the
+ * chain), so both styles can be mixed.
  * What a middleware throws goes to the agent's `error` channel as
  * `HANDLER_FAILED`, like a handler's error.
  *
@@ -188,9 +190,17 @@ function firstMatch(triggers: readonly HearsTrigger[], text: string): RegExpMatc
   return undefined;
 }
 
-/** Runs `composer` for the context `ctx` (the end of the chain does nothing). */
-export function runComposer<C extends Context>(composer: Composer<C>, ctx: C): Promise<void> {
-  return Promise.resolve(composer.middleware()(ctx, () => Promise.resolve())).then(() => undefined);
+/**
+ * Runs `composer` for the context `ctx`; resolves `true` when the chain
+ * passed the event on past its last middleware (nothing handled it).
+ */
+export async function runComposer<C extends Context>(composer: Composer<C>, ctx: C): Promise<boolean> {
+  let passedOn = false;
+  await composer.middleware()(ctx, () => {
+    passedOn = true;
+    return Promise.resolve();
+  });
+  return passedOn;
 }
 
 export type { CommandContext, Context, HearsContext, MessageContext };

@@ -27,7 +27,7 @@ export function fatalReason(error: AmsError, info: FatalInfo | undefined): strin
   }
   switch (error.code) {
     case 'AGENT_TOKEN_INVALID':
-      return 'the agent token is invalid or was revoked: issue a new one and set AMS_AGENT_TOKEN (or call agent.renewToken())';
+      return 'the service does not know this agent or its token (invalid or revoked). Against a dev server that was restarted (it keeps its state in memory), run `ams dev bootstrap` again; otherwise issue a new token and set AMS_AGENT_TOKEN (or call agent.renewToken())';
     case 'AGENT_SUSPENDED':
       return 'the agent was suspended by the platform (governance L2)';
     case 'AGENT_BANNED':

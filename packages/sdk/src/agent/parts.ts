@@ -10,7 +10,7 @@ import type { QuoteCache } from '../messaging/quote-cache.js';
 import type { StreamOpener } from './streams/reply-stream.js';
 import { isTerminalCode } from '../core/errors/codes.js';
 import { isAmsError } from '../core/errors/guards.js';
-import type { ExpiredEvents } from './events.js';
+import type { AnyAgentEvent, ExpiredEvents } from './events.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import type { KeyRing } from '../crypto/key-store/key-ring.js';
 import { createRestClient } from '../transport/rest/client.js';
@@ -53,6 +53,8 @@ export interface AgentHooks {
   turnStarted?: TurnStarted;
   /** Texts of recent messages, for `replyTo` quotes. */
   quotes?: QuoteCache;
+  /** Runs the middleware chain; `true` when it passed the event on to the `agent.on(type)` handlers. */
+  chain?: (event: AnyAgentEvent) => Promise<boolean>;
 }
 
 /** The wired parts of one Agent. */
@@ -133,6 +135,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       vet: hooks.vet,
       turnStarted: hooks.turnStarted,
       quotes: hooks.quotes,
+      chain: hooks.chain,
     },
     dedup: createEventDedup({
       store: o.dedupStore,

@@ -12,6 +12,7 @@ import { redactingLogger, silentLogger, type Logger } from '../core/logger.js';
 import { DeviceIdSchema, type Argon2Params } from '../core/protocol/key-backup.js';
 import { agentWebSocketUrl } from '../core/protocol/ws-close.js';
 import type { RetryOptions } from '../transport/rest/options.js';
+import { emptyBaseUrl } from '../core/empty-base-url.js';
 import type { BackoffOptions } from '../transport/ws/backoff.js';
 import type { WebSocketConstructor } from '../transport/ws/socket.js';
 import { STREAM_DEADLINE_MS, type StreamReplayStore } from './streams/receiver.js';
@@ -168,6 +169,7 @@ function bad(option: string, rule: string, cause?: unknown): ConfigurationError 
 }
 
 function urlOf(value: string | URL): URL {
+  if (typeof value === 'string' && value.trim() === '') throw emptyBaseUrl();
   let url: URL;
   try {
     url = new URL(String(value));

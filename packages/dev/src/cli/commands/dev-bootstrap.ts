@@ -11,7 +11,8 @@ import { isServiceError } from 'agent-messaging-sdk';
 import { pathSegment, type RestClient } from 'agent-messaging-sdk/protocol';
 import { EXIT, httpUrlOf, intOf, stringOf } from '../args.js';
 import { runCommand, type CommandSpec } from '../command.js';
-import { envValue, writeJson, type CliIo } from '../io.js';
+import { cwdOf, envValue, writeJson, type CliIo } from '../io.js';
+import { keepSecretsOutOfGit } from '../git-ignore.js';
 import { formatEnvLines } from '../env-lines.js';
 import { withProgress } from '../progress.js';
 import { baseUrlOf, cliRestClient, DEFAULT_BASE_URL } from '../rest.js';
@@ -33,6 +34,8 @@ registers a webhook, and prints the variables an example needs, once:
 
 The output is valid for a shell and for dotenv:  ams dev bootstrap >> .env
 The agent token, webhook secret and owner password appear only in this output.
+Keep .env and the key directory out of git: when the current directory has a
+.gitignore, the missing entries are added to it; otherwise a line says so.
 
 Options:
   --base-url URL     Reference server (default $AMS_BASE_URL, else ${DEFAULT_BASE_URL})
@@ -116,7 +119,10 @@ export const devBootstrapCommand: CommandSpec = {
     const hookText = stringOf(values, 'webhook-url');
     const webhook = hookText === undefined ? undefined : httpUrlOf(hookText, '--webhook-url');
     const port = receiverPort(stringOf(values, 'port'), webhook);
-    const keyDir = resolve(stringOf(values, 'key-dir') ?? envValue(io, 'AMS_KEY_DIR') ?? DEFAULT_KEY_DIR);
+    const keyDir = resolve(
+      cwdOf(io),
+      stringOf(values, 'key-dir') ?? envValue(io, 'AMS_KEY_DIR') ?? DEFAULT_KEY_DIR,
+    );
     const email =
       stringOf(values, 'email') ??
       `dev-${randomText(6)
@@ -151,6 +157,8 @@ export const devBootstrapCommand: CommandSpec = {
       `ams dev bootstrap: created user ${created.userId} and agent ${created.agentId}` +
         `${webhook === undefined ? '' : ` (webhook ${webhook.href})`}; the token${created.secret === undefined ? '' : ', secret'} and password above are not shown again.\n`,
     );
+    const git = keepSecretsOutOfGit(cwdOf(io), keyDir);
+    if (git !== undefined) io.stderr.write(`ams dev bootstrap: ${git}.\n`);
     return EXIT.ok;
   },
 };

@@ -10,13 +10,14 @@
  * @module
  */
 import { startReferenceServer, type ReferenceServerOptions } from '../../testing/index.js';
-import type { CliIo } from '../io.js';
+import { cwdOf, type CliIo } from '../io.js';
+import { resolve } from 'node:path';
 import { activityLine } from '../serve-log.js';
 
 /** Help text of `ams serve`. */
-export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--virtual-time] [--quiet]
+export const SERVE_HELP = `Usage: ams serve [--port N] [--host H] [--dev] [--data DIR] [--virtual-time] [--quiet]
 
-Runs the reference server (in-memory state) until Ctrl-C.
+Runs the reference server until Ctrl-C (state in memory unless --data).
 
 Options:
   --port N         Port to listen on; 0 picks a free one (default 0)
@@ -24,6 +25,10 @@ Options:
   --dev            Enable the control API under /_control/ (reads emailed codes,
                    sets Turnstile verdicts, moves virtual time) and, on a loopback
                    host, the dev console at /_console/. Local use only.
+  --data DIR       Keep users, devices, key backups, agents (token hashes, public
+                   keys) and relations in DIR across restarts (an embedded
+                   journal, files of mode 0600; no plaintext token is written).
+                   Messages, groups and webhook addresses stay in memory.
   --virtual-time   Run on a virtual clock that only moves through the control API
   --quiet          In dev mode, no addresses and no request and delivery log
                    on stderr (the log: one line each: method, path, status,
@@ -39,6 +44,8 @@ export interface ServeArgs {
   readonly dev: boolean;
   readonly virtualTime: boolean;
   readonly quiet: boolean;
+  /** `--data DIR`: the data directory, if any. */
+  readonly data?: string;
 }
 
 /** Parses `ams serve` arguments; returns an error message for bad input. */
@@ -48,6 +55,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | { readonly 
   let dev = false;
   let virtualTime = false;
   let quiet = false;
+  let data: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] =
@@ -64,13 +72,17 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | { readonly 
       if (v === undefined || !/^\d{1,5}$/.test(v) || Number(v) > 65_535)
         return { error: '--port needs a number from 0 to 65535' };
       port = Number(v);
+    } else if (flag === '--data') {
+      const v = value();
+      if (v === undefined || v.length === 0) return { error: '--data needs a directory' };
+      data = v;
     } else if (flag === '--host') {
       const v = value();
       if (v === undefined || v.length === 0) return { error: '--host needs a value' };
       host = v;
     } else return { error: `unknown option '${arg}'` };
   }
-  return { port, host, dev, virtualTime, quiet };
+  return { port, host, dev, virtualTime, quiet, ...(data === undefined ? {} : { data }) };
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -132,6 +144,7 @@ export async function runServe(
     host: args.host,
     dev: args.dev,
     virtualTime: args.virtualTime,
+    ...(args.data === undefined ? {} : { dataDir: resolve(cwdOf(io), args.data) }),
     ...(args.dev && !args.quiet ? { onActivity: (a) => io.stderr.write(`${activityLine(a)}\n`) } : {}),
     logger: {
       info: () => {},
@@ -141,6 +154,9 @@ export async function runServe(
   };
   const server = await startReferenceServer(options);
   io.stdout.write(`ams serve: listening on ${server.url} (WebSocket ${server.wsUrl})\n`);
+  if (options.dataDir !== undefined && !args.quiet) {
+    io.stderr.write(`ams serve: users, agents and keys are kept in ${options.dataDir}\n`);
+  }
   if (args.dev && !args.quiet) io.stderr.write(devHint(server.url, server.consoleUrl));
   await waitForStop();
   await server.close();

@@ -54,11 +54,13 @@ export const CONSOLE_HTML = `<!doctype html>
   <section id="service-panel">
     <h2>Service side <span id="feed-state" class="muted" data-state="off">feed: off</span></h2>
     <dl id="status"></dl>
-    <h3>Delivery log</h3>
+    <h3>Delivery log <span id="log-count" class="muted"></span></h3>
+    <div class="log-tools"><select id="log-filter" aria-label="Show"><option value="all">all</option><option value="delivered">delivered</option><option value="failed">failed</option><option value="pending">pending</option><option value="replayed">replayed</option></select> <input id="log-search" type="search" autocomplete="off" placeholder="Search event type or delivery id"></div>
     <table id="log"><thead><tr><th>event</th><th>status</th><th>attempts</th><th>latency / error</th><th>done</th><th></th></tr></thead><tbody></tbody></table>
     <h3>Requests to the owner <button id="refresh-requests" type="button">Refresh</button></h3>
     <ul id="requests" class="requests"></ul>
     <h3>Break things</h3>
+    <p id="controls-reason" class="reason" role="status" hidden></p>
     <pre id="curl" class="curl"></pre>
     <div class="actions">
       <label>Advance time <input id="advance-ms" type="number" min="0" value="30000"> ms</label>
@@ -130,4 +132,10 @@ ul.requests li{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:2px
 .group-bar[hidden]{display:none}.group-bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-bottom:6px;font-size:12px}.group-bar ul.members{display:flex;flex-wrap:wrap;gap:4px 10px;width:100%}#invite-code{font-family:monospace;font-weight:600}
 label.file-pick{cursor:pointer;padding:4px 6px}label.file-pick input{display:none}
 footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
+#agents li button::before{content:"";display:inline-block;width:8px;height:8px;border-radius:50%;margin-right:6px;background:#c7ccd6;vertical-align:middle}
+#agents li button[data-online=true]::before{background:#16a34a;box-shadow:0 0 0 2px #dcfce7}#agents li button[data-online=false]::before{background:#9ca3af}
+[data-tone=ok]{color:#166534}[data-tone=warn]{color:#92400e}[data-tone=bad]{color:#b42318;font-weight:600}
+dd[data-tone]::before{content:"● "}
+.log-tools{display:flex;gap:4px;margin-bottom:4px}.log-tools input{flex:1;min-width:0;padding:2px 4px}
+tr[hidden]{display:none}
 ${TOKEN_CSS}`;

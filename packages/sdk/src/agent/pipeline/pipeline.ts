@@ -23,7 +23,7 @@ import { QuoteCache } from '../../messaging/quote-cache.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { OpenPoolStats } from '../../crypto/open-pool/pool.js';
 import type { EventDedup, OwnedClaim } from '../dedup.js';
-import type { TypedEmitter } from '../emitter.js';
+import type { ListenerFailure, TypedEmitter } from '../emitter.js';
 import type {
   AgentEventType,
   AgentListenerArgs,
@@ -508,12 +508,9 @@ export class EventPipeline {
       items.map((i) => i.event as IncomingMessage),
     );
     const endStatus = this.#deps.turnStarted?.(event);
-    let failures: Awaited<ReturnType<TypedEmitter<AgentListenerArgs>['emitSerial']>>;
+    let failures: ListenerFailure[];
     try {
-      failures = [
-        ...(await this.#emitter.emitSerial('message.new', event as IncomingMessage)),
-        ...(await this.#emitter.emitSerial('event', event)),
-      ];
+      failures = await this.#handle(event);
     } finally {
       endStatus?.();
       turn.end();
@@ -531,15 +528,35 @@ export class EventPipeline {
     await completeAll(items.flatMap((i) => i.claims));
   }
 
+  /**
+   * Runs an event's handlers: the middleware chain first (a handled command,
+   * or any middleware that does not call next, ends it), then the
+   * `agent.on(type)` handlers as its end, then the `event` listeners, which
+   * see every event. Resolves the failures of them all.
+   */
+  async #handle(event: AnyAgentEvent): Promise<ListenerFailure[]> {
+    const failures: ListenerFailure[] = [];
+    let passedOn = true;
+    if (this.#deps.chain !== undefined) {
+      try {
+        passedOn = await this.#deps.chain(event);
+      } catch (error) {
+        failures.push({ error });
+        passedOn = false;
+      }
+    }
+    if (passedOn)
+      failures.push(...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)));
+    failures.push(...(await this.#emitter.emitSerial('event', event)));
+    return failures;
+  }
+
   async #dispatch(p: Prepared): Promise<void> {
     const { event } = p;
     const endTurn = this.#deps.turnStarted?.(event);
-    let failures;
+    let failures: ListenerFailure[];
     try {
-      failures = [
-        ...(await this.#emitter.emitSerial(event.type as AgentEventType, event as never)),
-        ...(await this.#emitter.emitSerial('event', event)),
-      ];
+      failures = await this.#handle(event);
     } finally {
       endTurn?.();
     }

@@ -98,6 +98,13 @@ export interface PipelineDeps {
   readonly quotes?: QuoteCache | undefined;
   /** The turn seam (status indicator). @defaultValue none */
   readonly turnStarted?: TurnStarted | undefined;
+  /**
+   * Runs the agent's middleware chain for an event, before its
+   * `agent.on(type)` handlers; resolves `true` when the chain passed the
+   * event on (no middleware handled it), so the handlers run. Absent: they
+   * always run.
+   */
+  readonly chain?: ((event: AnyAgentEvent) => Promise<boolean>) | undefined;
 }
 
 /** The event types {@link PipelineDeps.vet} checks (human decisions); other events never wait for it. */

@@ -10,6 +10,7 @@ import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { LIMITS } from '../../core/limits.js';
 import { redactingLogger, silentLogger, type Logger } from '../../core/logger.js';
 import type { RateLimiter } from '../../core/rate-limiter.js';
+import { emptyBaseUrl } from '../../core/empty-base-url.js';
 
 /** Gives the bearer token for the next request: an agent token (`hsk_…`) or a user access JWT. */
 export type CredentialsProvider = () => string | Promise<string>;
@@ -183,6 +184,7 @@ function nonNegative(value: number | undefined, fallback: number, option: string
  * @throws {@link ConfigurationError} naming the option `baseUrl`.
  */
 export function parseBaseUrl(value: string | URL): URL {
+  if (typeof value === 'string' && value.trim() === '') throw emptyBaseUrl();
   let url: URL;
   try {
     url = new URL(String(value));

@@ -108,7 +108,15 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode: Agent
       onSignals.push(w.agent.turnOf(msg)?.signal);
       handled.push(msg.text ?? `[${msg.payload.type}]`);
     });
-    w.agent.filter(isMessage, (ctx: Context) => handler(ctx as MessageContext));
+    // The handler passes the event on, so the `agent.on('message.new')` listener above (the chain's
+    // end, docs/agent.md gap decision 32) runs after it in the same turn.
+    w.agent.filter(isMessage, async (ctx: Context, next) => {
+      try {
+        await handler(ctx as MessageContext);
+      } finally {
+        await next();
+      }
+    });
     w.agent.on('turnStopped', (e) => agentStops.push(e));
     w.user.on('turnStopped', (e) => userStops.push(e));
     w.user.on('streamError', (e) => streamErrors.push(e));
@@ -121,8 +129,8 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode: Agent
   /** The text of the agent's next text message (its stop answers and artifacts are skipped). */
   async function nextText(): Promise<string | undefined> {
     for (;;) {
-      const { payload } = await w.waitForReply();
-      if (payload.type === 'text') return payload['text'] as string;
+      const reply = await w.waitForReply();
+      if (reply.kind === 'text') return reply.text;
     }
   }
   beforeEach(async () => {
@@ -165,10 +173,27 @@ describe.each(['websocket', 'webhook'] as const)('turns (%s mode)', (mode: Agent
     expect(agentStops).toEqual([
       { conversationId: w.conversationId, stoppedBy: w.user.session?.userId, stopId, turns: 1 },
     ]);
-    // `agent.on('message.new')` handlers read the same signal through agent.turnOf(msg).
-    expect(onSignals.at(-1)?.aborted).toBe(true);
     // The model's AbortError after the stop is not a handler failure.
     expect(w.agent.stats().handlerErrors).toBe(errorsBefore);
+  });
+
+  it("agent.on('message.new') listeners read the turn's signal through agent.turnOf(msg)", async () => {
+    const started = deferred();
+    handler = async (ctx) => {
+      started.resolve();
+      // Returns normally once stopped, so the chain passes the event on to the listener.
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    };
+    const signalsBefore = onSignals.length;
+    await w.sendAsUser('wait for the stop');
+    await started.promise;
+    await w.user.stopTurn(w.conversationId);
+    const onSignal = await until(
+      () => (onSignals.length > signalsBefore ? onSignals.at(-1) : undefined),
+      "the agent.on('message.new') listener",
+    );
+    expect(onSignal.aborted).toBe(true);
+    expect(await until(() => userStops[0], 'turnStopped')).toMatchObject({ turns: 1 });
   });
 
   it('a stop with nothing running is answered with turns: 0', async () => {

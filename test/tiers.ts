@@ -29,7 +29,6 @@ export const TIERS = {
     paths: [
       'test/unit/crypto/',
       'test/unit/core/encoding.test.ts',
-      'test/integration/server/ams-serve.test.ts',
       'test/unit/core/base64-fast-paths.test.ts',
       'test/unit/files/',
       'test/unit/transport/',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { TIERS, excludeOf, includeOf, type TierName } from './test/tiers.js';
+import { ISOLATED, TIERS, excludeOf, includeOf, tiersOf, type TierName } from './test/tiers.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -28,11 +28,28 @@ function aliasesOf(dir: string): { find: RegExp; replacement: string }[] {
     }));
 }
 
-/** One vitest project per tier of test/tiers.ts: `vitest run --project node` runs the Node-sensitive tier. */
-const projects = (Object.keys(TIERS) as TierName[]).map((name) => ({
-  extends: true as const,
-  test: { name, include: includeOf(name), exclude: [...configDefaults.exclude, ...excludeOf(name)] },
-}));
+/**
+ * Two vitest projects per tier of test/tiers.ts: `<tier>`, whose files share their worker's
+ * modules (`isolate: false`), and `<tier>:isolated`, the files of {@link ISOLATED} in that tier,
+ * each with fresh modules. `vitest run --project 'node*'` runs the Node-sensitive tier.
+ */
+const projects = (Object.keys(TIERS) as TierName[]).flatMap((name) => {
+  const isolated = ISOLATED.filter((file) => tiersOf(file)[0] === name);
+  return [
+    {
+      extends: true as const,
+      test: {
+        name,
+        isolate: false,
+        include: includeOf(name),
+        exclude: [...configDefaults.exclude, ...excludeOf(name), ...ISOLATED],
+      },
+    },
+    ...(isolated.length === 0
+      ? []
+      : [{ extends: true as const, test: { name: `${name}:isolated`, isolate: true, include: isolated } }]),
+  ];
+});
 
 export default defineConfig({
   resolve: { alias: [...aliasesOf('sdk'), ...aliasesOf('dev')] },

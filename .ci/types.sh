@@ -5,7 +5,9 @@
 # with skipLibCheck false, and the README's bot (as bot.mts), under
 #   TypeScript:   the version we pin, and the newest on the registry
 #   @types/node:  20, and the newest on the registry
-#   module:       ESM NodeNext ("type": "module"), CJS NodeNext, bundler (ESNext)
+#   module:       ESM NodeNext ("type": "module"), CJS NodeNext, bundler (ESNext),
+#                 and node10 (CommonJS, moduleResolution node10: the subpaths resolve through
+#                 typesVersions) with the pinned TypeScript only, as TypeScript 7 removed node10
 # Each toolchain is installed once; the tarball and the frameworks are
 # installed once and shared by every cell; a cell differs only in its
 # package.json type, its tsconfig, its tsc and the @types/node it links.
@@ -60,28 +62,32 @@ make_cell() {
   cp "$repo"/.ci/types/*.ts "$cell/"
   # The README's bot, as bot.mts (the README's name for it in TypeScript).
   awk '/^## A bot in/{f=1} f&&/^```ts/{c=1;next} c&&/^```/{exit} c' "$repo/README.md" >"$cell/readme-bot.mts"
-  local type=module mod=NodeNext res=NodeNext
+  local type=module mod=NodeNext res=NodeNext interop= include='"*.ts", "*.mts"'
   case $module in
     cjs) type=commonjs ;;
     bundler) mod=ESNext res=Bundler ;;
+    # esModuleInterop as tsc --init sets it (without it zod's and pino's own declarations fail);
+    # not the README's bot, whose top-level await needs an ES module.
+    node10) type=commonjs mod=CommonJS res=Node10 interop='"esModuleInterop": true, ' include='"*.ts"' ;;
   esac
   printf '{"private":true,"type":"%s"}\n' "$type" >"$cell/package.json"
   cat >"$cell/tsconfig.json" <<JSON
 {
   "compilerOptions": {
-    "target": "ES2022", "lib": ["ES2023"], "module": "$mod", "moduleResolution": "$res",
+    "target": "ES2022", "lib": ["ES2023"], "module": "$mod", "moduleResolution": "$res", $interop
     "strict": true, "noUncheckedIndexedAccess": true, "exactOptionalPropertyTypes": true,
     "skipLibCheck": false, "types": ["node"], "noEmit": true
   },
-  "include": ["*.ts", "*.mts"]
+  "include": [$include]
 }
 JSON
   echo "$cell $work/tc/ts-$ts/node_modules/.bin/tsc"
 }
 
 cells=()
-for module in esm cjs bundler; do
+for module in esm cjs bundler node10; do
   for ts in "$ts_pinned" "$ts_latest"; do
+    [ "$module" = node10 ] && [ "$ts" != "$ts_pinned" ] && continue
     for node in node-20 "node-$node_latest"; do
       cells+=("$(make_cell "$module" "$ts" "$node")")
     done

@@ -8,7 +8,7 @@
  * - `node`: what depends on the Node version. CI runs it on Node 20 (the floor), 22, 24 and 26.
  * - `once`: everything else. CI runs it once, on Node 20.
  *
- * `npm test` runs both; `npx vitest run --project node` runs one.
+ * `npm test` runs both; `npx vitest run --project 'node*'` runs one (with its `:isolated` files).
  *
  * @module
  */
@@ -77,6 +77,23 @@ export const TIERS = {
 } as const satisfies Record<string, Tier>;
 
 export type TierName = keyof typeof TIERS;
+
+/**
+ * The test files that need a module graph of their own. Every other file shares its vitest
+ * worker's modules with the files that ran before it (`isolate: false` in vitest.config.ts): each
+ * file no longer evaluates the SDK, the reference server and their dependencies again, which was
+ * more than half of the suite's CPU time on CI's 2 cores. A file lands here when it replaces a
+ * module (`vi.mock`), patches a global other files read (msw's fetch interceptor) or emits process
+ * signals (which the signal handlers of earlier files' Agents would answer); each tier then
+ * has a second vitest project, `<tier>:isolated`, that runs these with isolation.
+ */
+export const ISOLATED: readonly string[] = [
+  'test/unit/agent/options.test.ts',
+  'test/unit/console/live.test.ts',
+  'test/unit/core/encoding.test.ts',
+  'test/integration/server/ams-serve.test.ts',
+  'test/unit/webhook/refs/fetcher.test.ts',
+];
 
 /** Every test file matches this. */
 export const TEST_FILES = 'test/**/*.test.ts';

@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TIERS, covers, excludeOf, includeOf, tiersOf, type TierName } from '../tiers.js';
+import { ISOLATED, TIERS, covers, excludeOf, includeOf, tiersOf, type TierName } from '../tiers.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -45,6 +45,11 @@ describe('test tiers (test/tiers.ts)', () => {
   it('has a Node-sensitive tier and a run-once tier, both non-empty', () => {
     expect(names.sort()).toEqual(['node', 'once']);
     for (const n of names) expect(files.filter((f) => tiersOf(f)[0] === n).length).toBeGreaterThan(10);
+  });
+
+  it('lists as isolated only test files that exist, each once', () => {
+    expect(ISOLATED.filter((f) => !files.includes(f))).toEqual([]);
+    expect(ISOLATED.filter((f, i) => ISOLATED.indexOf(f) !== i)).toEqual([]);
   });
 
   it("gives vitest's projects the same files (their include and exclude globs)", () => {

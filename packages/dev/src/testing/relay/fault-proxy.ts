@@ -24,7 +24,7 @@ export interface FaultProxyOptions {
   readonly target: ProxyTarget;
 }
 
-/** Options of {@link FaultProxy.partition}. */
+/** Options of `partition()` (a relay's `partition`). */
 export interface PartitionOptions {
   /**
    * At the end of the window reset every connection pair that lived through
@@ -35,7 +35,7 @@ export interface PartitionOptions {
   readonly resetAfter?: boolean;
 }
 
-/** Counters of a {@link FaultProxy}, since it started. */
+/** Counters of a fault proxy (a relay's `stats()`), since it started. */
 export interface FaultProxyStats {
   /** Connections accepted and paired (refused ones not counted). */
   readonly connections: number;
@@ -43,7 +43,7 @@ export interface FaultProxyStats {
   readonly open: number;
   /** Connections closed at once because the proxy was refusing. */
   readonly refused: number;
-  /** Pairs destroyed with RST by {@link FaultProxy.reset} or a partition's `resetAfter`. */
+  /** Pairs destroyed with RST by `reset()` or a partition's `resetAfter`. */
   readonly resets: number;
   /** Bytes written to the target. */
   readonly bytesUpstream: number;

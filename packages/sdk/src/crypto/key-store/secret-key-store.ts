@@ -53,7 +53,10 @@ export class SecretKeyStore implements KeyStore {
     this.#clock = options.clock ?? systemClock;
   }
 
-  /** {@inheritDoc KeyStore.load} Expired generations are left out (the secret is not rewritten). */
+  /**
+   * Loads the key ring from the secret, or `undefined` when the secret is empty. Expired
+   * generations are left out (the secret is not rewritten).
+   */
   async load(): Promise<KeyRing | undefined> {
     let text: string | undefined;
     try {

@@ -15,6 +15,7 @@
  * to infinity" and stop it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { Agent, isMessage, type StreamWriter } from 'agent-messaging-sdk';
 import { agentEnv } from './env.js';
 
@@ -87,11 +88,8 @@ function weather(input: { city: string }): { city: string; tempC: number } {
 }
 
 // #region agent
-const agent = new Agent({
-  ...agentEnv(),
-  // Three quick messages are one turn: `ctx.messages` holds them, oldest first.
-  turns: { strategy: 'debounce', windowMs: 300, maxMessages: 10 },
-});
+/** Three quick messages are one turn: `ctx.messages` holds them, oldest first. */
+export const turns = { strategy: 'debounce', windowMs: 300, maxMessages: 10 } as const;
 
 /** The last HISTORY_LIMIT entries of each conversation, in memory. */
 const HISTORY_LIMIT = 20;
@@ -107,7 +105,12 @@ function remember(conversationId: string, turn: Turn): Turn[] {
 
 // #region approval
 /** Asks the human to approve a tool call; a stop (the turn's signal) ends the wait too. */
-async function approved(conversationId: string, call: ToolCall, signal: AbortSignal): Promise<boolean> {
+async function approved(
+  agent: Agent,
+  conversationId: string,
+  call: ToolCall,
+  signal: AbortSignal,
+): Promise<boolean> {
   const ask = await agent.artifacts.send(conversationId, {
     content: { kind: 'confirm', title: `Run ${call.name}?`, body: JSON.stringify(call.input) },
     ttlMs: 10 * 60_000,
@@ -123,6 +126,7 @@ async function approved(conversationId: string, call: ToolCall, signal: AbortSig
 
 /** Runs one tool call: shown as a step and a tool part, approved by the human first. */
 async function runTool(
+  agent: Agent,
   conversationId: string,
   stream: StreamWriter,
   call: ToolCall,
@@ -131,8 +135,9 @@ async function runTool(
   const step = { id: call.callId, title: `Run ${call.name} (needs your approval)` };
   await stream.toolCall({ callId: call.callId, name: call.name, input: call.input });
   await stream.step({ ...step, status: 'pending' });
-  await agent.status(conversationId, 'waiting for your approval…');
-  if (!(await approved(conversationId, call, signal))) {
+  // Not awaited: status posts are coalesced to one a second, the question should not wait for it.
+  agent.status(conversationId, 'waiting for your approval…').catch((err) => console.warn('status:', err));
+  if (!(await approved(agent, conversationId, call, signal))) {
     await stream.toolResult({ callId: call.callId, error: 'denied by the user' });
     await stream.step({ ...step, status: 'failed', detail: 'denied' });
     return { role: 'tool', text: JSON.stringify({ error: 'denied by the user' }) };
@@ -146,49 +151,55 @@ async function runTool(
 // #endregion approval
 
 // #region turn
-agent.filter(isMessage, async (ctx) => {
-  const { conversationId } = ctx.event;
-  const prompt = ctx.messages.map((m) => m.text ?? '').join('\n');
-  let history = remember(conversationId, { role: 'user', text: prompt });
-  await ctx.status('thinking…');
-  const stream = await ctx.replyStream(); // aborted for you when the human stops the turn
-  await stream.step({ id: 'plan', title: 'Answer, using tools when needed', status: 'running' });
-  let answer = '';
-  let kept = 0; // how much of the answer the history holds
-  try {
-    for (let round = 0; round < 3; round += 1) {
-      let call: ToolCall | undefined;
-      for await (const chunk of fakeModel(history, { signal: ctx.signal })) {
-        if (chunk.type === 'tool-call') call = chunk;
-        else {
-          answer += chunk.text;
-          await stream.write(chunk.text);
+/** Makes `agent` answer with the model; a test can call it on the kit's agent. */
+export function llmAgent(agent: Agent): Agent {
+  agent.filter(isMessage, async (ctx) => {
+    const { conversationId } = ctx.event;
+    const prompt = ctx.messages.map((m) => m.text ?? '').join('\n');
+    let history = remember(conversationId, { role: 'user', text: prompt });
+    await ctx.status('thinking…');
+    const stream = await ctx.replyStream(); // aborted for you when the human stops the turn
+    await stream.step({ id: 'plan', title: 'Answer, using tools when needed', status: 'running' });
+    let answer = '';
+    let kept = 0; // how much of the answer the history holds
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        let call: ToolCall | undefined;
+        for await (const chunk of fakeModel(history, { signal: ctx.signal })) {
+          if (chunk.type === 'tool-call') call = chunk;
+          else {
+            answer += chunk.text;
+            await stream.write(chunk.text);
+          }
         }
+        if (call === undefined) break;
+        remember(conversationId, { role: 'assistant', text: answer.slice(kept) });
+        kept = answer.length;
+        history = remember(conversationId, await runTool(agent, conversationId, stream, call, ctx.signal));
       }
-      if (call === undefined) break;
+      await stream.step({ id: 'plan', status: 'done' });
+      await stream.end();
       remember(conversationId, { role: 'assistant', text: answer.slice(kept) });
-      kept = answer.length;
-      history = remember(conversationId, await runTool(conversationId, stream, call, ctx.signal));
-      await ctx.status('thinking…');
+      console.log(`answered in ${conversationId}: ${answer}`);
+    } catch (err) {
+      // Stopped: the stream is already aborted, the model call cancelled; keep what was said.
+      if (!ctx.signal.aborted) throw err;
+      remember(conversationId, { role: 'assistant', text: `${answer.slice(kept)} (stopped)` });
     }
-    await stream.step({ id: 'plan', status: 'done' });
-    await stream.end();
-    remember(conversationId, { role: 'assistant', text: answer.slice(kept) });
-    console.log(`answered in ${conversationId}: ${answer}`);
-  } catch (err) {
-    // Stopped: the stream is already aborted, the model call cancelled; keep what was said.
-    if (!ctx.signal.aborted) throw err;
-    remember(conversationId, { role: 'assistant', text: `${answer.slice(kept)} (stopped)` });
-  }
-});
-agent.on('turnStopped', (e) => console.log(`${e.stoppedBy} stopped ${e.turns} turn(s)`));
+  });
+  agent.on('turnStopped', (e) => console.log(`${e.stoppedBy} stopped ${e.turns} turn(s)`));
+  return agent;
+}
 // #endregion turn
 
-agent.on('error', (err) => console.error('error:', err));
-agent.on('fatal', (err) => {
-  console.error('stopped for good:', err);
-  process.exit(1);
-});
-
-await agent.connect();
-console.log(`llm-agent: connected as ${agent.agentId}`);
+// Run as a script (a test imports `llmAgent` and `turns` instead).
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const agent = llmAgent(new Agent({ ...agentEnv(), turns }));
+  agent.on('error', (err) => console.error('error:', err));
+  agent.on('fatal', (err) => {
+    console.error('stopped for good:', err);
+    process.exit(1);
+  });
+  await agent.connect();
+  console.log(`llm-agent: connected as ${agent.agentId}`);
+}

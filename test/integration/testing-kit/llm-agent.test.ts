@@ -19,6 +19,16 @@ describe('the LLM agent of examples/llm-agent.ts', () => {
     expect(reply.text).toBe('Let me check the weather in Oslo. It is -3 °C in Oslo.');
   });
 
+  it('says so when the human denies the tool', async () => {
+    await world.sendAsUser('and the weather in Bergen?');
+    const ask = await world.waitForReply({ kind: 'artifact' });
+    await world.answerArtifact(ask, { deny: 'user_rejected' });
+    const reply = await world.waitForReply({ kind: 'stream' });
+    expect(reply.text).toBe(
+      'Let me check the weather in Bergen. I could not check the weather: denied by the user.',
+    );
+  });
+
   it('stops when the human presses stop', async () => {
     const counting = new Promise<void>((resolve) =>
       world.user.on('streamDelta', (d) => d.text.includes(': 1 ') && resolve()),

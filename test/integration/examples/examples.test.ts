@@ -13,6 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserClient, type FilePayload, type ReceivedMessage } from '../../../packages/sdk/src/index.js';
+import type { StatusUpdate } from '../../../packages/sdk/src/client/user-status.js';
+import type {
+  StreamEnded,
+  StreamFailure,
+  StreamPartUpdate,
+} from '../../../packages/sdk/src/client/streams/receiver.js';
 import type { ReceivedArtifact } from '../../../packages/sdk/src/client/user-artifacts.js';
 import { startReferenceServer, type ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { REDIS_URL, skipRedis } from '../../helpers/redis.js';
@@ -322,4 +328,90 @@ describe('examples, run against the reference server', () => {
     },
     40_000,
   );
+
+  describe('llm-agent.ts (docs/llm-agents.md)', () => {
+    let agentId: string;
+    let env: Record<string, string>;
+    let conversationId: string;
+    let child: ChildProcessWithoutNullStreams;
+    let out: ReturnType<typeof output>;
+    const statuses: StatusUpdate[] = [];
+    const parts: StreamPartUpdate[] = [];
+    /** Resolves with the next event `name` from the agent that satisfies `accept`. */
+    const next = <T extends { senderId?: string | undefined }>(
+      name: 'streamEnd' | 'streamError' | 'streamDelta',
+      accept: (e: T) => boolean = () => true,
+    ): Promise<T> =>
+      new Promise<T>((resolve) => {
+        const listener = (e: T): void => {
+          if (e.senderId !== agentId || !accept(e)) return;
+          user.off(name, listener as never);
+          resolve(e);
+        };
+        user.on(name, listener as never);
+      });
+
+    beforeAll(async () => {
+      ({ agentId, env } = await bootstrap(false));
+      user.on('status', (s) => void (s.senderId === agentId && statuses.push(s)));
+      user.on('streamPart', (p) => void (p.senderId === agentId && parts.push(p)));
+      child = startExample('llm-agent.ts', env);
+      out = output(child);
+      await out.until(/connected as/);
+      ({ conversationId } = await user.addAgent(agentId));
+    });
+
+    it('shows a status, asks before the tool, streams the plan, the tool call and result, then the answer', async () => {
+      const ended = next<StreamEnded>('streamEnd');
+      await user.send(conversationId, { type: 'text', text: 'what is the weather in Oslo?' });
+      const artifact = await waitForArtifact(agentId);
+      expect(artifact.content).toEqual({ kind: 'confirm', title: 'Run weather?', body: '{"city":"Oslo"}' });
+      expect((await artifact.approve()).accepted).toBe(true);
+      const end = await ended;
+      expect(end.text).toBe('Let me check the weather in Oslo. It is -3 °C in Oslo.');
+      expect(end.parts).toEqual([
+        { type: 'step', id: 'plan', title: 'Answer, using tools when needed', status: 'done' },
+        { type: 'text', text: 'Let me check the weather in Oslo. ' },
+        {
+          type: 'tool',
+          callId: 'call-1',
+          name: 'weather',
+          input: { city: 'Oslo' },
+          state: 'output-available',
+          output: { city: 'Oslo', tempC: -3 },
+        },
+        { type: 'step', id: 'call-1', title: 'Run weather (needs your approval)', status: 'done' },
+        { type: 'text', text: 'It is -3 °C in Oslo.' },
+      ]);
+      // The tool's step went pending → running → done as the human approved it.
+      const toolStep = parts.flatMap((p) =>
+        p.part.type === 'step' && p.part.id === 'call-1' ? [p.part.status] : [],
+      );
+      expect(toolStep).toEqual(['pending', 'running', 'done']);
+      expect(statuses.find((s) => s.state === 'working')?.text).toBe('thinking…');
+      await out.until(/answered in \S+: Let me check the weather in Oslo\. It is -3 °C in Oslo\./);
+    }, 30_000);
+
+    it('the human stops a turn mid-stream: the fake model sees the abort, the stream ends "stopped"', async () => {
+      const failed = next<StreamFailure>('streamError');
+      const stopped = new Promise<number>((resolve) => user.once('turnStopped', (e) => resolve(e.turns)));
+      const counting = next<{ senderId: string; text: string }>('streamDelta', (d) =>
+        d.text.includes(': 1 '),
+      );
+      await user.send(conversationId, { type: 'text', text: 'count to infinity' });
+      // The history holds the first turn: its question, the two parts of the answer and the tool result.
+      expect((await counting).text).toMatch(/^Counting \(4 earlier entries in this conversation\): /);
+      await user.stopTurn(conversationId);
+      expect(await stopped).toBe(1);
+      expect(await failed).toMatchObject({ reason: 'aborted', detail: 'stopped' });
+      await out.until(/model: cancelled after \d+ tokens \(The turn was stopped by a human\.\)/);
+      await out.until(/stopped 1 turn\(s\)/);
+    }, 30_000);
+
+    afterAll(async () => {
+      child.kill('SIGTERM');
+      expect(await out.exit).toBe(0);
+      expect(out.text()).not.toContain(env['AMS_AGENT_TOKEN']!);
+    });
+  });
 });

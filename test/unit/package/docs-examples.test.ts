@@ -1,6 +1,7 @@
 /**
  * Examples in the docs that CI runs: the block in docs/testing.md must be
- * the example test file, byte for byte.
+ * the example test file, byte for byte; the blocks of docs/llm-agents.md are
+ * regions of examples/llm-agent.ts and its kit test.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -41,5 +42,33 @@ describe('docs/testing.md', () => {
     const block = /```ts\n([\s\S]*?)```/.exec(after)?.[1];
     expect(doc).toContain(marker);
     expect(block).toBe(file);
+  });
+});
+
+describe('docs/llm-agents.md', () => {
+  it('prints every region of examples/llm-agent.ts verbatim, and the kit test whole', () => {
+    const doc = read('docs/llm-agents.md');
+    const file = read('examples/llm-agent.ts');
+    const regions = [...file.matchAll(/\/\/ #region (\w+)\n([\s\S]*?)\/\/ #endregion \1\n/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    const printed = [
+      ...doc.matchAll(/<!-- region: examples\/llm-agent\.ts#(\w+) -->\n```ts\n([\s\S]*?)```/g),
+    ].map((m) => [m[1], m[2]]);
+    expect(regions.map(([name]) => name)).toEqual(['model', 'agent', 'approval', 'turn']);
+    expect(printed.map(([name]) => name)).toEqual(['model', 'agent', 'turn', 'approval']);
+    expect(Object.fromEntries(printed)).toEqual(Object.fromEntries(regions));
+    const kit =
+      /<!-- file: test\/integration\/testing-kit\/llm-agent\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(doc);
+    expect(kit?.[1]).toBe(read('test/integration/testing-kit/llm-agent.test.ts'));
+  });
+
+  it('has no other TypeScript block', () => {
+    const doc = read('docs/llm-agents.md');
+    const blocks = doc.match(/^```ts$/gm) ?? [];
+    const quoted = doc.match(/^<!-- (?:region|file): .* -->\n```ts$/gm) ?? [];
+    expect(blocks.length).toBe(quoted.length);
+    expect(blocks.length).toBe(5);
   });
 });

@@ -93,6 +93,8 @@ export const ISOLATED: readonly string[] = [
   'test/unit/core/encoding.test.ts',
   'test/integration/server/ams-serve.test.ts',
   'test/unit/webhook/refs/fetcher.test.ts',
+  // Counts the process's signal listeners: an Agent another file left connecting would add one.
+  'test/integration/testing-kit/shapes.test.ts',
 ];
 
 /** Every test file matches this. */

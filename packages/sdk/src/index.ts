@@ -33,8 +33,6 @@
 // The Agent
 export { Agent, type AgentState, type AgentCloseOptions } from './agent/agent.js';
 export type { AgentOptions, AgentMode, AgentWebhookOptions } from './agent/options.js';
-export type { TurnOptions, TurnStrategy } from './agent/turns/strategy.js';
-export type { TurnStoppedEvent } from './agent/turns/stop.js';
 export type { AgentWebhook } from './agent/webhook.js';
 export type { AgentStats } from './agent/pipeline/types.js';
 export type { SendOptions } from './agent/index.js';
@@ -69,7 +67,7 @@ export type { FileDownload, FileUploadOptions, SentFile } from './files/index.js
 // The human side
 export { UserClient } from './client/user-client.js';
 export type { UserClientOptions } from './client/options.js';
-export type { StopTurnResult, TurnStoppedNotice, UserClientEvents } from './client/user-client-types.js';
+export type { UserClientEvents } from './client/user-client-types.js';
 export type { ReceivedMessage } from './client/open-message.js';
 export type { AgentInfo, ConversationInfo, CreatedAgentInfo } from './client/views.js';
 export type { GroupInfo } from './messaging/groups.js';

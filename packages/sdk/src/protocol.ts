@@ -656,3 +656,10 @@ export {
   type TurnStopPayload,
   type TurnStoppedPayload,
 } from './core/protocol/turn-control.js';
+
+// Turns (#26): the types of `AgentOptions['turns']`, the Agent's and the UserClient's `turnStopped`
+// events and `user.stopTurn()`'s result (the root entry keeps to its 80 names; these are reachable
+// through those members too).
+export type { TurnOptions, TurnStrategy } from './agent/turns/strategy.js';
+export type { TurnStoppedEvent } from './agent/turns/stop.js';
+export type { StopTurnResult, TurnStoppedNotice } from './client/user-client-types.js';

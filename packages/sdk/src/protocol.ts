@@ -656,3 +656,23 @@ export {
   type TurnStopPayload,
   type TurnStoppedPayload,
 } from './core/protocol/turn-control.js';
+
+// Issue #26: edits, deletes and read receipts (sealed message actions).
+export {
+  deletePayload,
+  editPayload,
+  MESSAGE_DELETE_TYPE,
+  MESSAGE_EDIT_TYPE,
+  MessageDeletePayloadSchema,
+  MessageEditPayloadSchema,
+  readMessageAction,
+  RECEIPT_MAX_IDS,
+  RECEIPT_TYPE,
+  receiptPayload,
+  ReceiptPayloadSchema,
+  type MessageAction,
+  type MessageDeletePayload,
+  type MessageEditPayload,
+  type ReceiptPayload,
+} from './core/protocol/message-actions.js';
+export type { MessageDeleted, MessageEdited, MessageRead } from './messaging/message-actions.js';

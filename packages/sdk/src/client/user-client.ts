@@ -545,7 +545,11 @@ export class UserClient extends EventEmitter<UserClientEvents> {
    *
    * @throws what {@link UserClient.send} throws; {@link ValidationError} when `messageId` is not an id.
    */
-  async delete(conversationId: string, messageId: string, options: SendOptions = {}): Promise<SentMessageResult> {
+  async delete(
+    conversationId: string,
+    messageId: string,
+    options: SendOptions = {},
+  ): Promise<SentMessageResult> {
     const sent = await this.send(conversationId, deletePayload(messageId), options);
     this.#messaging.applyOwn(conversationId, messageId, undefined);
     return sent;

@@ -148,7 +148,11 @@ export class UserMessaging {
   }
 
   /** Applies the user's own edit (`payload`) or delete (undefined) to the quotes. */
-  applyOwn(conversationId: string, targetId: string, payload: Readonly<Record<string, unknown>> | undefined): void {
+  applyOwn(
+    conversationId: string,
+    targetId: string,
+    payload: Readonly<Record<string, unknown>> | undefined,
+  ): void {
     this.#quotes.apply(conversationId, targetId, payload);
   }
 

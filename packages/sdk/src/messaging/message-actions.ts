@@ -98,6 +98,10 @@ export function resolveAction(
   }
   const payload = action.payload;
   quotes.apply(conversationId, targetId, payload);
-  const text = payload['type'] === 'text' && typeof payload['text'] === 'string' ? payload['text'] : undefined;
-  return { kind: 'edited', event: { conversationId, targetId, senderId, payload, text, verified, messageId } };
+  const text =
+    payload['type'] === 'text' && typeof payload['text'] === 'string' ? payload['text'] : undefined;
+  return {
+    kind: 'edited',
+    event: { conversationId, targetId, senderId, payload, text, verified, messageId },
+  };
 }

@@ -52,7 +52,8 @@ export class QuoteCache {
     const key = JSON.stringify([conversationId, messageId]);
     const known = this.#entries.get(key);
     if (known !== undefined && known.senderId !== senderId) return;
-    const text = payload['type'] === 'text' && typeof payload['text'] === 'string' ? payload['text'] : undefined;
+    const text =
+      payload['type'] === 'text' && typeof payload['text'] === 'string' ? payload['text'] : undefined;
     this.#entries.delete(key);
     this.#entries.set(key, { senderId, text });
     if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);

@@ -100,7 +100,10 @@ function checked<T>(schema: z.ZodType<T>, value: unknown, option: string): T {
  *
  * @throws {@link ValidationError} when `targetId` is not an id or `payload` is an action.
  */
-export function editPayload(targetId: string, payload: Readonly<Record<string, unknown>>): MessageEditPayload {
+export function editPayload(
+  targetId: string,
+  payload: Readonly<Record<string, unknown>>,
+): MessageEditPayload {
   return checked(MessageEditPayloadSchema, { type: MESSAGE_EDIT_TYPE, target_id: targetId, payload }, 'edit');
 }
 

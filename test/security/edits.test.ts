@@ -18,6 +18,7 @@ import { seal, generateKeys } from '../../packages/sdk/src/crypto/index.js';
 import { nextEvent } from '../helpers/client-setup.js';
 import { registeredKey, userSocket } from './service-keys.js';
 import { startSecurityWorld, type SecurityWorld } from './world.js';
+import { createTestWorld, type WorldUser } from '../../packages/dev/src/testing/index.js';
 
 type Frame = Record<string, unknown>;
 const isFrame = (f: unknown, type: string): f is Frame =>
@@ -174,5 +175,48 @@ describe('edits and deletes through a hostile service', () => {
     userSocket(world.relay).toClient({ ...captured, delivery_id: crypto.randomUUID() });
     await agentSays('after the replays');
     expect(userEdits.slice(before)).toEqual([]);
+  });
+});
+
+describe('edits and deletes by another group member', () => {
+  it("Bob, a member of the group, cannot edit or delete Ada's message; Ada's own edit goes through", async () => {
+    const w = await createTestWorld({
+      users: ['Ada', 'Bob'],
+      agents: [{ name: 'Scribe', options: { status: false } }],
+      groups: [{ name: 'Book club', members: ['Ada', 'Bob', 'Scribe'] }],
+    });
+    try {
+      const [ada, bob] = w.users as [WorldUser, WorldUser];
+      const { conversationId } = w.groups[0]!;
+      const seen = { agent: [] as MessageEdited[], ada: [] as MessageEdited[], bob: [] as MessageEdited[] };
+      const deleted: MessageDeleted[] = [];
+      w.agent.on('messageEdited', (e) => void seen.agent.push(e));
+      w.agent.on('messageDeleted', (e) => void deleted.push(e));
+      ada.client.on('messageEdited', (e) => void seen.ada.push(e));
+      bob.client.on('messageEdited', (e) => void seen.bob.push(e));
+      bob.client.on('messageDeleted', (e) => void deleted.push(e));
+      ada.client.on('messageDeleted', (e) => void deleted.push(e));
+
+      const bobSaw = nextEvent<[ReceivedMessage]>(bob.client, 'message');
+      const target = await w.sendAsUser('meet at 3', { user: ada, conversationId });
+      await w.waitForDelivery((e) => e.type === 'message.new' && (e as IncomingMessage).messageId === target);
+      await bobSaw;
+
+      await bob.client.edit(conversationId, target, { type: 'text', text: 'meeting cancelled' });
+      await bob.client.delete(conversationId, target);
+      // Ada's own edit comes after Bob's in the conversation: once it arrives, Bob's were judged.
+      const agentGot = nextEvent<[MessageEdited]>(w.agent, 'messageEdited');
+      const bobGot = nextEvent<[MessageEdited]>(bob.client, 'messageEdited');
+      await ada.client.edit(conversationId, target, { type: 'text', text: 'meet at 4' });
+      await Promise.all([agentGot, bobGot]);
+      expect(seen.agent).toMatchObject([
+        { targetId: target, senderId: ada.userId, text: 'meet at 4', verified: true },
+      ]);
+      expect(seen.bob).toMatchObject([{ targetId: target, senderId: ada.userId, verified: true }]);
+      expect(seen.ada.every((e) => e.senderId === ada.userId)).toBe(true);
+      expect(deleted).toEqual([]);
+    } finally {
+      await w.close();
+    }
   });
 });

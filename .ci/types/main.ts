@@ -52,6 +52,9 @@ const agentEvents = {
   decisionRefused: true,
   warning: true,
   turnStopped: true,
+  messageEdited: true,
+  messageDeleted: true,
+  messageRead: true,
   closed: true,
 } as const satisfies Record<AgentListenerEvent, true>;
 const userEvents = {
@@ -79,6 +82,9 @@ const userEvents = {
   groupKeyRotated: true,
   authExpiring: true,
   turnStopped: true,
+  messageEdited: true,
+  messageDeleted: true,
+  messageRead: true,
 } as const satisfies Record<keyof UserClientEvents, true>;
 const dispatcherEvents = {
   open: true,
@@ -116,6 +122,9 @@ export function useAgent(agent: Agent): void {
   agent.on('grant.revoked', (e) => void e.payload);
   agent.on('event', (e) => void e.type);
   agent.on('decryptFailure', (f) => void f.reason);
+  agent.on('messageEdited', (e) => void [e.targetId, e.text, e.verified]);
+  agent.on('messageDeleted', (e) => void [e.targetId, e.verified]);
+  agent.on('messageRead', (e) => void [e.readerId, e.messageIds]);
   agent.on('error', (err) => void err.code);
   agent.on('fatal', (err, info) => void [err.code, info]);
   agent.on('connected', (info) => void info.attempt);
@@ -180,6 +189,9 @@ export function useUserClient(client: UserClient): void {
   client.on('artifact', (a) => void [a.content.kind, a.approve, a.deny]);
   client.on('reaction', (r) => void [r.emoji, r.messageId, r.action]);
   client.on('status', (s) => void [s.state, s.text, s.senderId, s.reason]);
+  client.on('messageEdited', (e) => void [e.targetId, e.text, e.verified]);
+  client.on('messageDeleted', (e) => void [e.targetId, e.verified]);
+  client.on('messageRead', (e) => void [e.readerId, e.messageIds]);
   client.on('streamStart', (e) => void [e.streamId, e.conversationId, e.senderId]);
   client.on('streamDelta', (e) => void [e.seq, e.delta, e.text]);
   client.on('streamEnd', (e) => void [e.text, e.deltas]);

@@ -28,6 +28,7 @@ export async function consoleAgent(
   server: ReferenceServer,
   account: { agentId: string; token: string },
   mode: 'websocket' | 'webhook',
+  readReceipts = false,
 ): Promise<Agent> {
   const { agentId, token } = account;
   const keyStore = new MemoryKeyStore();
@@ -37,7 +38,7 @@ export async function consoleAgent(
     store: keyStore,
     clock,
   });
-  return new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode });
+  return new Agent({ baseUrl: server.url, agentId, token, keyStore, clock, mode, readReceipts });
 }
 
 /** Starts a bot for `ownerId`; `setup` registers its handlers before it connects. */
@@ -48,13 +49,15 @@ export async function startConsoleBot(
     name: string;
     mode?: 'websocket' | 'webhook';
     setup: (agent: Agent) => void;
+    /** The agent's `readReceipts` option. @defaultValue false */
+    readReceipts?: boolean;
     /** An agent made elsewhere (e.g. by `ams dev bootstrap`); else one is created for `ownerId`. */
     existing?: { agentId: string; token: string };
   },
 ): Promise<ConsoleBot> {
   const mode = o.mode ?? 'websocket';
   const { agentId, token } = o.existing ?? (await server.control.createAgent({ ownerId, name: o.name }));
-  const agent = await consoleAgent(server, { agentId, token }, mode);
+  const agent = await consoleAgent(server, { agentId, token }, mode, o.readReceipts);
   o.setup(agent);
   const hook = mode === 'webhook' ? await startWebhookHost() : undefined;
   let webhookSecret: string | undefined;

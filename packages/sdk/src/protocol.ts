@@ -663,3 +663,23 @@ export {
 export type { TurnOptions, TurnStrategy } from './agent/turns/strategy.js';
 export type { TurnStoppedEvent } from './agent/turns/stop.js';
 export type { StopTurnResult, TurnStoppedNotice } from './client/user-client-types.js';
+
+// Issue #26: edits, deletes and read receipts (sealed message actions).
+export {
+  deletePayload,
+  editPayload,
+  MESSAGE_DELETE_TYPE,
+  MESSAGE_EDIT_TYPE,
+  MessageDeletePayloadSchema,
+  MessageEditPayloadSchema,
+  readMessageAction,
+  RECEIPT_MAX_IDS,
+  RECEIPT_TYPE,
+  receiptPayload,
+  ReceiptPayloadSchema,
+  type MessageAction,
+  type MessageDeletePayload,
+  type MessageEditPayload,
+  type ReceiptPayload,
+} from './core/protocol/message-actions.js';
+export type { MessageDeleted, MessageEdited, MessageRead } from './messaging/message-actions.js';

@@ -4,7 +4,9 @@
  * handler works ("Status bot: searching the web…"), the automatic indicator
  * ("Status bot is working…") shows for a handler that sets none, and the
  * reply clears the line; the status text never crosses the wire in clear. A
- * reply (`replyTo`) shows which message it answers.
+ * reply (`replyTo`) shows which message it answers; the bot's edit replaces
+ * its bubble's text, its delete blanks it, its receipt marks the human's
+ * message read.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,12 +40,27 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: status', () => {
     const userId = await signInNewUser(page, server);
     bot = await startConsoleBot(server, userId, {
       name: 'Status bot',
+      readReceipts: true,
       setup: (agent: Agent) => {
         agent.hears(/^(search|think)$/, async (ctx) => {
           const wait = held(ctx.text ?? '');
           if (ctx.text === 'search') await ctx.status(SECRET);
           await wait;
           await ctx.reply(`done: ${ctx.text ?? ''}`);
+        });
+        agent.hears('edit me', async (ctx) => {
+          const { conversationId } = ctx.event;
+          const draft = await ctx.reply('draft answer');
+          // The server runs on a virtual clock: move it past the message limit's window before each send.
+          server.advanceTime(1_001);
+          await agent.edit(conversationId, draft.messageId, 'final answer');
+          server.advanceTime(1_001);
+          await agent.markRead(conversationId, [ctx.event.messageId]);
+        });
+        agent.hears('delete me', async (ctx) => {
+          const gone = await ctx.reply('soon gone');
+          server.advanceTime(1_001);
+          await agent.delete(ctx.event.conversationId, gone.messageId);
         });
         agent.hears('quote me', (ctx) =>
           ctx.reply('quoted', { replyTo: ctx.event.messageId }).then(() => undefined),
@@ -79,6 +96,15 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: status', () => {
     const mine = page.locator('#messages li.mine:text-is("quote me")');
     expect(await reply.getAttribute('data-reply-to')).toBe(await mine.getAttribute('data-message-id'));
     expect(await reply.getAttribute('data-quote')).toBe('quote me');
+  });
+
+  it("the bot's edit, delete and receipt show on the bubbles they name", async () => {
+    await sendFromPage(page, 'edit me');
+    await page.waitForSelector('#messages li.theirs[data-edited="true"]:text-is("final answer")');
+    await page.waitForSelector('#messages li.mine[data-read="true"]:text-is("edit me")');
+    await sendFromPage(page, 'delete me');
+    await page.waitForSelector('#messages li.theirs[data-deleted="true"]:text-is("message deleted")');
+    expect(await page.locator('#messages li:text-is("draft answer")').count()).toBe(0);
   });
 
   it('the status text never crossed the wire or the page traffic in clear', () => {

@@ -36,6 +36,7 @@ import { sendSystemEvent, setRelation, type ControlActionDeps } from './control-
 import { addReactButton, reactionOf, REACT_EMOJI, showReaction } from './reactions.js';
 import { ConsoleStatus } from './status.js';
 import { showReplyTo } from './replies.js';
+import { showMessageAction } from './message-actions.js';
 import { renderRequests, type RequestDeps } from './requests.js';
 import { isGroupUpdate, rosterMemberIds, showGroupBar, type GroupAdminDeps } from './group-admin.js';
 import { useWebhook, useWebSocket, type WebhookModeDeps } from './webhook-mode.js';
@@ -487,6 +488,7 @@ async function show(wire: string): Promise<void> {
   try {
     const m = await openWire(wire, { userId: user.userId, keys, signingKey });
     if (m.conversationId !== state.conversationId) return;
+    if (showMessageAction($('messages'), m.senderId, user.userId, m.payload)) return;
     agentStatus.replied(m.senderId, m.createdAt);
     const p = m.payload as { type: string; text?: string };
     const notice = turnControlNotice(m.payload);
@@ -504,6 +506,7 @@ async function show(wire: string): Promise<void> {
           : `[${p.type}]`;
     const li = addMessage(text, m.senderId === user.userId ? 'mine' : 'theirs', m.messageId);
     if (li !== undefined) showReplyTo(li, m.payload);
+    if (li !== undefined) li.dataset['senderId'] = m.senderId;
     if (li !== undefined && state.inGroup && m.senderId !== user.userId)
       li.dataset['sender'] = state.names.get(m.senderId) ?? m.senderId;
     const file = fileOf(m.payload);

@@ -20,6 +20,8 @@ export interface TestWorldUserOptions {
    * @defaultValue `true`
    */
   readonly connect?: boolean;
+  /** The user client's `readReceipts` option (read receipts, opt-in). @defaultValue `false` */
+  readonly readReceipts?: boolean;
 }
 
 /** A group of the world: created by its first user member, who invites and admits the others. */

@@ -26,6 +26,8 @@ export interface ClientSetting {
   /** The service's address (the server's, or the relay's). */
   readonly baseUrl: string;
   readonly clock: Clock;
+  /** The user client's `readReceipts` option. @defaultValue `false` */
+  readonly readReceipts?: boolean;
 }
 
 /** Signs a new user up through the real flow: send-code, register, keys, key backup. */
@@ -38,6 +40,7 @@ export async function signUpUser(
     baseUrl: setting.baseUrl,
     clock: setting.clock,
     keyBackup: DEFAULT_TEST_WORLD_OPTIONS.keyBackup,
+    ...(setting.readReceipts === undefined ? {} : { readReceipts: setting.readReceipts }),
   });
   const email = `user-${randomUUID()}@example.test`;
   await client.sendCode({ email, scene: 'register', turnstileToken: 'test-world' });

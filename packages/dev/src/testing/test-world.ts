@@ -230,7 +230,12 @@ export class TestWorld {
   async addUser(options: string | TestWorldUserOptions = {}): Promise<WorldUser> {
     const o = typeof options === 'string' ? { name: options } : options;
     const name = o.name ?? numbered(DEFAULT_TEST_WORLD_OPTIONS.userName, this.#users.length);
-    const client = await signUpUser(this.server, name, this.#setting());
+    const setting = this.#setting();
+    const client = await signUpUser(
+      this.server,
+      name,
+      o.readReceipts === undefined ? setting : { ...setting, readReceipts: o.readReceipts },
+    );
     const user: MutableUser = {
       name,
       userId: client.session?.userId ?? '',

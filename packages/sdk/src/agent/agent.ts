@@ -15,6 +15,13 @@
  * @module
  */
 import { QuoteCache } from '../messaging/quote-cache.js';
+import { resolveAction } from '../messaging/message-actions.js';
+import {
+  deletePayload,
+  editPayload,
+  receiptPayload,
+  type MessageAction,
+} from '../core/protocol/message-actions.js';
 import { FileTransfer } from '../files/file-transfer.js';
 import type { AmsError } from '../core/errors/base.js';
 import { isTerminalCode } from '../core/errors/codes.js';
@@ -172,6 +179,7 @@ export class Agent {
           emit: (event) => this.#emitter.emit('turnStopped', event),
         }),
       quotes: this.#quotes,
+      onAction: (message, action) => this.#onAction(message, action),
       turnStarted: (event) =>
         event.type === 'message.new' ? this.#status.beginTurn(event.conversationId) : undefined,
       chain: (event) => this.#runChain(event),
@@ -380,6 +388,88 @@ export class Agent {
     // Receivers clear the agent's status when its message arrives: so does the beacon.
     this.#status.replied(conversationId);
     return sent;
+  }
+
+  /**
+   * Edits one of the agent's own messages: sends a sealed, signed
+   * `message.edit` naming it, with the new payload (a string is
+   * `{ type: 'text', text }`). Receivers emit `messageEdited`, and accept it
+   * only from the sender of the original message (docs/agent.md, "Edits,
+   * deletes and read receipts").
+   *
+   * @throws what {@link Agent.send} throws; {@link ValidationError} when `messageId` is not an id.
+   * @example
+   * ```ts
+   * const sent = await agent.send(conversationId, 'the build is runing');
+   * await agent.edit(conversationId, sent.messageId, 'the build is running');
+   * ```
+   */
+  async edit(
+    conversationId: string,
+    messageId: string,
+    payload: MessagePayload | string,
+    options: SendOptions = {},
+  ): Promise<SendResult> {
+    const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
+    const sent = await this.#sendAction(conversationId, editPayload(messageId, body), options);
+    this.#quotes.apply(conversationId, messageId, body);
+    return sent;
+  }
+
+  /**
+   * Deletes one of the agent's own messages: sends a sealed, signed
+   * `message.delete` naming it; receivers emit `messageDeleted` (only from
+   * the original sender). The service keeps the original ciphertext until
+   * it expires; receivers hide it.
+   *
+   * @throws what {@link Agent.send} throws; {@link ValidationError} when `messageId` is not an id.
+   */
+  async delete(conversationId: string, messageId: string, options: SendOptions = {}): Promise<SendResult> {
+    const sent = await this.#sendAction(conversationId, deletePayload(messageId), options);
+    this.#quotes.apply(conversationId, messageId, undefined);
+    return sent;
+  }
+
+  /**
+   * Tells the conversation's members that the agent read `messageIds`
+   * (a sealed `receipt`, at most 100 ids). Only with the `readReceipts`
+   * option: without it nothing is sent and it resolves `undefined`.
+   *
+   * @throws what {@link Agent.send} throws; {@link ValidationError} for no ids, more than 100, or a bad id.
+   */
+  async markRead(
+    conversationId: string,
+    messageIds: readonly string[],
+    options: SendOptions = {},
+  ): Promise<SendResult | undefined> {
+    const payload = receiptPayload(messageIds);
+    if (this.#o.source.readReceipts !== true) return undefined;
+    return this.#sendAction(conversationId, payload, options);
+  }
+
+  /** Sends an action payload (not a reply: the status stays). */
+  async #sendAction(
+    conversationId: string,
+    payload: Readonly<Record<string, unknown>>,
+    options: SendOptions,
+  ): Promise<SendResult> {
+    await this.#ensureKeys();
+    return this.#parts.sender.send(conversationId, payload as MessagePayload, options);
+  }
+
+  /** A received edit, delete or receipt, judged and emitted. */
+  #onAction(message: IncomingMessage, action: MessageAction | 'invalid'): void {
+    const where = { conversationId: message.conversationId, senderId: message.senderId };
+    if (action === 'invalid') {
+      this.#o.logger.warn('dropped a message action that does not parse', where);
+      return;
+    }
+    const outcome = resolveAction(this.#quotes, message, action, this.#o.source.readReceipts === true);
+    if (outcome.kind === 'edited') this.#emitter.emit('messageEdited', outcome.event);
+    else if (outcome.kind === 'deleted') this.#emitter.emit('messageDeleted', outcome.event);
+    else if (outcome.kind === 'read') this.#emitter.emit('messageRead', outcome.event);
+    else if (outcome.why === 'not_the_sender')
+      this.#o.logger.warn('refused an edit or delete of a message sent by someone else', where);
   }
 
   /**

@@ -11,6 +11,7 @@
  * @module
  */
 import type { ReplyReference } from '../core/protocol/replies.js';
+import type { MessageDeleted, MessageEdited, MessageRead } from '../messaging/message-actions.js';
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
 import type { ForwardAttribution } from '../messaging/forward-attribution.js';
 import type { KeyWarning } from '../messaging/ghost-keys.js';
@@ -363,6 +364,12 @@ export interface AgentNotificationMap {
   warning: [warning: AgentWarning];
   /** A human stopped the running turns of a conversation (a signed `turn.stop`; docs/agent.md, "Turns"). */
   turnStopped: [event: TurnStoppedEvent];
+  /** A member edited one of its messages (a sealed, signed `message.edit`; not a `message.new`). */
+  messageEdited: [event: MessageEdited];
+  /** A member deleted one of its messages (a sealed, signed `message.delete`; not a `message.new`). */
+  messageDeleted: [event: MessageDeleted];
+  /** A member read messages (a sealed `receipt`; only with `readReceipts: true`). */
+  messageRead: [event: MessageRead];
 }
 
 /** What `agent.close()` reports. */

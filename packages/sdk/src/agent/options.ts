@@ -108,6 +108,14 @@ export interface AgentOptions {
    * @defaultValue `{ auto: true, delayMs: 500, ttlMs: 15000 }`
    */
   status?: StatusIndicatorOptions | false;
+  /**
+   * Read receipts, opt-in: `true` lets `agent.markRead()` send sealed
+   * receipts and emits the receipts of others as `messageRead`. Off, nothing
+   * is sent and received receipts are dropped (docs/agent.md, "Edits,
+   * deletes and read receipts").
+   * @defaultValue `false`
+   */
+  readReceipts?: boolean;
   /** On connect, recover an `unreachable` agent (`POST /agents/:id/connection/recover`). @defaultValue `true` */
   autoRecover?: boolean;
   /** WebSocket constructor (WebSocket mode). @defaultValue the `ws` package */
@@ -387,6 +395,8 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
   if (!isAgentToken(o.token))
     throw bad('token', 'must be an agent token (hsk_ followed by 40 base62 characters)');
   const mode = o.mode ?? DEFAULT_AGENT_OPTIONS.mode;
+  if (o.readReceipts !== undefined && typeof o.readReceipts !== 'boolean')
+    throw bad('readReceipts', 'must be a boolean');
   if (mode !== 'websocket' && mode !== 'webhook') throw bad('mode', 'must be "websocket" or "webhook"');
   const clock = o.clock ?? systemClock;
   const dedupStore = o.dedupStore ?? createMemoryDedupStore({ clock, windowMs: MESSAGE_DEDUP_MEMORY_MS });

@@ -26,7 +26,7 @@ import { ensureAgentKeys } from './key-lifecycle.js';
 import type { ResolvedAgentOptions } from './options.js';
 import { createOrderedScheduler } from './ordering.js';
 import { EventPipeline, type PipelineTurns } from './pipeline/pipeline.js';
-import type { TurnStarted } from './pipeline/types.js';
+import type { PipelineDeps, TurnStarted } from './pipeline/types.js';
 import { createTurnRegistry, type TurnRegistry } from './turns/registry.js';
 import { OpenWorkerPool } from '../crypto/open-pool/pool.js';
 import { createMessageSender, type MessageSender, type SendOptions } from '../messaging/sender.js';
@@ -53,6 +53,8 @@ export interface AgentHooks {
   turnStarted?: TurnStarted;
   /** Texts of recent messages, for `replyTo` quotes. */
   quotes?: QuoteCache;
+  /** Received edits, deletes and receipts. */
+  onAction?: PipelineDeps['onAction'];
   /** Runs the middleware chain; `true` when it passed the event on to the `agent.on(type)` handlers. */
   chain?: (event: AnyAgentEvent) => Promise<boolean>;
 }
@@ -135,6 +137,7 @@ export function buildAgentParts(o: ResolvedAgentOptions, hooks: AgentHooks): Age
       vet: hooks.vet,
       turnStarted: hooks.turnStarted,
       quotes: hooks.quotes,
+      onAction: hooks.onAction,
       chain: hooks.chain,
     },
     dedup: createEventDedup({

@@ -130,6 +130,14 @@ export interface UserClientOptions {
    * @defaultValue in memory (10 000 ids; a restart forgets them)
    */
   streamReplayStore?: StreamReplayStore;
+  /**
+   * Read receipts, opt-in: `true` lets `markRead()` send sealed receipts and
+   * emits the receipts of others as `messageRead`. Off, nothing is sent and
+   * received receipts are dropped (docs/user-client.md, "Edits, deletes and
+   * read receipts").
+   * @defaultValue `false`
+   */
+  readReceipts?: boolean;
 }
 
 /** Every default of the user client. */
@@ -162,6 +170,8 @@ export interface ResolvedUserClientOptions {
   readonly streamDeadlineMs: number;
   /** See {@link UserClientOptions.streamReplayStore}. */
   readonly streamReplayStore: StreamReplayStore | undefined;
+  /** See {@link UserClientOptions.readReceipts}. */
+  readonly readReceipts: boolean;
 }
 
 function bad(option: string, rule: string, cause?: unknown): ConfigurationError {
@@ -229,7 +239,13 @@ export function resolveUserClientOptions(o: UserClientOptions): ResolvedUserClie
     streamDeadlineMs: positive(o.streamDeadlineMs, STREAM_DEADLINE_MS, 'streamDeadlineMs'),
     streamReplayStore: o.streamReplayStore,
     groupAdmission: admissionOption(o.groupAdmission),
+    readReceipts: receiptsOption(o.readReceipts),
   };
+}
+
+function receiptsOption(value: unknown): boolean {
+  if (value !== undefined && typeof value !== 'boolean') throw bad('readReceipts', 'must be a boolean');
+  return value ?? false;
 }
 
 function admissionOption(value: unknown): 'auto' | 'manual' {

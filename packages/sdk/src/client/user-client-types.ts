@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { MessageDeleted, MessageEdited, MessageRead } from '../messaging/message-actions.js';
 import type { KeyChangedEvent, KeyRefusedEvent } from '../messaging/key-pins.js';
 import type { MembersChangedEvent } from '../messaging/member-watch.js';
 import type { KeyWarning } from '../messaging/ghost-keys.js';
@@ -210,4 +211,10 @@ export interface UserClientEvents {
   groupKeyRotated: [event: GroupKeyRotatedEvent];
   /** An agent answered a stop (`stopTurn`): its running turns were aborted (not emitted as `message`). */
   turnStopped: [event: TurnStoppedNotice];
+  /** A member edited one of its messages (sealed, signed `message.edit`; not emitted as `message`). */
+  messageEdited: [event: MessageEdited];
+  /** A member deleted one of its messages (sealed, signed `message.delete`; not emitted as `message`). */
+  messageDeleted: [event: MessageDeleted];
+  /** A member read messages (sealed `receipt`; only with `readReceipts: true`; not emitted as `message`). */
+  messageRead: [event: MessageRead];
 }

@@ -86,6 +86,12 @@ import type {
 } from './user-client-types.js';
 import type { ReceivedMessage } from './open-message.js';
 import { readTurnStopped, TURN_STOP_TYPE } from '../core/protocol/turn-control.js';
+import {
+  deletePayload,
+  editPayload,
+  readMessageAction,
+  receiptPayload,
+} from '../core/protocol/message-actions.js';
 
 /**
  * The owner's client.
@@ -200,7 +206,8 @@ export class UserClient extends EventEmitter<UserClientEvents> {
           messageFailed: (f) => this.#emit('messageFailed', f),
         }),
       emit: (event, ...args) => this.#emit(event, ...args),
-      onReceived: (m) => this.#status.received(m) || this.artifacts.received(m) || this.#turnStopped(m),
+      onReceived: (m) =>
+        this.#action(m) || this.#status.received(m) || this.artifacts.received(m) || this.#turnStopped(m),
     });
     this.#status = new UserStatus({
       clock: o.clock,
@@ -505,6 +512,82 @@ export class UserClient extends EventEmitter<UserClientEvents> {
     const stopId = globalThis.crypto.randomUUID();
     const sent = await this.send(conversationId, { type: TURN_STOP_TYPE, stop_id: stopId }, options);
     return { stopId, sent };
+  }
+
+  /**
+   * Edits one of the user's own messages: sends a sealed, signed
+   * `message.edit` naming it, with the new payload. Receivers emit
+   * `messageEdited` and accept it only from the original sender
+   * (docs/user-client.md, "Edits, deletes and read receipts").
+   *
+   * @throws what {@link UserClient.send} throws; {@link ValidationError} when `messageId` is not an id.
+   * @example
+   * ```ts
+   * const sent = await user.send(conversationId, { type: 'text', text: 'see you at 3' });
+   * await user.edit(conversationId, sent.messageId, { type: 'text', text: 'see you at 4' });
+   * ```
+   */
+  async edit(
+    conversationId: string,
+    messageId: string,
+    payload: EnvelopePayload,
+    options: SendOptions = {},
+  ): Promise<SentMessageResult> {
+    const sent = await this.send(conversationId, editPayload(messageId, payload), options);
+    this.#messaging.applyOwn(conversationId, messageId, payload);
+    return sent;
+  }
+
+  /**
+   * Deletes one of the user's own messages (a sealed, signed
+   * `message.delete`); receivers emit `messageDeleted`, from the original
+   * sender only, and hide it.
+   *
+   * @throws what {@link UserClient.send} throws; {@link ValidationError} when `messageId` is not an id.
+   */
+  async delete(
+    conversationId: string,
+    messageId: string,
+    options: SendOptions = {},
+  ): Promise<SentMessageResult> {
+    const sent = await this.send(conversationId, deletePayload(messageId), options);
+    this.#messaging.applyOwn(conversationId, messageId, undefined);
+    return sent;
+  }
+
+  /**
+   * Tells the conversation's members that the user read `messageIds` (a
+   * sealed `receipt`, at most 100 ids). Only with the `readReceipts`
+   * option: without it nothing is sent and it resolves `undefined`.
+   *
+   * @throws what {@link UserClient.send} throws; {@link ValidationError} for no ids, more than 100, or a bad id.
+   */
+  async markRead(
+    conversationId: string,
+    messageIds: readonly string[],
+    options: SendOptions = {},
+  ): Promise<SentMessageResult | undefined> {
+    const payload = receiptPayload(messageIds);
+    if (!this.#o.readReceipts) return undefined;
+    return this.send(conversationId, payload, options);
+  }
+
+  /** Emits a received edit, delete or receipt (true: consumed, never a `message`). */
+  #action(m: ReceivedMessage): boolean {
+    const action = readMessageAction(m.payload);
+    if (action === undefined) return false;
+    const where = { conversationId: m.conversationId };
+    if (action === 'invalid') {
+      this.#log.warn('dropped a message action that does not parse', where);
+      return true;
+    }
+    const outcome = this.#messaging.resolveAction(m, action);
+    if (outcome.kind === 'edited') this.#emit('messageEdited', outcome.event);
+    else if (outcome.kind === 'deleted') this.#emit('messageDeleted', outcome.event);
+    else if (outcome.kind === 'read') this.#emit('messageRead', outcome.event);
+    else if (outcome.why === 'not_the_sender')
+      this.#log.warn('refused an edit or delete of a message sent by someone else', where);
+    return true;
   }
 
   /** Emits an agent's answer to a stop as `turnStopped` (true: consumed). */

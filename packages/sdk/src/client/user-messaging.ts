@@ -26,6 +26,8 @@ import { createMessageSender, type MessageSender, type SendOptions } from '../me
 import { openDelivered, type OpenContext, type ReceivedMessage } from './open-message.js';
 import { RecentMessageIds } from './recent-ids.js';
 import { QuoteCache } from '../messaging/quote-cache.js';
+import { resolveAction, type ActionOutcome } from '../messaging/message-actions.js';
+import type { MessageAction } from '../core/protocol/message-actions.js';
 import { rememberWireEnvelope } from '../messaging/forward-attribution.js';
 import type { ResolvedUserClientOptions, UserClientOptions } from './options.js';
 import type { SessionInfo, UserSession } from './session.js';
@@ -138,6 +140,20 @@ export class UserMessaging {
     const sent = await this.#senderFor(this.requireSession().userId).send(conversationId, payload, options);
     this.#quotes.remember(conversationId, sent.messageId, this.requireSession().userId, payload);
     return sent;
+  }
+
+  /** Judges a received edit, delete or receipt against the messages this client saw (and applies it). */
+  resolveAction(message: ReceivedMessage, action: MessageAction): ActionOutcome {
+    return resolveAction(this.#quotes, message, action, this.#d.options.readReceipts);
+  }
+
+  /** Applies the user's own edit (`payload`) or delete (undefined) to the quotes. */
+  applyOwn(
+    conversationId: string,
+    targetId: string,
+    payload: Readonly<Record<string, unknown>> | undefined,
+  ): void {
+    this.#quotes.apply(conversationId, targetId, payload);
   }
 
   /** `message` with its `replyTo` resolved (the same object when it replies to nothing); remembers its text. */

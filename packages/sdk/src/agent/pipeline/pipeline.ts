@@ -20,6 +20,7 @@
  * @module
  */
 import { QuoteCache } from '../../messaging/quote-cache.js';
+import { readMessageAction } from '../../core/protocol/message-actions.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { OpenPoolStats } from '../../crypto/open-pool/pool.js';
 import type { EventDedup, OwnedClaim } from '../dedup.js';
@@ -218,6 +219,16 @@ export class EventPipeline {
     if (isSkip(p)) return p;
     const { event } = p;
     if (event.type === 'message.new') {
+      const action = readMessageAction((event as IncomingMessage).payload);
+      if (action !== undefined) {
+        // An edit, delete or receipt is no turn: judged and emitted at once (`messageEdited` …).
+        p.around = (async () => {
+          this.#deps.onAction?.(event as IncomingMessage, action);
+          this.outcomes.count('handled');
+          await completeAll(p.claims);
+        })();
+        return p;
+      }
       const stop = readTurnStop((event as IncomingMessage).payload);
       if (stop !== undefined) {
         const onStop = this.#onStop;

@@ -7,6 +7,7 @@
  * @module
  */
 import type { QuoteCache } from '../../messaging/quote-cache.js';
+import type { MessageAction } from '../../core/protocol/message-actions.js';
 import type { StreamOpener } from '../streams/reply-stream.js';
 import type { RetiredSigningKey } from '../../messaging/key-directory.js';
 import type { SendOptions } from '../../messaging/sender.js';
@@ -18,7 +19,7 @@ import type { ObjectRef } from '../../core/protocol/object-ref.js';
 import type { KeyRing } from '../../crypto/key-store/key-ring.js';
 import type { CryptoBackend } from '../../crypto/backend/types.js';
 import type { OpenPoolStats, OpenWorkerPool } from '../../crypto/open-pool/pool.js';
-import type { AnyAgentEvent, DecisionRefusalReason, SendResult } from '../events.js';
+import type { AnyAgentEvent, DecisionRefusalReason, IncomingMessage, SendResult } from '../events.js';
 import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { FlowStats } from './flow-control.js';
 
@@ -96,6 +97,8 @@ export interface PipelineDeps {
     ((event: AnyAgentEvent, opened: OpenedEnvelope) => Promise<VetRefusal | undefined>) | undefined;
   /** Texts of recent messages, for `replyTo` quotes. @defaultValue none (no quoted text) */
   readonly quotes?: QuoteCache | undefined;
+  /** Handles an opened edit, delete or receipt (`'invalid'`: an action that does not parse). @defaultValue none (dropped) */
+  readonly onAction?: ((message: IncomingMessage, action: MessageAction | 'invalid') => void) | undefined;
   /** The turn seam (status indicator). @defaultValue none */
   readonly turnStarted?: TurnStarted | undefined;
   /**

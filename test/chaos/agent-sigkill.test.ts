@@ -126,7 +126,7 @@ async function setup(options: {
   r.world = world;
   const pump = (): Seen => {
     for (const line of reader.read()) {
-      if (line.startsWith('handled ')) world.recorder.handled(line.slice('handled '.length));
+      if (line.startsWith('handled ')) world.recorder.handled(line.slice('handled '.length).split('\t')[0]);
       else if (line.startsWith('duplicate ')) seen.duplicates++;
       else if (line.startsWith('in_flight ')) seen.inFlight++;
     }

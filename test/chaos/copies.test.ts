@@ -36,6 +36,9 @@ const MESSAGES = 600;
 /** The scenario's bound for the first redelivered events after a SIGKILL, ms. */
 const FAILOVER_BOUND_MS = 15_000;
 
+/** How long a record waits before it is fed, so that every copy's file has been read past it, ms. */
+const RECORD_HOLD_BACK_MS = 250;
+
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function freePort(): Promise<number> {
@@ -138,7 +141,13 @@ interface Scenario {
   /** Loads a copy's process now, so that `add` later connects it in milliseconds. */
   readonly preload: (name: string) => void;
   /** Reads every record file into the world's recorder. */
-  readonly pump: () => void;
+  /**
+   * Feeds the copies' records to the recorder in the order they were written (each record carries
+   * its time; records of the last moments are held back until every file has been read past them,
+   * so a record read earlier from one file cannot overtake an older one of another). `flush` feeds
+   * everything.
+   */
+  readonly pump: (flush?: boolean) => void;
   readonly copies: readonly Copy[];
 }
 
@@ -197,15 +206,22 @@ async function scenario(initial: readonly string[], standby: readonly string[] =
     },
   });
   r.world = world;
-  const pump = (): void => {
+  const pending: { readonly at: number; readonly text: string }[] = [];
+  const pump = (flush = false): void => {
     for (const copy of r.copies) {
       for (const line of copy.reader.read()) {
         if (!line.startsWith('handled ')) continue;
-        world!.recorder.handled(line.slice('handled '.length));
+        const [text = '', at = '0'] = line.slice('handled '.length).split('\t');
+        pending.push({ at: Number(at), text });
         copy.handled++;
-        if (process.env['AMS_DEBUG_COPIES']) trace.push(`${Date.now()} ${copy.name} ${line}`);
+        if (process.env['AMS_DEBUG_COPIES']) trace.push(`${at} ${copy.name} ${text}`);
       }
     }
+    pending.sort((x, y) => x.at - y.at);
+    const cutoff = flush ? Infinity : performance.timeOrigin + performance.now() - RECORD_HOLD_BACK_MS;
+    let fed = 0;
+    while (fed < pending.length && pending[fed]!.at <= cutoff) world!.recorder.handled(pending[fed++]!.text);
+    pending.splice(0, fed);
   };
   r.poller = setInterval(pump, 5);
   return { world, redis, add, preload, pump, copies: r.copies };
@@ -225,7 +241,7 @@ async function drain(copy: Copy): Promise<void> {
 }
 
 function verdict(s: Scenario, label: string): void {
-  s.pump();
+  s.pump(true);
   const report = s.world.recorder.report();
   const perCopy = s.copies.map((c) => `${c.name} ${c.handled}`).join(', ');
   console.info(`copies chaos (${label}): ${report.summary}; handled per copy: ${perCopy}`);

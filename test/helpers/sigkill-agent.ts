@@ -26,7 +26,7 @@
  * keeps one loaded on standby and a restart takes milliseconds, and can
  * hold the connection back until a given time (`notBefore`, epoch ms).
  *
- * Lines of the record: `handled <text>`, `duplicate <by>`, `in_flight <key>`
+ * Lines of the record: `handled <text>\t<epoch ms>`, `duplicate <by>`, `in_flight <key>`
  * (a claim found held by someone else).
  * IPC to the parent: `{ type: 'connected' }` on each connection.
  * IPC from the parent: `{ type: 'go', notBefore }`, `{ type: 'arm', kill }`.
@@ -110,7 +110,8 @@ const agent = new Agent({
 
 agent.on('message.new', (m) => {
   if (armed === 'in-handler') die();
-  appendFileSync(record, `handled ${m.text ?? ''}\n`);
+  // The time (epoch ms, sub-ms) orders the records of several copies' files (test/chaos/copies.test.ts).
+  appendFileSync(record, `handled ${m.text ?? ''}\t${performance.timeOrigin + performance.now()}\n`);
   if (armed !== undefined) handledSinceArmed = true;
 });
 agent.on('duplicate', (info) =>

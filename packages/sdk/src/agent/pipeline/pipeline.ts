@@ -148,6 +148,10 @@ export class EventPipeline {
   readonly #dedup: EventDedup;
   /** Delivery ids whose first copy waits for a claim held elsewhere, or for the store. */
   readonly #waitingIds = new Set<string>();
+  /** Events taken so far (their order of arrival). */
+  #ingested = 0;
+  /** Per lane: events that arrived up to this one give way (see `ingest`). */
+  readonly #gaveUp = new Map<string, number>();
   readonly #scheduler: OrderedScheduler;
   readonly #emitter: TypedEmitter<AgentListenerArgs>;
   readonly #prepareLimit: number;
@@ -191,16 +195,33 @@ export class EventPipeline {
     this.outcomes.count('received');
     const prepared = this.#prepareDecided(inbound, transport).then((p) => this.#route(p));
     const key = this.turns.laneKey(laneOf(inbound), inbound.type);
+    const seq = ++this.#ingested;
+    let gaveWay = false;
     const run = this.#scheduler.push(key, async () => {
       const p = await prepared;
-      if (!isSkip(p) && p.around === undefined) await this.#inTurn(p);
+      if (isSkip(p)) {
+        // Given up unhandled (draining while a claim was held elsewhere or the store was down): the
+        // events queued behind it in its conversation give way too, unacknowledged, so the service
+        // sends them again after it, in order, instead of running them before it.
+        if (p.skip === 'contended' || p.skip === 'deferred') this.#gaveUp.set(key, this.#ingested);
+        return;
+      }
+      if (p.around !== undefined) return;
+      if (seq <= (this.#gaveUp.get(key) ?? 0)) {
+        gaveWay = true;
+        await releaseAll(p.claims);
+        return;
+      }
+      await this.#inTurn(p);
     });
     const settled = run.then(async (outcome): Promise<IngestOutcome> => {
       const p = await prepared;
+      if (this.#scheduler.queued === 0 && this.#scheduler.running === 0) this.#gaveUp.clear();
       if (outcome === 'dropped') {
         if (!isSkip(p) && p.around === undefined) await releaseAll(p.claims);
         return 'dropped';
       }
+      if (gaveWay) return 'retry';
       if (!isSkip(p)) return 'handled';
       return p.skip === 'contended' || p.skip === 'deferred' ? 'retry' : p.skip;
     });

@@ -16,50 +16,23 @@
  * Point a client's `baseUrl` at `relay.url`: the SDK derives its WebSocket
  * address from it, so both channels go through the relay.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import {
+  answer,
+  DROP,
+  startFrameRelay,
+  type FrameRelay,
+  type FrameRewrite,
+  type JsonRewrite,
+  type RelayAnswer,
+  type RelayRecord,
+  type RelaySocket,
+} from '../../packages/dev/src/testing/relay/frame-relay.js';
 
-/** An answer of the relay's choosing: another status (and body) than the service's. */
-export interface RelayAnswer {
-  readonly [ANSWER]: true;
-  readonly status: number;
-  readonly json: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-const ANSWER = Symbol('relay answer');
+// One relay: the testing kit's frame relay (what users get as `world.relay`), seen here as text.
+export { answer, DROP };
+export type { FrameRewrite, JsonRewrite, RelayAnswer, RelaySocket };
 
-/** Answers with `status` and `json` instead of passing the service's answer on. */
-export function answer(status: number, json: unknown, headers?: Record<string, string>): RelayAnswer {
-  return { [ANSWER]: true, status, json, ...(headers === undefined ? {} : { headers }) };
-}
-
-const isAnswer = (value: unknown): value is RelayAnswer =>
-  typeof value === 'object' && value !== null && ANSWER in value;
-
-/** Rewrites one JSON body (may wait); return it unchanged to pass it through. */
-export type JsonRewrite = (method: string, path: string, json: unknown) => unknown;
-
-/** Returned by a frame hook: the frame is not forwarded. */
-export const DROP: unique symbol = Symbol('drop frame');
-
-/** Rewrites one WebSocket frame (parsed JSON); return it, another frame, or `DROP`. */
-export type FrameRewrite = (frame: unknown, socket: RelaySocket) => unknown;
-
-/** One client WebSocket the relay carries. */
-export interface RelaySocket {
-  /** The request path of the upgrade (`/ws`, `/agents/ws`, …). */
-  readonly path: string;
-  /** Sends a frame to the client as if the service had sent it. */
-  toClient(frame: unknown): void;
-  /** Sends a frame to the service as if the client had sent it. */
-  toService(frame: unknown): void;
-  /** Closes both sides. */
-  close(code?: number): void;
-}
-
-/** What crossed the relay, as text. */
+/** What crossed the relay, as text (HTTP bodies without their head; empty bodies left out). */
 export interface SeenItem {
   readonly channel: 'http-request' | 'http-response' | 'ws-up' | 'ws-down';
   readonly path: string;
@@ -86,189 +59,61 @@ export interface HostileRelay {
   close(): Promise<void>;
 }
 
-async function bodyOf(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-}
+const HEAD_END = Buffer.from('\r\n\r\n');
 
-function parseJson(raw: Buffer): { ok: true; json: unknown } | { ok: false } {
-  try {
-    return { ok: true, json: JSON.parse(raw.toString('utf8')) };
-  } catch {
-    return { ok: false };
-  }
+/** A record as text: a frame whole, an HTTP message's body (`undefined` when it has none). */
+function asText(record: RelayRecord): SeenItem | undefined {
+  const bytes = Buffer.from(record.bytes.buffer, record.bytes.byteOffset, record.bytes.byteLength);
+  const http = record.channel === 'http-request' || record.channel === 'http-response';
+  const body = http ? bytes.subarray(bytes.indexOf(HEAD_END) + HEAD_END.length) : bytes;
+  if (http && body.length === 0) return undefined;
+  return { channel: record.channel, path: record.path, text: body.toString('utf8') };
 }
-
-const HOP_HEADERS = new Set([
-  'content-length',
-  'content-encoding',
-  'transfer-encoding',
-  'set-cookie',
-  'connection',
-]);
 
 /** Starts a relay in front of `upstream` (an http:// base URL). */
 export async function startHostileRelay(upstream: string): Promise<HostileRelay> {
-  const sockets = new Set<RelaySocket>();
+  const inner: FrameRelay = await startFrameRelay(upstream);
   const seen: SeenItem[] = [];
-  const wss = new WebSocketServer({ noServer: true });
-
-  const relay: HostileRelay = {
-    url: '',
-    onRequest: undefined,
-    onResponse: undefined,
-    onServerFrame: undefined,
-    onClientFrame: undefined,
+  let converted = 0;
+  return {
+    url: inner.url,
+    get onRequest() {
+      return inner.onRequest;
+    },
+    set onRequest(f) {
+      inner.onRequest = f;
+    },
+    get onResponse() {
+      return inner.onResponse;
+    },
+    set onResponse(f) {
+      inner.onResponse = f;
+    },
+    get onServerFrame() {
+      return inner.onServerFrame;
+    },
+    set onServerFrame(f) {
+      inner.onServerFrame = f;
+    },
+    get onClientFrame() {
+      return inner.onClientFrame;
+    },
+    set onClientFrame(f) {
+      inner.onClientFrame = f;
+    },
     get sockets() {
-      return [...sockets];
+      return inner.sockets;
     },
-    seen,
-    inject(frame, path) {
-      let n = 0;
-      for (const s of sockets) {
-        if (path === undefined || (typeof path === 'string' ? s.path === path : path.test(s.path))) {
-          s.toClient(frame);
-          n++;
-        }
+    get seen() {
+      // Records are only appended: convert the new ones (earlier indexes stay valid).
+      const records = inner.seen;
+      for (; converted < records.length; converted++) {
+        const item = asText(records[converted]!);
+        if (item !== undefined) seen.push(item);
       }
-      return n;
+      return seen;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.close();
-        wss.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    inject: (frame, path) => inner.inject(frame, path),
+    close: () => inner.close(),
   };
-
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const method = req.method ?? 'GET';
-      const path = req.url ?? '/';
-      let raw = await bodyOf(req);
-      if (raw.length > 0) seen.push({ channel: 'http-request', path, text: raw.toString('utf8') });
-      const parsed =
-        raw.length > 0 && relay.onRequest !== undefined ? parseJson(raw) : { ok: false as const };
-      if (parsed.ok) raw = Buffer.from(JSON.stringify(await relay.onRequest!(method, path, parsed.json)));
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (v === undefined || k === 'host' || HOP_HEADERS.has(k)) continue;
-        headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-      }
-      const upstreamAnswer = await fetch(upstream + path, {
-        method,
-        headers,
-        ...(raw.length === 0 ? {} : { body: new Uint8Array(raw) }),
-      });
-      let status = upstreamAnswer.status;
-      let out = Buffer.from(await upstreamAnswer.arrayBuffer());
-      const outHeaders: Record<string, string | string[]> = {};
-      upstreamAnswer.headers.forEach((v, k) => {
-        if (!HOP_HEADERS.has(k)) outHeaders[k] = v;
-      });
-      const cookies = upstreamAnswer.headers.getSetCookie();
-      if (cookies.length > 0) outHeaders['set-cookie'] = cookies;
-      if (out.length > 0) seen.push({ channel: 'http-response', path, text: out.toString('utf8') });
-      const answerJson =
-        out.length > 0 && relay.onResponse !== undefined ? parseJson(out) : { ok: false as const };
-      if (answerJson.ok) {
-        const rewritten = await relay.onResponse!(method, path, answerJson.json);
-        if (isAnswer(rewritten)) {
-          status = rewritten.status;
-          out = Buffer.from(JSON.stringify(rewritten.json));
-          Object.assign(outHeaders, rewritten.headers ?? {}, { 'content-type': 'application/json' });
-        } else {
-          out = Buffer.from(JSON.stringify(rewritten));
-        }
-      }
-      res.writeHead(status, { ...outHeaders, 'content-length': String(out.length) });
-      res.end(out);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
-  });
-
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = req.url ?? '/';
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (
-        v === undefined ||
-        k === 'host' ||
-        k.startsWith('sec-websocket') ||
-        k === 'upgrade' ||
-        k === 'connection'
-      )
-        continue;
-      headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    }
-    const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
-    const service = new WebSocket(upstream.replace(/^http/, 'ws') + path, protocols, { headers });
-    const pendingUp: string[] = [];
-    service.on('error', () => socket.destroy());
-    wss.handleUpgrade(req, socket, head, (client) => {
-      const relaySocket: RelaySocket = {
-        path,
-        toClient: (frame) => {
-          if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(frame));
-        },
-        toService: (frame) => {
-          const text = JSON.stringify(frame);
-          if (service.readyState === WebSocket.OPEN) service.send(text);
-          else pendingUp.push(text);
-        },
-        close: (code = 1001) => {
-          if (client.readyState === WebSocket.OPEN) client.close(code);
-          if (service.readyState === WebSocket.OPEN) service.close(code);
-          else service.terminate();
-        },
-      };
-      sockets.add(relaySocket);
-      const pass = (text: string, hook: FrameRewrite | undefined, send: (frame: unknown) => void): void => {
-        if (hook === undefined) return send(JSON.parse(text));
-        let frame: unknown;
-        try {
-          frame = JSON.parse(text);
-        } catch {
-          return send(text);
-        }
-        const out = hook(frame, relaySocket);
-        if (out !== DROP) send(out);
-      };
-      const text = (data: RawData): string =>
-        (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
-      client.on('message', (data) => {
-        const t = text(data);
-        seen.push({ channel: 'ws-up', path, text: t });
-        pass(t, relay.onClientFrame, relaySocket.toService);
-      });
-      service.on('message', (data) => {
-        const t = text(data);
-        seen.push({ channel: 'ws-down', path, text: t });
-        pass(t, relay.onServerFrame, relaySocket.toClient);
-      });
-      service.on('open', () => {
-        for (const t of pendingUp.splice(0)) service.send(t);
-      });
-      // Close codes are passed on as they are (1005/1006 cannot be sent: 1000 then).
-      const sendable = (code: number): number => (code === 1005 || code === 1006 ? 1000 : code);
-      service.on('close', (code, reason) => {
-        sockets.delete(relaySocket);
-        if (client.readyState === WebSocket.OPEN) client.close(sendable(code), reason);
-      });
-      client.on('close', (code, reason) => {
-        sockets.delete(relaySocket);
-        if (service.readyState === WebSocket.OPEN) service.close(sendable(code), reason);
-        else service.terminate();
-      });
-      client.on('error', () => service.terminate());
-    });
-  });
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  (relay as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return relay;
 }

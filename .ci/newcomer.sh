@@ -18,7 +18,11 @@ set -euo pipefail
 tarball=$(realpath "$1")
 dev_tarball=$(realpath "$2")
 repo=$(cd "$(dirname "$0")/.." && pwd)
-dir=$(mktemp -d)
+# NEWCOMER_STAGE=samples: the second half only (the samples run against the
+# server), in the project NEWCOMER_DIR that the first half installed; used to
+# rerun it in a network namespace of its own when port 8080 is taken (below).
+stage=${NEWCOMER_STAGE:-all}
+if [ "$stage" = samples ]; then dir=$NEWCOMER_DIR; else dir=$(mktemp -d); fi
 start=$SECONDS
 pids=()
 
@@ -40,7 +44,7 @@ cleanup() {
       [ -f "$log" ] && printf '\n-- %s\n' "${log#"$dir"/}" && tail -n 30 "$log"
     done
   fi
-  rm -rf "$dir"
+  [ "$stage" = samples ] || rm -rf "$dir"
   exit "$status"
 }
 trap cleanup EXIT
@@ -95,6 +99,7 @@ send_hello() {
 }
 
 cd "$dir"
+if [ "$stage" = all ]; then
 echo "newcomer: fresh project in $dir"
 npm init -y >/dev/null
 npm install --no-audit --no-fund --silent "$tarball" >install.log 2>&1 || fail "installing the SDK tarball failed"
@@ -120,6 +125,7 @@ npx --no-install tsc --strict --noEmit --module nodenext bot.mts webhook-bot.mts
 npx --no-install tsc --init >/dev/null
 npx --no-install tsc --noEmit -p tsconfig.json || fail "the docs' samples do not type-check with the tsconfig of 'tsc --init'"
 echo 'newcomer: README bot and webhook guide sample type-check (strict, and with the tsconfig of tsc --init)'
+fi
 
 # The README's two commands, verbatim (the ```sh blocks after "Against a local server"): the
 # service, then bootstrap and the bot, saved as the README says (bot.mjs), in a folder of its own.
@@ -127,8 +133,17 @@ serve_cmd=$(sh_block "$repo/README.md" 'Against a local server' 1)
 bot_cmd=$(sh_block "$repo/README.md" 'Against a local server' 2)
 case "$serve_cmd" in "npx ams serve --dev --port 8080"*) ;; *) fail "README: unexpected first command '$serve_cmd'" ;; esac
 case "$bot_cmd" in "npx ams dev bootstrap > .env && node --env-file=.env bot.mjs") ;; *) fail "README: unexpected second command '$bot_cmd'" ;; esac
-node -e 'require("net").createServer().once("error",()=>process.exit(1)).listen(8080,"127.0.0.1",function(){this.close()})' ||
-  fail "port 8080 is taken: the README's commands need it"
+
+# The README's commands need port 8080. When another process on this machine holds
+# it, the rest runs in a network namespace of its own (loopback only, as the tests).
+if [ "$stage" = all ] && ! node -e 'require("net").createServer().once("error",()=>process.exit(1)).listen(8080,"127.0.0.1",function(){this.close()})'; then
+  command -v unshare >/dev/null && command -v ip >/dev/null && unshare -rn true 2>/dev/null ||
+    fail "port 8080 is taken and no network namespace is available: the README's commands need it"
+  echo "newcomer: port 8080 is taken on this machine; the samples run in a network namespace of their own"
+  unshare -rn bash -c 'ip link set lo up && exec "$@"' _ env NEWCOMER_STAGE=samples NEWCOMER_DIR="$dir" \
+    bash "$repo/.ci/newcomer.sh" "$tarball" "$dev_tarball"
+  exit $?
+fi
 mkdir ws && cp bot.mts ws/bot.mjs && cd ws
 PATH="$dir/node_modules/.bin:$PATH" bash -c "$serve_cmd" >../serve.out 2>../serve.log &
 pids+=($!)

@@ -8,7 +8,12 @@
  * back to one). Beside each wall-clock figure, CPU time per MB of the SDK
  * process and of the server process (process.cpuUsage, steadier than MB/s on
  * a shared machine) against the raw pipeline's CPU time per MB, and the
- * fixed cost of one request (a 1-byte file). Run: npx tsx bench/run.ts files
+ * fixed cost of one request (a 1-byte file). Also the SDK process's garbage
+ * collection time per MB (wall time of GC pauses, from PerformanceObserver).
+ * Each download writes a new file (the previous round's output is deleted
+ * before the timer starts); the 100 MB download is also timed replacing the
+ * previous round's file, which costs the kernel time to free the old one
+ * (docs/files.md#performance). Run: npx tsx bench/run.ts files
  */
 import { spawn } from 'node:child_process';
 import * as c from 'node:crypto';
@@ -18,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { Agent } from '../packages/sdk/src/agent/index.js';
 import { MemoryKeyStore } from '../packages/sdk/src/crypto/key-store/index.js';
 import {
@@ -175,6 +180,22 @@ interface Transfer {
   readonly mbps: number;
   readonly sdkCpuPerMb: number;
   readonly serverCpuPerMb: number;
+  /** Garbage-collection pauses of the SDK process, µs per MB (wall time). */
+  readonly gcPerMb: number;
+}
+
+/** Start and duration (ms, performance.now() time) of every GC of this process. */
+const gcs: { start: number; duration: number }[] = [];
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcs.push({ start: e.startTime, duration: e.duration });
+});
+
+/** GC time (ms) of the GCs that started between `from` and `to`, once the observer has reported them. */
+async function gcBetween(from: number, to: number): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  let total = 0;
+  for (const gc of gcs) if (gc.start >= from && gc.start <= to) total += gc.duration;
+  return total;
 }
 
 async function timed<T>(
@@ -186,19 +207,27 @@ async function timed<T>(
   const cpu0 = cpuNow();
   const t0 = performance.now();
   const result = await fn();
-  const wall = performance.now() - t0;
+  const t1 = performance.now();
+  const wall = t1 - t0;
   const sdkCpu = cpuNow() - cpu0;
   const serverCpuUsed = (await serverCpu()) - server0;
   const mb = bytes / MB;
+  const gc = await gcBetween(t0, t1);
   return {
     result,
-    transfer: { mbps: mb / (wall / 1000), sdkCpuPerMb: sdkCpu / mb, serverCpuPerMb: serverCpuUsed / mb },
+    transfer: {
+      mbps: mb / (wall / 1000),
+      sdkCpuPerMb: sdkCpu / mb,
+      serverCpuPerMb: serverCpuUsed / mb,
+      gcPerMb: (gc * 1000) / mb,
+    },
   };
 }
 
 const medianOf = <T>(xs: readonly T[], f: (x: T) => number): number => median(xs.map(f));
 
 export default async function run(): Promise<void> {
+  gcObserver.observe({ entryTypes: ['gc'] });
   const server = await startServer();
   const dir = await mkdtemp(join(tmpdir(), 'ams-files-bench-'));
   const agent = new Agent({
@@ -262,6 +291,7 @@ export default async function run(): Promise<void> {
       await writeRandomFile(path, size);
       const up: Transfer[] = [];
       const down: Transfer[] = [];
+      const replacing: Transfer[] = [];
       const runs = size === MB ? 10 : ROUNDS;
       for (let r = 0; r < runs; r++) {
         if (size > MB || r % 5 === 0) await baselines();
@@ -270,15 +300,27 @@ export default async function run(): Promise<void> {
           agent.files.uploadOnly(conversationId, path, { name: 'bench.bin' }),
         );
         up.push(u);
+        // A new file each time: deleting the previous round's output is not part of a download.
+        await rm(join(dir, 'out.bin'), { force: true });
         const { transfer: d } = await timed(size, server.cpu, async () => {
           await (await agent.files.download(file)).toFile(join(dir, 'out.bin'));
         });
         down.push(d);
+        if (size > MB) {
+          // The same download replacing the file just written (what this bench measured before).
+          const { transfer: o } = await timed(size, server.cpu, async () => {
+            await (await agent.files.download(file)).toFile(join(dir, 'out.bin'));
+          });
+          replacing.push(o);
+        }
       }
       const label = size === MB ? '1 MB' : '100 MB';
       for (const [name, xs, raw] of [
         [`encrypt + upload, ${label}`, up, rawEnc],
         [`download + decrypt, ${label}`, down, rawDec],
+        ...(size > MB
+          ? ([[`download + decrypt, ${label}, replacing an existing file`, replacing, rawDec]] as const)
+          : []),
       ] as const) {
         const mbps = medianOf(xs, (x) => x.mbps);
         const rawMbps = medianOf(raw, (x) => x.mbps);
@@ -289,6 +331,10 @@ export default async function run(): Promise<void> {
         cpuRows.push([
           name,
           fmt(sdk, 0),
+          fmt(
+            medianOf(xs, (x) => x.gcPerMb),
+            0,
+          ),
           fmt(srv, 0),
           fmt(rawCpu, 0),
           fmt(rawCpu / sdk, 2),
@@ -305,7 +351,7 @@ export default async function run(): Promise<void> {
       rows.push([name, fmt(mbps, 0), fmt(rawMbps, 0), fmt(mbps / rawMbps, 2)]);
       const sdk = medianOf(xs, (x) => x.cpuPerMb);
       const rawCpu = medianOf(raw, (x) => x.cpuPerMb);
-      cpuRows.push([name, fmt(sdk, 0), '–', fmt(rawCpu, 0), fmt(rawCpu / sdk, 2), '–']);
+      cpuRows.push([name, fmt(sdk, 0), '–', '–', fmt(rawCpu, 0), fmt(rawCpu / sdk, 2), '–']);
     }
     // The fixed cost of one request: a 1-byte file up and down (what the 1 MB figures pay on top of the bytes).
     const fixed: string[][] = [];
@@ -352,8 +398,16 @@ export default async function run(): Promise<void> {
       rows,
     );
     printTable(
-      'CPU time per MB (µs, median; process.cpuUsage of the SDK process and of the server process; × raw = raw CPU µs/MB ÷ transfer CPU µs/MB)',
-      ['operation', 'SDK µs/MB', 'server µs/MB', 'raw µs/MB', '× raw (SDK CPU)', '× raw (SDK + server CPU)'],
+      "CPU time per MB (µs, median; process.cpuUsage of the SDK process and of the server process; SDK GC = wall time of the SDK process's GC pauses; × raw = raw CPU µs/MB ÷ transfer CPU µs/MB)",
+      [
+        'operation',
+        'SDK µs/MB',
+        'SDK GC µs/MB',
+        'server µs/MB',
+        'raw µs/MB',
+        '× raw (SDK CPU)',
+        '× raw (SDK + server CPU)',
+      ],
       cpuRows,
     );
     printTable(
@@ -367,6 +421,7 @@ export default async function run(): Promise<void> {
       rss,
     );
   } finally {
+    gcObserver.disconnect();
     await agent.close();
     server.stop();
     await rm(dir, { recursive: true, force: true });

@@ -9,6 +9,8 @@
  * conversation, with the reason; and neither panel shows a token, a webhook
  * secret, a private key or an access token.
  */
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../packages/sdk/src/agent/index.js';
@@ -122,7 +124,18 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: event inspector and time
     expect(await page.locator('#inspector ul.inspector-outcomes li').last().textContent()).toContain(
       '(replay)',
     );
-    expect(bot.agentId).toBeTruthy();
+    expect(
+      await page.locator(`#agents button[data-agent-id="${bot.agentId}"]`).getAttribute('data-online'),
+    ).toBe('true');
+    // docs/console.md's picture of the inspector, refreshed on request only (AMS_UPDATE_SCREENSHOTS=1),
+    // as console.browser.test.ts does for the README's; every run writes its own under .ci/out.
+    const shot =
+      process.env['AMS_UPDATE_SCREENSHOTS'] === '1'
+        ? 'docs/images/console-inspector.png'
+        : '.ci/out/screenshots/console-inspector.png';
+    mkdirSync(dirname(shot), { recursive: true });
+    await page.screenshot({ path: shot });
+    expect(statSync(shot).size).toBeGreaterThan(10_000);
   });
 
   it("the timeline lists the conversation's deliveries in order with their attempts; one opens in the inspector", async () => {

@@ -118,6 +118,100 @@ function bodyRows(v: DeliveryView): [string, string][] {
   ];
 }
 
+/** Each attempt with its timing and outcome; a replay's marked as a duplicate. */
+function appendAttempts(panel: HTMLElement, v: DeliveryView): void {
+  panel.append(heading(`Attempts (${v.attempts.length})`));
+  const list = document.createElement('ol');
+  list.className = 'inspector-attempts';
+  for (const a of v.attempts) {
+    const li = document.createElement('li');
+    li.textContent = attemptLine(a);
+    li.dataset['outcome'] = a.outcome;
+    li.dataset['tone'] = attemptTone(a.outcome);
+    const run = a.run ?? 1;
+    if (run > 1) {
+      li.dataset['duplicate'] = 'true';
+      const mark = document.createElement('span');
+      mark.className = 'duplicate';
+      mark.textContent = `replay ${run - 1}: duplicate`;
+      mark.title = 'Queued again with the same delivery id: the bot should skip it as a duplicate.';
+      li.append(' ', mark);
+    }
+    list.append(li);
+  }
+  if (v.attempts.length === 0) list.textContent = 'no attempt yet';
+  panel.append(list);
+}
+
+/** Every final status of the id (a replay adds one). */
+function appendOutcomes(panel: HTMLElement, v: DeliveryView): void {
+  panel.append(heading('Final statuses'));
+  const ends = document.createElement('ul');
+  ends.className = 'inspector-outcomes';
+  for (const [i, o] of v.outcomes.entries()) {
+    const li = document.createElement('li');
+    const detail = [o.latency_ms === undefined ? '' : `${o.latency_ms} ms`, o.error_class ?? '']
+      .filter((d) => d !== '')
+      .join(', ');
+    li.textContent = `${o.completed_at.slice(11, 19)} ${o.final_status} after ${o.attempt_count} attempt(s)${detail === '' ? '' : ` (${detail})`}${i > 0 ? ' (replay)' : ''}`;
+    li.dataset['tone'] = deliveryTone(o.final_status);
+    ends.append(li);
+  }
+  if (v.outcomes.length === 0)
+    ends.textContent = v.pending_state === null ? 'none' : `pending: ${v.pending_state}`;
+  panel.append(ends);
+}
+
+/** The payload the page opened, or why it shows none. */
+function appendDecrypted(panel: HTMLElement, decrypted: Decrypted): void {
+  panel.append(heading('Decrypted (in this page)'));
+  const opened = document.createElement('pre');
+  opened.className = 'decrypted';
+  if ('payload' in decrypted) {
+    opened.dataset['opened'] = 'true';
+    opened.textContent = JSON.stringify(decrypted.payload, null, 2);
+  } else {
+    opened.dataset['opened'] = 'false';
+    opened.textContent = decrypted.reason;
+  }
+  panel.append(opened);
+}
+
+/** The body fields, and the HTTP headers of the last webhook attempt. */
+function appendHeaders(panel: HTMLElement, v: DeliveryView): void {
+  panel.append(heading('Headers'), rows(bodyRows(v), 'body'));
+  const hooks = v.attempts.filter((a) => a.headers !== undefined && a.headers !== null);
+  const lastHook = hooks.at(-1);
+  if (lastHook?.headers != null) {
+    panel.append(
+      heading(`HTTP headers of webhook attempt #${lastHook.attempt}`),
+      rows(Object.entries(lastHook.headers), 'http-headers'),
+    );
+  } else if (v.attempts.length > 0) {
+    const note = document.createElement('p');
+    note.className = 'muted';
+    note.textContent =
+      'Sent as a WebSocket event frame: these fields and the envelope (plus "redelivered": true on a frame sent again).';
+    panel.append(note);
+  }
+}
+
+/** The envelope as the service relayed it: its clear header, the base64 folded. */
+function appendEnvelope(panel: HTMLElement, v: DeliveryView): void {
+  panel.append(
+    heading('Sealed envelope (as the service saw it)'),
+    rows(envelopeRows(v.wire_envelope), 'envelope'),
+  );
+  const raw = document.createElement('details');
+  const sum = document.createElement('summary');
+  sum.textContent = `wire_envelope (${v.wire_envelope.length} base64 characters)`;
+  const pre = document.createElement('pre');
+  pre.className = 'wire';
+  pre.textContent = v.wire_envelope;
+  raw.append(sum, pre);
+  panel.append(raw);
+}
+
 /** What the inspector shows beside the delivery itself. */
 export interface InspectorContext {
   /** The page's name for an id (`you`, an agent's name, or the id). */
@@ -152,83 +246,10 @@ export function renderInspector(
   summary.children[3]!.setAttribute('data-tone', deliveryTone(state));
   panel.append(title, summary);
 
-  panel.append(heading('Headers'), rows(bodyRows(v), 'body'));
-  const hooks = v.attempts.filter((a) => a.headers !== undefined && a.headers !== null);
-  const lastHook = hooks.at(-1);
-  if (lastHook?.headers != null) {
-    panel.append(
-      heading(`HTTP headers of webhook attempt #${lastHook.attempt}`),
-      rows(Object.entries(lastHook.headers), 'http-headers'),
-    );
-  } else if (v.attempts.length > 0) {
-    const note = document.createElement('p');
-    note.className = 'muted';
-    note.textContent =
-      'Sent as a WebSocket event frame: these fields, the envelope, and `redelivered: true` on a frame sent again.';
-    panel.append(note);
-  }
-
-  panel.append(
-    heading('Sealed envelope (as the service saw it)'),
-    rows(envelopeRows(v.wire_envelope), 'envelope'),
-  );
-  const raw = document.createElement('details');
-  const sum = document.createElement('summary');
-  sum.textContent = `wire_envelope (${v.wire_envelope.length} base64 characters)`;
-  const pre = document.createElement('pre');
-  pre.className = 'wire';
-  pre.textContent = v.wire_envelope;
-  raw.append(sum, pre);
-  panel.append(raw);
-
-  panel.append(heading('Decrypted (in this page)'));
-  const opened = document.createElement('pre');
-  opened.className = 'decrypted';
-  if ('payload' in decrypted) {
-    opened.dataset['opened'] = 'true';
-    opened.textContent = JSON.stringify(decrypted.payload, null, 2);
-  } else {
-    opened.dataset['opened'] = 'false';
-    opened.textContent = decrypted.reason;
-  }
-  panel.append(opened);
-
-  panel.append(heading(`Attempts (${v.attempts.length})`));
-  const list = document.createElement('ol');
-  list.className = 'inspector-attempts';
-  for (const a of v.attempts) {
-    const li = document.createElement('li');
-    li.textContent = attemptLine(a);
-    li.dataset['outcome'] = a.outcome;
-    li.dataset['tone'] = attemptTone(a.outcome);
-    const run = a.run ?? 1;
-    if (run > 1) {
-      li.dataset['duplicate'] = 'true';
-      const mark = document.createElement('span');
-      mark.className = 'duplicate';
-      mark.textContent = `replay ${run - 1}: duplicate`;
-      mark.title = 'Queued again with the same delivery id: the bot should skip it as a duplicate.';
-      li.append(' ', mark);
-    }
-    list.append(li);
-  }
-  if (v.attempts.length === 0) list.textContent = 'no attempt yet';
-  panel.append(list);
-
-  panel.append(heading('Final statuses'));
-  const ends = document.createElement('ul');
-  ends.className = 'inspector-outcomes';
-  for (const [i, o] of v.outcomes.entries()) {
-    const li = document.createElement('li');
-    const detail = [o.latency_ms === undefined ? '' : `${o.latency_ms} ms`, o.error_class ?? '']
-      .filter((d) => d !== '')
-      .join(', ');
-    li.textContent = `${o.completed_at.slice(11, 19)} ${o.final_status} after ${o.attempt_count} attempt(s)${detail === '' ? '' : ` (${detail})`}${i > 0 ? ' (replay)' : ''}`;
-    li.dataset['tone'] = deliveryTone(o.final_status);
-    ends.append(li);
-  }
-  if (v.outcomes.length === 0)
-    ends.textContent = v.pending_state === null ? 'none' : `pending: ${v.pending_state}`;
-  panel.append(ends);
+  appendAttempts(panel, v);
+  appendOutcomes(panel, v);
+  appendDecrypted(panel, decrypted);
+  appendHeaders(panel, v);
+  appendEnvelope(panel, v);
   panel.hidden = false;
 }

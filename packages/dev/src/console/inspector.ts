@@ -54,6 +54,9 @@ export function attemptTone(outcome: string): 'ok' | 'warn' | 'bad' {
   return outcome === 'permanent' ? 'bad' : 'warn';
 }
 
+/** Characters of the base64 envelope drawn in the page. */
+const WIRE_SHOWN = 65_536;
+
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** The envelope's clear parts, as `[label, value]` rows (what the service can see of it). */
@@ -207,7 +210,11 @@ function appendEnvelope(panel: HTMLElement, v: DeliveryView): void {
   sum.textContent = `wire_envelope (${v.wire_envelope.length} base64 characters)`;
   const pre = document.createElement('pre');
   pre.className = 'wire';
-  pre.textContent = v.wire_envelope;
+  // An envelope can be megabytes (a ref'd delivery): the page shows its start.
+  pre.textContent =
+    v.wire_envelope.length > WIRE_SHOWN
+      ? `${v.wire_envelope.slice(0, WIRE_SHOWN)}… (${v.wire_envelope.length - WIRE_SHOWN} more characters)`
+      : v.wire_envelope;
   raw.append(sum, pre);
   panel.append(raw);
 }

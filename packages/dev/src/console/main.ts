@@ -527,7 +527,11 @@ async function show(wire: string): Promise<void> {
 
 async function openChat(a: AgentItem): Promise<void> {
   if (state.pendingChat?.agent_id === a.agent_id) state.pendingChat = undefined;
-  if (state.agentId !== a.agent_id) state.opened.clear();
+  if (state.agentId !== a.agent_id) {
+    state.opened.clear();
+    // The inspector showed another agent's delivery: close it (the timeline follows the new chat).
+    if (state.inspecting !== undefined) closeDrawers();
+  }
   agentStatus.reset();
   state.agentId = a.agent_id;
   state.inGroup = false;

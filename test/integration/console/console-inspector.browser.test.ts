@@ -5,7 +5,8 @@
  * own message (an agent's or the system's envelope stays sealed), and its
  * attempts with timings and outcomes, a replay's marked as a duplicate; the
  * timeline lists the conversation's deliveries in order with their attempts
- * (acks, webhook answers, the replay); the Timeline button waits for a
+ * (acks, webhook answers, the replay); a frame requeued by a dropped
+ * WebSocket shows as requeued, then acked; the Timeline button waits for a
  * conversation, with the reason; and neither panel shows a token, a webhook
  * secret, a private key or an access token.
  */
@@ -29,8 +30,12 @@ import {
   type SessionRecord,
 } from '../../helpers/console-session.js';
 
+/** Handlers of `hold` wait here until the test releases them. */
+let held: Promise<void> = Promise.resolve();
+
 const echo = (duplicates: DuplicateInfo[]) => (agent: Agent) => {
   agent.on('message.new', async (msg) => {
+    if (msg.text === 'hold') await held;
     await msg.reply(`echo: ${msg.text ?? ''}`);
   });
   agent.on('duplicate', (d) => duplicates.push(d));
@@ -170,6 +175,51 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: event inspector and time
       text: 'second',
     });
     await page.keyboard.press('Escape');
+  });
+
+  it('a frame requeued by a dropped WebSocket and sent again shows both attempts, requeued then acked', async () => {
+    const bot = bots[0]!;
+    let release!: () => void;
+    held = new Promise<void>((resolve) => (release = resolve));
+    await sendFromPage(page, 'hold');
+    // The bot holds the event: it waits for its ack, listed as pending above the log.
+    const row = page.locator('#log tbody tr[data-pending="true"]', { hasText: 'awaiting_ack' });
+    await row.waitFor();
+    const deliveryId = (await row.getAttribute('data-delivery-id'))!;
+    await page.click('#drop-ws');
+    release();
+    await page.waitForSelector('#messages li.theirs:text-is("echo: hold")');
+    // The bot reconnects on its backoff (the server's virtual clock): step it until it is back.
+    await expect
+      .poll(
+        async () => {
+          await page.click('#advance');
+          return page.locator('#status [data-field="websocket_connections"]').textContent();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe('1');
+    await page.click(`#log tbody tr[data-delivery-id="${deliveryId}"] button.inspect`);
+    await page.waitForSelector('#inspector ol.inspector-attempts li:nth-child(2)[data-outcome="acked"]');
+    expect(
+      await page
+        .locator('#inspector ol.inspector-attempts li')
+        .evaluateAll((li) => li.map((e) => e.textContent)),
+    ).toEqual([
+      expect.stringMatching(
+        /^#1 \d\d:\d\d:\d\d WebSocket conn \d+ requeued \(connection closed after \d+ ms\)$/,
+      ),
+      expect.stringMatching(/^#2 \d\d:\d\d:\d\d WebSocket conn \d+ acked after \d+ ms$/),
+    ]);
+    // Not a replay: no duplicate mark. The timeline shows the same two attempts as marks.
+    expect(await page.locator('#inspector li[data-duplicate]').count()).toBe(0);
+    await page.click('#show-timeline');
+    const item = page.locator(`#timeline li[data-delivery-id="${deliveryId}"] .mark`);
+    await expect
+      .poll(() => item.allTextContents())
+      .toEqual(['#1 ws requeued', expect.stringMatching(/^#2 ws acked \d+ ms$/)]);
+    await page.keyboard.press('Escape');
+    expect(bot.agentId).toBeTruthy();
   });
 
   it('a webhook delivery shows the HTTP headers it was sent with (never the secret); a system event stays sealed', async () => {

@@ -36,6 +36,9 @@ export async function ensureConsoleBuilt(): Promise<void> {
     target: 'es2022',
     minify: true,
     outfile: `${root}dist/console/console.js`,
+    // As tsup does for a browser build: Node's modules (and undici, which only the SDK's Node
+    // transport imports) stay out; nothing the console reaches uses them.
+    external: ['node:*', 'undici'],
     logLevel: 'error',
   });
 }

@@ -72,6 +72,7 @@ describe('console control routes', () => {
       ['POST', `/_control/agents/${id}/recover`, undefined],
       ['POST', `/_control/agents/${id}/deliveries/${id}/replay`, undefined],
       ['GET', `/_control/agents/${id}/deliveries/${id}/attempts`, undefined],
+      ['GET', `/_control/agents/${id}/deliveries/${id}`, undefined],
       ['POST', `/_control/agents/${id}/websocket/drop`, undefined],
     ] as const) {
       const res = await call(server, method, path, json === undefined ? {} : { json });
@@ -162,6 +163,67 @@ describe('console control routes', () => {
     expect(entry).toBeDefined();
     const res = await call(server, 'POST', `${base}/${entry!.delivery_id}/replay`);
     expect(res.error?.params['reason']).toBe('delivery_not_replayable');
+  });
+
+  it("the inspector's delivery: headers sent (never the secret), the envelope, attempts, outcomes; the conversation's timeline lists it", async () => {
+    const agent = await createTestAgent(server, await createTestUser(server));
+    const other = await createTestAgent(server, await createTestUser(server));
+    const { secret } = await server.control.setWebhook(agent.agentId, { url: 'http://127.0.0.1:9/hook' });
+    await call(server, 'POST', `/_control/agents/${agent.agentId}/webhook-faults`, {
+      json: { status: 408, count: 1 },
+    });
+    await server.control.sendSystemEvent(agent.agentId, 'agent.test', {});
+    await server.control.deliveryIdle();
+    const [entry] = (await call(server, 'GET', `/_control/agents/${agent.agentId}/delivery-logs`))
+      .data as unknown as { delivery_id: string }[];
+    const path = `/_control/agents/${agent.agentId}/deliveries/${entry!.delivery_id}`;
+    const res = await call(server, 'GET', path);
+    expect(res.status).toBe(200);
+    const view = res.data as unknown as {
+      event_type: string;
+      conversation_id: string;
+      wire_envelope: string;
+      replays: number;
+      pending_state: string | null;
+      outcomes: { final_status: string }[];
+      attempts: { run: number; channel: string; status_code: number; headers: Record<string, string> }[];
+    };
+    expect(view).toMatchObject({ event_type: 'agent.test', replays: 0, pending_state: null });
+    expect(view.wire_envelope.length).toBeGreaterThan(0);
+    expect(view.outcomes.map((o) => o.final_status)).toEqual(['failed']);
+    expect(view.attempts).toHaveLength(1);
+    expect(view.attempts[0]).toMatchObject({ run: 1, channel: 'webhook', status_code: 408 });
+    expect(Object.keys(view.attempts[0]!.headers)).toContain('content-type');
+    expect(Object.values(view.attempts[0]!.headers)).toContain(entry!.delivery_id);
+    expect(JSON.stringify(view)).not.toContain(secret);
+    // Replayed (failing at once again): the view counts the replay and its attempt belongs to run 2.
+    await call(server, 'POST', `/_control/agents/${agent.agentId}/webhook-faults`, {
+      json: { status: 408, count: 1 },
+    });
+    await call(server, 'POST', `${path}/replay`);
+    await server.control.deliveryIdle();
+    const again = (await call(server, 'GET', path)).data as unknown as typeof view;
+    expect(again.replays).toBe(1);
+    expect(again.attempts.map((a) => a.run)).toEqual([1, 2]);
+    expect(again.outcomes).toHaveLength(2);
+    // The timeline of its conversation lists it; another agent's id or an unknown one is not found.
+    const timeline = await call(server, 'GET', `/_control/conversations/${view.conversation_id}/deliveries`);
+    expect((timeline.data as unknown as { delivery_id: string }[]).map((d) => d.delivery_id)).toContain(
+      entry!.delivery_id,
+    );
+    const unknownConv = await call(server, 'GET', `/_control/conversations/nope/deliveries`);
+    expect(unknownConv.data).toEqual([]);
+    for (const wrong of [
+      `/_control/agents/${other.agentId}/deliveries/${entry!.delivery_id}`,
+      `/_control/agents/${agent.agentId}/deliveries/not-a-delivery`,
+    ]) {
+      const r = await call(server, 'GET', wrong);
+      expect(r.status, wrong).toBe(404);
+      expect(r.error?.params['reason']).toBe('delivery_not_kept');
+    }
+    // `pending` is still the pending list, not a delivery id.
+    const pending = await call(server, 'GET', `/_control/agents/${agent.agentId}/deliveries/pending`);
+    expect(pending.data).toEqual([]);
   });
 
   it("a 'timeout' fault is accepted; dropping an agent's WebSocket with none open closes 0", async () => {

@@ -49,6 +49,8 @@ import { sendTurnStop, showTurnNotice, turnControlNotice, type TurnStopDeps } fr
 import { renderReadiness } from './readiness.js';
 import { markAgent, toneStatus, type ServiceStatus } from './status-marks.js';
 import { applyLogFilter, startLogFilter } from './log-filter.js';
+import { renderInspector, type Decrypted, type DeliveryView } from './inspector.js';
+import { renderTimeline } from './timeline.js';
 
 interface AgentItem {
   readonly agent_id: string;
@@ -79,7 +81,12 @@ const state: {
   inGroup: boolean;
   /** An agent added in this page whose chat opens once its bot connects. */
   pendingChat?: AgentItem | undefined;
+  /** The delivery shown in the inspector (read again on each feed event). */
+  inspecting?: { readonly agentId: string; readonly deliveryId: string } | undefined;
+  /** The open conversation's timeline is shown (read again on each feed event). */
+  timelineOpen: boolean;
 } = {
+  timelineOpen: false,
   recipients: [],
   signing: new Map(),
   clockOffsetMs: 0,
@@ -520,7 +527,11 @@ async function show(wire: string): Promise<void> {
 
 async function openChat(a: AgentItem): Promise<void> {
   if (state.pendingChat?.agent_id === a.agent_id) state.pendingChat = undefined;
-  if (state.agentId !== a.agent_id) state.opened.clear();
+  if (state.agentId !== a.agent_id) {
+    state.opened.clear();
+    // The inspector showed another agent's delivery: close it (the timeline follows the new chat).
+    if (state.inspecting !== undefined) closeDrawers();
+  }
   agentStatus.reset();
   state.agentId = a.agent_id;
   state.inGroup = false;
@@ -731,10 +742,80 @@ async function refreshService(): Promise<void> {
         if (!state.opened.delete(d)) state.opened.add(d);
         void run(refreshService);
       },
+      inspect: (d) => void run(() => inspect(id, d)),
     },
     pending,
   );
   applyLogFilter();
+  await refreshDrawers();
+}
+
+/** The page's name for an id: `you`, an agent's name, or the id. */
+function nameOf(id: string): string {
+  return id === state.user?.userId ? 'you' : (state.names.get(id) ?? id);
+}
+
+/** Opens the envelope when the dev user sealed it (the page holds only the user's keys). */
+async function decrypt(v: DeliveryView): Promise<Decrypted> {
+  const { user, keys } = state;
+  if (user === undefined || keys === undefined || v.sender_id !== user.userId) {
+    return {
+      reason: `Sealed by ${nameOf(v.sender_id)}: only its recipients' keys open it. This page opens the dev user's own messages.`,
+    };
+  }
+  try {
+    const m = await openWire(v.wire_envelope, { userId: user.userId, keys, signingKey });
+    return { payload: m.payload };
+  } catch (err) {
+    return { reason: `could not open it: ${(err as Error).message}` };
+  }
+}
+
+/** Shows one delivery in the inspector (and keeps it there, read again on each feed event). */
+async function inspect(agentId: string, deliveryId: string): Promise<void> {
+  state.inspecting = { agentId, deliveryId };
+  state.timelineOpen = false;
+  $('timeline').hidden = true;
+  await drawInspector();
+}
+
+async function drawInspector(): Promise<void> {
+  const at = state.inspecting;
+  if (at === undefined) return;
+  const v = await call<DeliveryView>({
+    method: 'GET',
+    path: `${agentPath(at.agentId)}/deliveries/${encodeURIComponent(at.deliveryId)}`,
+  });
+  if (state.inspecting !== at) return;
+  renderInspector($('inspector'), v, await decrypt(v), { name: nameOf, close: closeDrawers });
+}
+
+/** Shows the open conversation's deliveries in order. */
+async function drawTimeline(): Promise<void> {
+  const conversationId = state.conversationId;
+  if (conversationId === undefined || !state.timelineOpen) return;
+  const list = await call<DeliveryView[]>({
+    method: 'GET',
+    path: `/_control/conversations/${encodeURIComponent(conversationId)}/deliveries`,
+  });
+  if (!state.timelineOpen || state.conversationId !== conversationId) return;
+  renderTimeline($('timeline'), $('chat-title').textContent ?? conversationId, list, {
+    name: nameOf,
+    inspect: (v) => void run(() => inspect(v.agent_id, v.delivery_id)),
+    close: closeDrawers,
+  });
+}
+
+async function refreshDrawers(): Promise<void> {
+  await drawInspector();
+  await drawTimeline();
+}
+
+function closeDrawers(): void {
+  state.inspecting = undefined;
+  state.timelineOpen = false;
+  $('inspector').hidden = true;
+  $('timeline').hidden = true;
 }
 
 /** Queues a delivery again with the same id: the bot should skip it as a duplicate. */
@@ -842,6 +923,7 @@ function redrawControls(): void {
     signedIn: state.user !== undefined && state.token !== undefined,
     agentId: state.agentId,
     chatOpen: !state.inGroup && state.conversationId !== undefined,
+    conversationOpen: state.conversationId !== undefined,
   });
 }
 
@@ -867,6 +949,15 @@ function start(): void {
   $('drop-ws').addEventListener('click', () => void run(dropSocket));
   $('set-governance').addEventListener('click', () => void run(setGovernance));
   $('refresh-requests').addEventListener('click', () => void run(refreshRequests));
+  $('show-timeline').addEventListener('click', () => {
+    state.inspecting = undefined;
+    state.timelineOpen = true;
+    $('inspector').hidden = true;
+    void run(drawTimeline);
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') closeDrawers();
+  });
   $<HTMLInputElement>('file').addEventListener('change', (e) => {
     const input = e.target as HTMLInputElement;
     const picked = input.files?.[0];

@@ -14,6 +14,8 @@ export interface Readiness {
   readonly agentId: string | undefined;
   /** A one-to-one chat is open (the relation buttons act on it). */
   readonly chatOpen: boolean;
+  /** A conversation (chat or group) is open (its timeline can be read). */
+  readonly conversationOpen?: boolean;
 }
 
 /** Needs a signed-in user. */
@@ -34,10 +36,15 @@ const AGENT_CONTROLS = [
 /** Needs the agent's chat open. */
 const CHAT_CONTROLS = ['suspend-relation', 'restore-relation'];
 
+/** Needs a conversation open (chat or group). */
+const CONVERSATION_CONTROLS = ['show-timeline'];
+
 /** The reason shown while nobody is signed in. */
 export const SIGN_IN_FIRST = 'Sign in first: New dev user, or Sign in as the owner ams dev bootstrap made.';
 /** The reason shown while no agent is picked. */
 export const PICK_AN_AGENT = 'Pick an agent (or add one) to act on it.';
+/** The reason shown while no conversation is open. */
+export const OPEN_A_CONVERSATION = "Open an agent's chat or a group to see its deliveries in order.";
 /** The reason shown while the agent's chat is not open. */
 export const OPEN_THE_CHAT = "Open the agent's chat (its bot must have started) to change the relation.";
 
@@ -66,6 +73,9 @@ export function renderReadiness(r: Readiness): void {
   setAll(USER_CONTROLS, user);
   setAll(AGENT_CONTROLS, agent);
   setAll(CHAT_CONTROLS, chat);
+  const conversation = user ?? (r.conversationOpen === true ? undefined : OPEN_A_CONVERSATION);
+  setAll(CONVERSATION_CONTROLS, conversation);
+  say('timeline-reason', conversation);
   say('add-agent-reason', user);
   say('controls-reason', agent);
 }

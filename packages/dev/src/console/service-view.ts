@@ -49,6 +49,25 @@ export interface AttemptEntry {
 export interface LogActions {
   replay(deliveryId: string): void;
   toggleAttempts(deliveryId: string): void;
+  /** Opens the delivery in the inspector (a click on its row or its event). */
+  inspect(deliveryId: string): void;
+}
+
+/** The event cell: a button that opens the inspector (the row's text stays the event type). */
+function eventCell(
+  tr: HTMLTableRowElement,
+  eventType: string,
+  deliveryId: string,
+  actions: LogActions,
+): void {
+  const td = document.createElement('td');
+  const open = button(eventType, 'inspect', () => actions.inspect(deliveryId));
+  open.title = 'Inspect: headers, sealed envelope, attempts';
+  td.append(open);
+  tr.append(td);
+  tr.addEventListener('click', (e) => {
+    if (!(e.target instanceof HTMLButtonElement)) actions.inspect(deliveryId);
+  });
 }
 
 const time = (iso: string): string => iso.slice(11, 19);
@@ -113,7 +132,8 @@ export function renderLog(
     const tr = document.createElement('tr');
     tr.dataset['deliveryId'] = p.delivery_id;
     tr.dataset['pending'] = 'true';
-    for (const text of [p.event_type, p.state, String(p.attempt_count), '', '…']) cell(tr, text);
+    eventCell(tr, p.event_type, p.delivery_id, actions);
+    for (const text of [p.state, String(p.attempt_count), '', '…']) cell(tr, text);
     cell(tr, '').append(button('attempts', 'show-attempts', () => actions.toggleAttempts(p.delivery_id)));
     body.append(tr);
     attemptRows(body, p.delivery_id, attempts.get(p.delivery_id));
@@ -134,7 +154,7 @@ export function renderLog(
     const listed = attempts.get(e.delivery_id)?.length;
     const attemptCount = Math.max(total.get(e.delivery_id) ?? e.attempt_count, listed ?? 0);
     const detail = [e.latency_ms === undefined ? '' : `${e.latency_ms} ms`, e.error_class ?? ''];
-    cell(tr, e.event_type);
+    eventCell(tr, e.event_type, e.delivery_id, actions);
     const status = cell(tr, e.final_status);
     status.dataset['tone'] = deliveryTone(e.final_status);
     if (count > 1) {

@@ -90,6 +90,11 @@ describe('delivery engine: attempts of a delivery', () => {
         next_attempt_at: iso(T0),
         channel: 'webhook',
         connection: null,
+        run: 1,
+        headers: expect.objectContaining({
+          'content-type': 'application/json',
+          'content-length': expect.any(String),
+        }),
       },
       {
         attempt: 2,
@@ -101,6 +106,11 @@ describe('delivery engine: attempts of a delivery', () => {
         next_attempt_at: iso(T0 + 7_000),
         channel: 'webhook',
         connection: null,
+        run: 1,
+        headers: expect.objectContaining({
+          'content-type': 'application/json',
+          'content-length': expect.any(String),
+        }),
       },
     ]);
     r.clock.advance(7_000);

@@ -60,6 +60,8 @@ describe('delivery engine: WebSocket attempts (dev console)', () => {
         next_attempt_at: null,
         channel: 'websocket',
         connection: 7,
+        run: 1,
+        headers: null,
       },
     ]);
     expect(r.engine.pending(A1)).toEqual([

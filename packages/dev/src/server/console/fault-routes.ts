@@ -11,6 +11,8 @@
  * | GET | /_control/agents/:id/deliveries/:delivery_id/attempts | `[{ attempt, started_at, status_code, outcome, error_class, latency_ms, next_attempt_at }]` |
  * | POST | /_control/agents/:id/websocket/drop | `{ agent_id, closed }` (connections closed) |
  * | GET | /_control/agents/:id/deliveries/pending | `[{ delivery_id, event_type, state, attempt_count, created_at }]` (not yet delivered or failed) |
+ * | GET | /_control/agents/:id/deliveries/:delivery_id | one delivery as the service handled it (the inspector: envelope, metadata, attempts, outcomes) |
+ * | GET | /_control/conversations/:id/deliveries | the conversation's recent deliveries to every agent, in queue order (the timeline) |
  *
  * @module
  */
@@ -29,7 +31,7 @@ function agentId(ctx: ServerContext, params: Readonly<Record<string, string>>): 
 /** The close reason the agent sees when the console drops its WebSocket. */
 export const DROPPED_REASON = 'dropped_by_console';
 
-/** Replay, attempts, WebSocket drop. */
+/** Replay, attempts, WebSocket drop, pending deliveries, the inspector's delivery, a conversation's timeline. */
 export function faultRoutes(): Route[] {
   const replay = defineRoute({
     method: 'POST',
@@ -75,5 +77,27 @@ export function faultRoutes(): Route[] {
       return ok(ctx.delivery.pending(agentId(ctx, params)));
     },
   });
-  return [replay, attempts, drop, pending];
+  const inspect = defineRoute({
+    method: 'GET',
+    path: '/_control/agents/:id/deliveries/:delivery_id',
+    auth: 'none',
+    handler({ ctx, params }) {
+      const view = ctx.delivery.inspect(agentId(ctx, params), params['delivery_id']!);
+      if (view === undefined) {
+        throw fail('NOT_FOUND', 'No recent delivery with this id for this agent (the last 1 000 are kept).', {
+          reason: 'delivery_not_kept',
+        });
+      }
+      return ok(view);
+    },
+  });
+  const timeline = defineRoute({
+    method: 'GET',
+    path: '/_control/conversations/:id/deliveries',
+    auth: 'none',
+    handler({ ctx, params }) {
+      return ok(ctx.delivery.conversationDeliveries(params['id']!));
+    },
+  });
+  return [replay, attempts, drop, pending, inspect, timeline];
 }

@@ -41,7 +41,10 @@ export const CONSOLE_HTML = `<!doctype html>
     <button id="new-group" type="button" disabled>New group with these agents</button>
   </section>
   <section id="chat-panel">
-    <h2 id="chat-title">Chat</h2>
+    <div class="chat-head"><h2 id="chat-title">Chat</h2> <button id="show-timeline" type="button" disabled>Timeline</button></div>
+    <p id="timeline-reason" class="reason" role="status" hidden></p>
+    <aside id="inspector" class="drawer" aria-label="Event inspector" hidden></aside>
+    <aside id="timeline" class="drawer" aria-label="Timeline of the conversation's deliveries" hidden></aside>
     <div id="group-bar" class="group-bar" hidden></div>
     <ol id="messages" aria-live="polite"></ol>
     <form id="composer">
@@ -138,4 +141,19 @@ footer{padding:4px 16px;font-size:12px}#error{color:#b42318}
 dd[data-tone]::before{content:"● "}
 .log-tools{display:flex;gap:4px;margin-bottom:4px}.log-tools input{flex:1;min-width:0;padding:2px 4px}
 tr[hidden]{display:none}
+.chat-head{display:flex;align-items:center;gap:8px}.chat-head h2{flex:1}
+#log tbody tr{cursor:pointer}#log tbody tr:hover{background:#f5f8ff}
+button.inspect{border:0;background:none;padding:0;color:#1d4ed8;text-align:left;font:inherit}button.inspect:hover{text-decoration:underline}
+#chat-panel{position:relative}
+.drawer{position:absolute;top:40px;left:4px;right:4px;bottom:4px;background:#fff;border:1px solid #dde1e7;border-radius:6px;box-shadow:0 8px 24px rgba(29,35,48,.18);padding:8px 12px;overflow:auto;z-index:10}
+.drawer p{font-size:12px;margin:2px 0}.drawer[hidden]{display:none}.drawer h3{display:flex;justify-content:space-between;align-items:center;margin-top:4px}
+.drawer h4{font-size:12px;margin:10px 0 2px;color:#374151;text-transform:uppercase;letter-spacing:.03em}
+.drawer dd{font-family:ui-monospace,monospace;font-size:11px}
+.drawer pre{margin:0;font-size:11px;background:#f5f6f8;padding:6px;border-radius:4px;white-space:pre-wrap;word-break:break-all;max-height:240px;overflow:auto}
+.drawer ol,.drawer ul{margin:0;padding-left:18px;font-size:12px}.drawer ul.inspector-outcomes{list-style:disc}
+ol.timeline{padding-left:0;list-style:none}ol.timeline li{border-left:3px solid #dde1e7;padding:4px 8px;margin:4px 0}
+ol.timeline li[data-state=delivered]{border-left-color:#16a34a}ol.timeline li[data-state=failed]{border-left-color:#b42318}
+.marks{display:inline-flex;flex-wrap:wrap;gap:4px}.mark{font-size:11px;border:1px solid #dde1e7;border-radius:10px;padding:0 6px}
+.duplicate{white-space:nowrap}
+.mark[data-duplicate=true],.duplicate{background:#fef3c7;border-color:#f59e0b;color:#92400e;font-size:11px;border-radius:10px;padding:0 6px}
 ${TOKEN_CSS}`;

@@ -17,7 +17,7 @@ export const MAX_ATTEMPT_DELIVERIES = 1_000;
 
 /** One attempt (wire names). */
 export interface DeliveryAttempt {
-  /** 1, 2, … (a replay starts again at 1 after the attempts of the first run). */
+  /** 1, 2, … across runs (a replay's first attempt follows the last one before it). */
   readonly attempt: number;
   /** ISO 8601, engine clock. */
   readonly started_at: string;
@@ -32,6 +32,17 @@ export interface DeliveryAttempt {
   readonly channel: 'webhook' | 'websocket';
   /** The WebSocket connection's id (server-side number), null for a webhook attempt. */
   readonly connection: number | null;
+  /**
+   * Which run of the delivery id the attempt belongs to: 1 for the delivery,
+   * 2 for its first replay (a duplicate the receiver should skip), and so on.
+   */
+  readonly run: number;
+  /**
+   * The HTTP headers a webhook attempt was sent with (the receiver contract's
+   * signature, timestamp, delivery id, agent id; never the secret), null for
+   * a WebSocket attempt (its frame carries the delivery body's fields).
+   */
+  readonly headers: Readonly<Record<string, string>> | null;
 }
 
 /**
@@ -54,12 +65,16 @@ export type AttemptOutcomeName =
 /** How a WebSocket attempt left the `awaiting_ack` state. */
 export type WsAttemptEnd = 'acked' | 'requeued' | 'ack_timeout';
 
+/** The attempts kept for one delivery id; `run` counts its replays (1 = not replayed). */
+interface Kept {
+  readonly agentId: string;
+  readonly attempts: DeliveryAttempt[];
+  run: number;
+}
+
 /** Attempts by delivery id. */
 export class AttemptLog {
-  readonly #byDelivery = new Map<
-    string,
-    { readonly agentId: string; readonly attempts: DeliveryAttempt[] }
-  >();
+  readonly #byDelivery = new Map<string, Kept>();
 
   /** Records an attempt's result (a cancelled attempt is not recorded). */
   add(
@@ -69,6 +84,7 @@ export class AttemptLog {
     nowMs: number,
     result: AttemptResult,
     nextDelayMs: number | undefined,
+    headers?: Readonly<Record<string, string>>,
   ): void {
     if (result.kind === 'cancelled') return;
     const kept = this.#kept(agentId, deliveryId);
@@ -82,6 +98,8 @@ export class AttemptLog {
       next_attempt_at: nextDelayMs === undefined ? null : new Date(nowMs + nextDelayMs).toISOString(),
       channel: 'webhook',
       connection: null,
+      run: kept.run,
+      headers: headers ?? null,
     });
   }
 
@@ -101,6 +119,8 @@ export class AttemptLog {
       next_attempt_at: null,
       channel: 'websocket',
       connection,
+      run: kept.run,
+      headers: null,
     });
   }
 
@@ -117,13 +137,15 @@ export class AttemptLog {
     };
   }
 
-  #kept(
-    agentId: string,
-    deliveryId: string,
-  ): { readonly agentId: string; readonly attempts: DeliveryAttempt[] } {
+  /** The delivery was queued again under its id (a replay): its next attempts belong to a new run. */
+  replayed(agentId: string, deliveryId: string): void {
+    this.#kept(agentId, deliveryId).run += 1;
+  }
+
+  #kept(agentId: string, deliveryId: string): Kept {
     let kept = this.#byDelivery.get(deliveryId);
     if (kept === undefined) {
-      kept = { agentId, attempts: [] };
+      kept = { agentId, attempts: [], run: 1 };
       this.#byDelivery.set(deliveryId, kept);
       if (this.#byDelivery.size > MAX_ATTEMPT_DELIVERIES) {
         const oldest = this.#byDelivery.keys().next().value;

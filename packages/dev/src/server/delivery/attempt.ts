@@ -24,6 +24,8 @@ export interface AttemptInput {
   readonly sender: WebhookSender;
   /** Aborted by the engine on shutdown or when it forgets the agent. */
   readonly cancel: AbortSignal;
+  /** Called with the headers the attempt is sent with (dev console's inspector). */
+  readonly onSigned?: (headers: Readonly<Record<string, string>>) => void;
 }
 
 /** An attempt's outcome, or `cancelled` when the engine gave up on it. */
@@ -72,9 +74,11 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       body: input.body,
       agentId: input.agentId,
     });
+    const sent = { ...headers, 'content-length': String(input.body.length) };
+    input.onSigned?.(sent);
     const result = await input.sender.send({
       url: input.url,
-      headers: { ...headers, 'content-length': String(input.body.length) },
+      headers: sent,
       body: input.body,
       timeoutMs: input.timeoutMs,
       signal: limit.signal,

@@ -47,6 +47,38 @@ export interface ReferenceDeliveryEngine extends DeliveryEngine {
   attempts(agentId: string, deliveryId: string): readonly DeliveryAttempt[];
   /** The agent's deliveries not yet delivered or failed: sent and awaiting an ack first, then the queue in order (dev console). */
   pending(agentId: string): readonly PendingView[];
+  /** A recent delivery of the agent as the service handled it (dev console's inspector), or undefined. */
+  inspect(agentId: string, deliveryId: string): DeliveryView | undefined;
+  /** The recent deliveries of a conversation, to every agent, in the order they were queued (dev console's timeline). */
+  conversationDeliveries(conversationId: string): readonly DeliveryView[];
+}
+
+/**
+ * One recent delivery as the service handled it (wire names, dev console):
+ * what it carried (the sealed envelope and its metadata, never a plaintext:
+ * the server has none), every attempt and every final status of its id.
+ */
+export interface DeliveryView {
+  readonly delivery_id: string;
+  readonly agent_id: string;
+  readonly event_type: string;
+  readonly conversation_id: string;
+  readonly sender_id: string;
+  /** When the event was created (the delivery body's `metadata.created_at`). */
+  readonly created_at: string;
+  /** When the delivery was first queued (engine clock). */
+  readonly queued_at: string;
+  /** The message the envelope carries, when it is one. */
+  readonly message_id: string | null;
+  /** The sealed envelope as the service relays it (standard base64). */
+  readonly wire_envelope: string;
+  /** Times it was replayed under the same id (each replay is a duplicate the receiver should skip). */
+  readonly replays: number;
+  /** Its state while pending (`queued`, `retrying`, `awaiting_ack`, `unreachable`), else null. */
+  readonly pending_state: PendingView['state'] | null;
+  /** Every final status of the id, oldest first (one per run that ended). */
+  readonly outcomes: readonly DeliveryLogEntry[];
+  readonly attempts: readonly DeliveryAttempt[];
 }
 
 /** A delivery still pending (wire names, dev console). */
@@ -66,7 +98,9 @@ export const MAX_REPLAYABLE = 1_000;
 interface Replayable {
   readonly agentId: string;
   readonly event: OutboundEvent;
+  readonly queuedAtMs: number;
   queued: boolean;
+  replays: number;
 }
 
 /** The implementation behind `createDeliveryEngine`. */
@@ -116,7 +150,9 @@ export class Engine implements ReferenceDeliveryEngine {
     // Only a delivery that left the queue: one id is never queued twice at once.
     if (kept?.agentId !== agentId || kept.queued) return false;
     this.#opts.log('delivery.replayed', { agent_id: agentId, delivery_id: deliveryId });
+    this.#attempts.replayed(agentId, deliveryId);
     kept.queued = this.#push(agentId, kept.event, deliveryId);
+    if (kept.queued) kept.replays += 1;
     return kept.queued;
   }
 
@@ -134,7 +170,7 @@ export class Engine implements ReferenceDeliveryEngine {
     const now = this.#clock.now();
     const state = this.#state(agentId);
     const deliveryId = replayOf ?? uuidV7(now);
-    if (replayOf === undefined) this.#remember(deliveryId, agentId, event);
+    if (replayOf === undefined) this.#remember(deliveryId, agentId, event, now);
     state.queue.push({
       deliveryId,
       event,
@@ -154,8 +190,8 @@ export class Engine implements ReferenceDeliveryEngine {
     return true;
   }
 
-  #remember(deliveryId: string, agentId: string, event: OutboundEvent): void {
-    this.#replayable.set(deliveryId, { agentId, event, queued: true });
+  #remember(deliveryId: string, agentId: string, event: OutboundEvent, now: number): void {
+    this.#replayable.set(deliveryId, { agentId, event, queuedAtMs: now, queued: true, replays: 0 });
     if (this.#replayable.size > MAX_REPLAYABLE) {
       const oldest = this.#replayable.keys().next().value;
       if (oldest !== undefined) this.#replayable.delete(oldest);
@@ -272,6 +308,40 @@ export class Engine implements ReferenceDeliveryEngine {
       ...[...state.unacked.values()].map((d) => view(d, true)),
       ...state.queue.items().map((d) => view(d, false)),
     ];
+  }
+
+  inspect(agentId: string, deliveryId: string): DeliveryView | undefined {
+    const kept = this.#replayable.get(deliveryId);
+    return kept?.agentId === agentId ? this.#view(deliveryId, kept) : undefined;
+  }
+
+  conversationDeliveries(conversationId: string): readonly DeliveryView[] {
+    const out: DeliveryView[] = [];
+    for (const [id, kept] of this.#replayable)
+      if (kept.event.metadata.conversation_id === conversationId) out.push(this.#view(id, kept));
+    return out;
+  }
+
+  #view(deliveryId: string, kept: Replayable): DeliveryView {
+    const { agentId, event } = kept;
+    const pending = kept.queued
+      ? this.pending(agentId).find((p) => p.delivery_id === deliveryId)?.state
+      : undefined;
+    return {
+      delivery_id: deliveryId,
+      agent_id: agentId,
+      event_type: event.type,
+      conversation_id: event.metadata.conversation_id,
+      sender_id: event.metadata.sender_id,
+      created_at: event.metadata.created_at,
+      queued_at: new Date(kept.queuedAtMs).toISOString(),
+      message_id: event.messageId ?? null,
+      wire_envelope: event.wireEnvelope,
+      replays: kept.replays,
+      pending_state: pending ?? null,
+      outcomes: this.#logs.entriesOf(agentId, deliveryId),
+      attempts: this.#attempts.list(agentId, deliveryId),
+    };
   }
 
   pendingCount(agentId: string): number {

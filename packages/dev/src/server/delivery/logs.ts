@@ -97,6 +97,12 @@ export class DeliveryLogBook {
     return out;
   }
 
+  /** The agent's entries of one delivery id (a replay adds one), oldest first. */
+  entriesOf(agentId: string, deliveryId: string): DeliveryLogEntry[] {
+    const list = this.#prune(agentId, this.#clock.now());
+    return list.filter((s) => s.input.deliveryId === deliveryId).map(toEntry);
+  }
+
   /** Drops the agent's entries. */
   forget(agentId: string): void {
     this.#byAgent.delete(agentId);

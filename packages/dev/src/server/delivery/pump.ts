@@ -144,6 +144,7 @@ export class AgentPump {
     state.inFlight = true;
     const startedAtMs = this.#opts.clock.now();
     head.bytes ??= bodyBytes(bodyOf(head.event, head.ref));
+    let sentHeaders: Readonly<Record<string, string>> | undefined;
     const run = runAttempt({
       url: hook.registration.url,
       signer: hook.signer,
@@ -154,13 +155,14 @@ export class AgentPump {
       timeoutMs: this.#opts.webhookTimeoutMs,
       sender: this.#opts.sender,
       cancel: state.cancel.signal,
+      onSigned: (headers) => (sentHeaders = headers),
     });
     this.#active++;
     this.#observe('attempt_started', state, head);
     void run.then((result) => {
       this.#active--;
       try {
-        this.#onResult(state, head, result, startedAtMs);
+        this.#onResult(state, head, result, startedAtMs, sentHeaders);
       } finally {
         // onResult may have started the next attempt already; idle means none at all.
         if (this.#active === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
@@ -168,7 +170,13 @@ export class AgentPump {
     });
   }
 
-  #onResult(state: AgentState, head: PendingDelivery, result: AttemptResult, startedAtMs: number): void {
+  #onResult(
+    state: AgentState,
+    head: PendingDelivery,
+    result: AttemptResult,
+    startedAtMs: number,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): void {
     state.inFlight = false;
     if (result.kind === 'cancelled' || this.#agents.get(state.agentId) !== state) return;
     head.attempts++;
@@ -179,7 +187,7 @@ export class AgentPump {
           ? nextRetryDelayMs(head.failures + 1)
           : undefined;
     const now = this.#opts.clock.now();
-    this.#attempts.add(state.agentId, head.deliveryId, startedAtMs, now, result, next);
+    this.#attempts.add(state.agentId, head.deliveryId, startedAtMs, now, result, next, headers);
     this.#observe('attempt_finished', state, head);
     const fields = { agent_id: state.agentId, delivery_id: head.deliveryId, attempt: head.attempts };
     if (result.kind === 'delivered') this.#finish(state, 'delivered');

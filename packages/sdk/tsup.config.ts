@@ -58,4 +58,21 @@ export default defineConfig([
     minify: false,
     minifyWhitespace: true,
   },
+  {
+    // The AI SDK bridge (`agent-messaging-sdk/ai`, docs/ai-sdk.md) is built apart, so that it
+    // never shares a chunk with the root entry: importing it leaves the root's files as they are.
+    // It imports only types from the SDK and from `ai` (an optional peer dependency, external).
+    entry: { 'ai/index': 'src/ai/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: false,
+    splitting: false,
+    treeshake: true,
+    target: 'node20',
+    platform: 'node',
+    keepNames: false,
+    minify: false,
+    external: ['ai'],
+  },
 ]);

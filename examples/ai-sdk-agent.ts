@@ -13,12 +13,14 @@
  * Then ask it "what is the weather in Oslo?" (approve the tool), or "count
  * to infinity" and stop it.
  */
-import { fileURLToPath } from 'node:url';
+// #region imports
 import { streamText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { Agent, isMessage } from 'agent-messaging-sdk';
 import { runWithApprovals, toModelMessages } from 'agent-messaging-sdk/ai';
+// #endregion imports
+import { fileURLToPath } from 'node:url';
 import { agentEnv } from './env.js';
 
 // #region model

@@ -61,10 +61,12 @@ export default defineConfig([
   {
     // The AI SDK bridge (`agent-messaging-sdk/ai`, docs/ai-sdk.md) is built apart, so that it
     // never shares a chunk with the root entry: importing it leaves the root's files as they are.
-    // It imports only types from the SDK and from `ai` (an optional peer dependency, external).
+    // It imports only types: from `ai` (an optional peer dependency) and from the SDK by its
+    // package name, both external, so its declarations refer to the root entry's types instead of
+    // copying them (a copy of a class with private fields would not accept the root's `Agent`).
     entry: { 'ai/index': 'src/ai/index.ts' },
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: { compilerOptions: { paths: { 'agent-messaging-sdk': ['./src/index.ts'] } } },
     sourcemap: true,
     clean: false,
     splitting: false,
@@ -73,6 +75,6 @@ export default defineConfig([
     platform: 'node',
     keepNames: false,
     minify: false,
-    external: ['ai'],
+    external: ['ai', 'agent-messaging-sdk'],
   },
 ]);

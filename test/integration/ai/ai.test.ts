@@ -221,6 +221,32 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
     ]);
   });
 
+  it("unanswered within approvalTimeoutMs (a timer on the agent's clock), the call is denied and the model told", async () => {
+    nextOutcome();
+    turn = (ctx) =>
+      runWithApprovals(ctx, {
+        agent: world.agent,
+        messages: toModelMessages(ctx.messages),
+        call: (messages) =>
+          streamText({
+            model: approvalModel('Tromsø'),
+            tools,
+            toolApproval: { weather: 'user-approval' },
+            messages,
+            abortSignal: ctx.signal,
+          }),
+        approvalTimeoutMs: 50,
+      });
+    await world.sendAsUser('weather in Tromsø?');
+    await world.waitForReply({ kind: 'artifact' }); // asked, never answered
+    const reply = await world.waitForReply({ kind: 'stream' });
+    expect(reply.text).toBe('Checking Tromsø. I may not check.');
+    const run = (await outcome).value as ApprovedRun;
+    expect(run.decisions).toEqual([
+      expect.objectContaining({ approved: false, reason: 'no answer in time' }),
+    ]);
+  });
+
   it('the human stops mid-stream: the mock model sees its abort signal, the stream ends "stopped"', async () => {
     let modelAborted: (reason: unknown) => void;
     const aborted = new Promise<unknown>((resolve) => (modelAborted = resolve));

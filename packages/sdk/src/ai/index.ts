@@ -28,7 +28,7 @@ import type {
   ToolApprovalResponse,
   ToolSet,
 } from 'ai';
-import type { Agent, Context, IncomingMessage, MessagePayload, StreamWriter } from '../index.js';
+import type { Agent, Context, IncomingMessage, MessagePayload, StreamWriter } from 'agent-messaging-sdk';
 
 /**
  * What {@link pipeToReply} reads of a `streamText` result (a `StreamTextResult`

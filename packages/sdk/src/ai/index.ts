@@ -114,6 +114,8 @@ export function isModelStreamError(err: unknown): err is ModelStreamError {
 
 /** The reason a stream ends with when the model failed (sealed; the human sees it). */
 const MODEL_FAILED = 'the model failed';
+/** The reason a stream ends with when a part could not be sent. */
+const REPLY_FAILED = 'the reply failed';
 /** The reason a stream ends with when the signal aborted, as the Agent's stop does. */
 const STOPPED = 'stopped';
 
@@ -163,7 +165,8 @@ function abortedOf(signal: AbortSignal | undefined): { promise: Promise<'aborted
  *
  * @returns What was sent: text, reasoning, finish reason, usage, pending approvals.
  * @throws {@link ModelStreamError} when the model fails (the stream was ended first);
- * the writer's errors (a `StreamError` when the service ended the stream) as they are.
+ * the writer's errors as they are (a `StreamError` when the service ended the stream, a
+ * `ValidationError` for a part over a limit), after ending the stream ("the reply failed").
  * @example
  * ```ts
  * const result = streamText({ model, messages, abortSignal: ctx.signal });
@@ -285,6 +288,9 @@ export async function pipeToReply<TOOLS extends ToolSet>(
         await send(part);
       } catch (err) {
         if (isStopped()) break; // the Agent aborted the stream on the stop
+        // A part the stream refused (a ValidationError: a tool name over 128 characters…) or the
+        // service ended the stream (StreamError): the reply ends here, the error goes to the caller.
+        await stream.abort(REPLY_FAILED).catch(() => undefined);
         throw err;
       }
     }

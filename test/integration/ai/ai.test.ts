@@ -314,6 +314,24 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
     });
     expect((error as Error).cause).toMatchObject({ message: 'overloaded' });
   });
+
+  it('a part the stream refuses (a tool name over 128 characters) ends the reply and rejects with the ValidationError', async () => {
+    const name = 'x'.repeat(200);
+    const model = new MockLanguageModelV4({
+      doStream: answer(
+        ...text('t', 'Calling. '),
+        { type: 'tool-call', toolCallId: 'c', toolName: name, input: '{}' },
+        finish('tool-calls'),
+      ),
+    });
+    nextOutcome();
+    turn = (ctx) => pipeToReply(ctx, streamText({ model, tools, prompt: 'hi', abortSignal: ctx.signal }));
+    const failure = failed();
+    await world.sendAsUser('call a tool with a long name');
+    expect(await failure).toMatchObject({ reason: 'aborted', detail: 'the reply failed' });
+    expect(await world.waitForReply({ kind: 'stream' })).toMatchObject({ status: 'failed' });
+    expect((await outcome).error).toMatchObject({ name: 'ValidationError' });
+  });
 });
 
 describe('toModelMessages', () => {

@@ -465,43 +465,51 @@ export async function runWithApprovals<TOOLS extends ToolSet>(
   let steps = 0;
   let text = '';
   let reasoning = '';
-  for (let calls = 1; ; calls += 1) {
-    const last = calls >= maxCalls;
-    const result = options.call(messages);
-    const piped = await pipeToReply(stream, result, {
-      signal,
-      end: false,
-      stepsBefore: steps,
-      ...(options.stepTitle === undefined ? {} : { stepTitle: options.stepTitle }),
-    });
-    steps = piped.steps;
-    text += piped.text;
-    reasoning += piped.reasoning;
-    const done = (stopped: boolean): ApprovedRun<TOOLS> => ({
-      ...piped,
-      text,
-      reasoning,
-      stopped,
-      messages,
-      decisions,
-    });
-    if (piped.stopped) return done(true);
-    messages.push(...(await result.responseMessages));
-    if (piped.approvals.length === 0 || last) {
-      await stream.end();
-      return done(false);
-    }
-    const answers: ToolApprovalResponse[] = [];
-    for (const request of piped.approvals) {
-      const answer = await ask(ctx, options.agent, request, question(request), timeoutMs);
-      if (answer === 'stopped') {
-        await stream.abort(STOPPED).catch(() => undefined);
-        return done(true);
+  try {
+    for (let calls = 1; ; calls += 1) {
+      const last = calls >= maxCalls;
+      const result = options.call(messages);
+      const piped = await pipeToReply(stream, result, {
+        signal,
+        end: false,
+        stepsBefore: steps,
+        ...(options.stepTitle === undefined ? {} : { stepTitle: options.stepTitle }),
+      });
+      steps = piped.steps;
+      text += piped.text;
+      reasoning += piped.reasoning;
+      const done = (stopped: boolean): ApprovedRun<TOOLS> => ({
+        ...piped,
+        text,
+        reasoning,
+        stopped,
+        messages,
+        decisions,
+      });
+      if (piped.stopped) return done(true);
+      messages.push(...(await result.responseMessages));
+      if (piped.approvals.length === 0 || last) {
+        await stream.end();
+        return done(false);
       }
-      answers.push(answer);
+      const answers: ToolApprovalResponse[] = [];
+      for (const request of piped.approvals) {
+        const answer = await ask(ctx, options.agent, request, question(request), timeoutMs);
+        if (answer === 'stopped') {
+          await stream.abort(STOPPED).catch(() => undefined);
+          return done(true);
+        }
+        answers.push(answer);
+      }
+      decisions.push(...answers);
+      messages.push({ role: 'tool', content: answers });
     }
-    decisions.push(...answers);
-    messages.push({ role: 'tool', content: answers });
+  } catch (err) {
+    // A model error was already ended by pipeToReply; anything else (an artifact the service refused,
+    // a failed call) ends the reply here before it goes to the caller.
+    if (!isModelStreamError(err))
+      await stream.abort(signal.aborted ? STOPPED : REPLY_FAILED).catch(() => undefined);
+    throw err;
   }
 }
 

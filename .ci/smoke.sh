@@ -17,7 +17,7 @@ installed=$(npm ls --all --parseable 2>/dev/null | tail -n +2 | sort -u | wc -l)
 echo "the SDK alone installs $installed packages (itself included): $(ls node_modules | grep -v '^\.' | tr '\n' ' ')"
 [ "$installed" -le 6 ] || { echo "the SDK installs more than 6 packages" >&2; exit 1; }
 npm install --no-audit --no-fund --silent -D "$dev_tarball"
-entries='["agent-messaging-sdk","agent-messaging-sdk/crypto","agent-messaging-sdk/protocol","agent-messaging-sdk/webhook","agent-messaging-sdk/webhook/node","agent-messaging-sdk/webhook/express","agent-messaging-sdk/webhook/fastify","agent-messaging-sdk/webhook/fetch","agent-messaging-sdk/webhook/redis","@agent-messaging/dev/testing"]'
+entries='["agent-messaging-sdk","agent-messaging-sdk/crypto","agent-messaging-sdk/protocol","agent-messaging-sdk/webhook","agent-messaging-sdk/webhook/node","agent-messaging-sdk/webhook/express","agent-messaging-sdk/webhook/fastify","agent-messaging-sdk/webhook/fetch","agent-messaging-sdk/webhook/redis","agent-messaging-sdk/ai","@agent-messaging/dev/testing"]'
 cat > esm.mjs <<JS
 for (const e of $entries) {
   const m = await import(e);
@@ -58,7 +58,7 @@ echo 'README bot ok as bot.mjs in a CommonJS project'
 mkdir -p examples
 cp "$repo"/examples/*.ts examples/
 rm -f examples/demo.ts # the demo imports the repository's sources, not the packages
-for dep in express @types/express fastify hono @hono/node-server @types/node ioredis; do
+for dep in express @types/express fastify hono @hono/node-server @types/node ioredis ai; do
   mkdir -p "node_modules/$(dirname "$dep")"
   ln -sfn "$repo/node_modules/$dep" "node_modules/$dep"
 done

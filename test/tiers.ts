@@ -48,6 +48,7 @@ export const TIERS = {
       'test/chaos/',
       'test/security/',
       'test/integration/agent/',
+      'test/integration/ai/',
       'test/integration/capabilities/',
       'test/integration/cli/',
       'test/integration/client/',

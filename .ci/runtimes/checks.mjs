@@ -34,6 +34,7 @@ const ENTRIES = [
   'agent-messaging-sdk/webhook/fastify',
   'agent-messaging-sdk/webhook/fetch',
   'agent-messaging-sdk/webhook/redis',
+  'agent-messaging-sdk/ai',
   '@agent-messaging/dev/testing',
 ];
 for (const entry of ENTRIES) {

@@ -58,4 +58,23 @@ export default defineConfig([
     minify: false,
     minifyWhitespace: true,
   },
+  {
+    // The AI SDK bridge (`agent-messaging-sdk/ai`, docs/ai-sdk.md) is built apart, so that it
+    // never shares a chunk with the root entry: importing it leaves the root's files as they are.
+    // It imports only types: from `ai` (an optional peer dependency) and from the SDK by its
+    // package name, both external, so its declarations refer to the root entry's types instead of
+    // copying them (a copy of a class with private fields would not accept the root's `Agent`).
+    entry: { 'ai/index': 'src/ai/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: { compilerOptions: { paths: { 'agent-messaging-sdk': ['./src/index.ts'] } } },
+    sourcemap: true,
+    clean: false,
+    splitting: false,
+    treeshake: true,
+    target: 'node20',
+    platform: 'node',
+    keepNames: false,
+    minify: false,
+    external: ['ai', 'agent-messaging-sdk'],
+  },
 ]);

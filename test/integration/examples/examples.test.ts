@@ -329,6 +329,36 @@ describe('examples, run against the reference server', () => {
     40_000,
   );
 
+  it('ai-sdk-agent.ts (docs/ai-sdk.md) streams a mock model through the AI SDK, the tool approved by the user', async () => {
+    const { agentId, env } = await bootstrap(false);
+    const child = startExample('ai-sdk-agent.ts', env);
+    const out = output(child);
+    try {
+      await out.until(/connected as/);
+      const { conversationId } = await user.addAgent(agentId);
+      const ended = new Promise<StreamEnded>((resolve) => {
+        const listener = (e: StreamEnded): void => {
+          if (e.senderId !== agentId) return;
+          user.off('streamEnd', listener);
+          resolve(e);
+        };
+        user.on('streamEnd', listener);
+      });
+      await user.send(conversationId, { type: 'text', text: 'what is the weather in Oslo?' });
+      const artifact = await waitForArtifact(agentId);
+      expect(artifact.content).toEqual({ kind: 'confirm', title: 'Run weather?', body: '{"city":"Oslo"}' });
+      expect((await artifact.approve()).accepted).toBe(true);
+      const end = await ended;
+      expect(end.text).toBe('Let me check the weather in Oslo. It is -3 °C there.');
+      expect(end.parts.map((p) => p.type)).toEqual(['step', 'reasoning', 'text', 'tool', 'step', 'text']);
+      await out.until(/answered in \S+: Let me check the weather in Oslo\. It is -3 °C there\./);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await out.exit).toBe(0);
+    expect(out.text()).not.toContain(env['AMS_AGENT_TOKEN']!);
+  }, 30_000);
+
   describe('llm-agent.ts (docs/llm-agents.md)', () => {
     let agentId: string;
     let env: Record<string, string>;

@@ -79,6 +79,8 @@ export {
   type WorldAgent,
   type WorldGroup,
   type DenyReason,
+  type MigrateUserOptions,
+  type WorldMigration,
 } from './test-world.js';
 export {
   DEFAULT_TEST_WORLD_OPTIONS,

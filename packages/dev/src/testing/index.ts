@@ -103,8 +103,8 @@ export type {
   ReceivedArtifact,
   StreamFailure,
 } from './test-world-replies.js';
-// Time: the mixed clock (virtual now(), real timers, rate windows satisfied at once)
-export { createMixedClock, serverClock, WINDOW_SETTLE_MS, type VirtualTime } from './clock.js';
+// Time: the mixed clock (virtual now(), real timers, rate windows satisfied once sent requests are answered)
+export { createMixedClock, serverClock, type VirtualTime } from './clock.js';
 // The relay: record, assert no plaintext, rewrite, drop, inject, stage faults
 export {
   startRelay,

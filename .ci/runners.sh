@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The testing kit under three runners, against the packed tarballs: the
-# blocks of docs/testing.md copied verbatim into a fresh project (vitest: the
-# full example; node:test: the block after "## Runners"; Jest: the block
-# after "### Under Jest", run with the command printed there). The runners
-# are the repository's own (vitest, jest and tsx at the root's exact
-# versions), linked into the project, so only the two tarballs are installed.
-# Prints its wall time.
+# The recipes of docs/testing.md under three runners, against the packed
+# tarballs: scripts/recipes.ts writes the page's recipe blocks, as printed, into
+# one fresh project per runner (vitest, Jest, node:test), and each project runs
+# with the command the page prints for it, all recipes in one run. The three
+# projects share one install of both tarballs (in their parent folder); the
+# runners are the repository's own (vitest, jest, @jest/globals, tsx and esbuild
+# at the root's exact versions), linked in, so only the two tarballs are
+# installed. Prints its wall time.
 #
 # Usage: .ci/runners.sh <sdk tarball> <dev tarball>
 set -euo pipefail
@@ -21,41 +22,41 @@ fail() {
   exit 1
 }
 
-# The first ```$3 block after the line that starts with $2, in file $1.
-block_after() {
-  awk -v h="$2" -v lang="$3" 'index($0, h) == 1 {f=1} f && $0 == "```" lang {c=1; next} c && /^```$/ {exit} c' "$1"
-}
-
 cd "$dir"
 npm init -y >/dev/null
 npm pkg set type=module >/dev/null
-# One install of both (the runners come from the repository, below).
 npm install --prefer-offline --no-audit --no-fund --silent "$tarball" "$dev_tarball" >/dev/null
 installed=$SECONDS
-for runner in vitest jest tsx; do
+mkdir -p node_modules/@jest
+for runner in vitest jest @jest/globals tsx esbuild; do
   ln -s "$repo/node_modules/$runner" "node_modules/$runner"
-  ln -s "$repo/node_modules/.bin/$runner" "node_modules/.bin/$runner"
+  bin=$repo/node_modules/.bin/${runner#@jest/}
+  [ -e "$bin" ] && [ ! -e "node_modules/.bin/$(basename "$bin")" ] && ln -s "$bin" "node_modules/.bin/$(basename "$bin")"
 done
 
-docs="$repo/docs/testing.md"
-block_after "$docs" 'This is `test/integration/testing-kit/example.test.ts`' ts >example.test.ts
-block_after "$docs" '## Runners' ts >echo.node-test.ts
-block_after "$docs" '### Under Jest' js >echo.test.mjs
-jest_command=$(block_after "$docs" '### Under Jest' sh)
-for f in example.test.ts echo.node-test.ts echo.test.mjs; do [ -s "$f" ] || fail "no block for $f in docs/testing.md"; done
-[ -n "$jest_command" ] || fail 'no Jest command in docs/testing.md'
+# One line per project: <runner> <tests> <command>.
+(cd "$repo" && node_modules/.bin/tsx scripts/recipes.ts "$dir/recipes") >projects.txt
+jobs_started=()
+while read -r runner tests command; do
+  (cd "recipes/$runner" && PATH="$dir/node_modules/.bin:$PATH" bash -c "$command") >"$runner.log" 2>&1 &
+  jobs_started+=("$! $runner $tests")
+done <projects.txt
+[ "${#jobs_started[@]}" -eq 3 ] || fail "expected 3 projects, got ${#jobs_started[@]}"
 
-# The three runs are independent (each starts its own world): run them side by side.
-node_modules/.bin/vitest run example.test.ts >vitest.log 2>&1 &
-vitest_job=$!
-node --import tsx --test --test-reporter=tap echo.node-test.ts >node-test.log 2>&1 &
-node_test_job=$!
-PATH="$dir/node_modules/.bin:$PATH" bash -c "$jest_command" >jest.log 2>&1 &
-jest_job=$!
-wait "$vitest_job" || { cat vitest.log; fail 'vitest sample failed'; }
-wait "$node_test_job" || { cat node-test.log; fail 'node:test sample failed'; }
-grep -q '^# pass 1$' node-test.log || { cat node-test.log; fail 'node:test ran no test'; }
-wait "$jest_job" || { cat jest.log; fail 'Jest sample failed'; }
-grep -q 'Tests: *1 passed' jest.log || { cat jest.log; fail 'Jest ran no test'; }
-echo "runners: vitest, node:test and Jest samples passed against the packed kit in $((SECONDS - start)) s" \
-  "(install $((installed - start)) s)"
+# Each runner must report every test of the recipes passed, none failed.
+passed() {
+  case $1 in
+    vitest) grep -Eq "Tests +$2 passed \($2\)" "$1.log" ;;
+    jest) grep -Eq "^Tests: +$2 passed, $2 total" "$1.log" ;;
+    node-test) grep -Eq "^(#|ℹ) pass $2$" "$1.log" && grep -Eq "^(#|ℹ) fail 0$" "$1.log" ;;
+  esac
+}
+for job in "${jobs_started[@]}"; do
+  read -r pid runner tests <<<"$job"
+  wait "$pid" || { cat "$runner.log"; fail "$runner recipes failed"; }
+  # Colours off for the summary lines.
+  sed -i 's/\x1b\[[0-9;]*m//g' "$runner.log"
+  passed "$runner" "$tests" || { cat "$runner.log"; fail "$runner did not pass all $tests recipe tests"; }
+done
+echo "runners: $(cut -d' ' -f2 projects.txt | head -1) recipe tests of docs/testing.md passed under vitest, Jest" \
+  "and node:test against the packed kit in $((SECONDS - start)) s (install $((installed - start)) s)"

@@ -112,6 +112,20 @@ describe.each(['websocket', 'webhook'] as const)('edits, deletes and receipts, %
 
     expect(handled.map((m) => m.payload['type'])).toEqual(['text']);
     expect(shown.map((m) => m.payload['type'])).toEqual(['text']);
+
+    // An inbox read lists the actions apart from the messages (they were listed as messages).
+    const page = await w.user.messages(w.conversationId);
+    expect(page.failed).toEqual([]);
+    expect(page.messages.map((m) => m.payload['type'])).toEqual(['text', 'text']);
+    expect(page.actions.map((m) => m.payload['type'])).toEqual([
+      'message.edit',
+      'message.delete',
+      'message.edit',
+      'message.delete',
+      'message.edit',
+      'receipt',
+      'receipt',
+    ]);
   });
 });
 

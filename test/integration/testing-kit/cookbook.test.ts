@@ -1,31 +1,28 @@
-// #region imports
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
 import { createTestWorld, DROP, type TestWorld } from '@agent-messaging/dev/testing';
-// #endregion imports
 
-// #region text
+import { afterAll as after, beforeAll as before, describe, it } from 'vitest';
+
 describe('recipe: a text reply', () => {
   let world: TestWorld;
-  beforeAll(async () => {
+  before(async () => {
     world = await createTestWorld();
     world.agent.on('message.new', async (m) => {
       await m.reply(`echo: ${m.text ?? ''}`);
     });
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('answers', async () => {
     await world.sendAsUser('hello');
     const reply = await world.waitForReply({ kind: 'text' });
-    expect(reply.text).toBe('echo: hello');
+    assert.equal(reply.text, 'echo: hello');
   });
 });
-// #endregion text
 
-// #region stream
 describe('recipe: a streamed reply', () => {
   let world: TestWorld;
-  beforeAll(async () => {
+  before(async () => {
     world = await createTestWorld();
     world.agent.on('message.new', async (m) => {
       const writer = await m.replyStream();
@@ -33,22 +30,20 @@ describe('recipe: a streamed reply', () => {
       await writer.end();
     });
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('streams the answer; the kit assembles the verified text', async () => {
     await world.sendAsUser('tell me a story');
     const reply = await world.waitForReply({ kind: 'stream' });
-    expect(reply.status).toBe('ended');
-    expect(reply.text).toBe('Once upon a time');
+    assert.equal(reply.status, 'ended');
+    assert.equal(reply.text, 'Once upon a time');
   });
 });
-// #endregion stream
 
-// #region artifact
 describe('recipe: an artifact the user answers', () => {
   let world: TestWorld;
   const outcomes: string[] = [];
-  beforeAll(async () => {
+  before(async () => {
     world = await createTestWorld();
     world.agent.on('message.new', async (m) => {
       const artifact = await world.agent.artifacts.send(m.conversationId, {
@@ -58,23 +53,21 @@ describe('recipe: an artifact the user answers', () => {
       void artifact.response().then((outcome) => outcomes.push(outcome.status));
     });
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('asks, the user approves, the agent gets the answer', async () => {
     await world.sendAsUser('clean up');
     const ask = await world.waitForReply({ kind: 'artifact' });
-    expect(ask.content).toMatchObject({ kind: 'confirm', title: 'Delete 3 files?' });
+    assert.deepEqual(ask.content, { kind: 'confirm', title: 'Delete 3 files?' });
     await world.answerArtifact(ask, { approve: {} });
     await world.waitForDelivery((e) => e.type === 'artifact_response');
-    expect(outcomes).toEqual(['approved']);
+    assert.deepEqual(outcomes, ['approved']);
   });
 });
-// #endregion artifact
 
-// #region file
 describe('recipe: files both ways', () => {
   let world: TestWorld;
-  beforeAll(async () => {
+  before(async () => {
     world = await createTestWorld();
     world.agent.on('message.new', async (m) => {
       if (m.payload.type !== 'file') return;
@@ -86,21 +79,19 @@ describe('recipe: files both ways', () => {
       });
     });
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('the user sends a file, the agent answers with one', async () => {
     await world.sendFileAsUser('quiet please', { name: 'note.txt', contentType: 'text/plain' });
     const reply = await world.waitForReply({ kind: 'file' });
-    expect(reply.name).toBe('shout.txt');
-    expect(new TextDecoder().decode(await reply.bytes())).toBe('QUIET PLEASE');
+    assert.equal(reply.name, 'shout.txt');
+    assert.equal(new TextDecoder().decode(await reply.bytes()), 'QUIET PLEASE');
   });
 });
-// #endregion file
 
-// #region group
 describe('recipe: a group of two people and a bot', () => {
   let world: TestWorld;
-  beforeAll(async () => {
+  before(async () => {
     world = await createTestWorld({
       users: ['Ada', 'Bob'],
       agents: [{ name: 'Scribe' }],
@@ -110,7 +101,7 @@ describe('recipe: a group of two people and a bot', () => {
       await m.reply(`noted: ${m.text ?? ''}`);
     });
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('Bob writes in the group; the bot answers both members', async () => {
     const [ada, bob] = world.users;
@@ -118,43 +109,39 @@ describe('recipe: a group of two people and a bot', () => {
     await world.sendAsUser('chapter 3 by Friday', { user: bob!, conversationId });
     for (const to of [ada!, bob!]) {
       const reply = await world.waitForReply({ kind: 'text', to, conversationId });
-      expect(reply.text).toBe('noted: chapter 3 by Friday');
+      assert.equal(reply.text, 'noted: chapter 3 by Friday');
     }
   });
 });
-// #endregion group
 
-// #region webhook
 describe('recipe: an agent in webhook mode', () => {
   let world: TestWorld;
-  beforeAll(async () => {
+  before(async () => {
     // The world starts the HTTP receiver, registers it and wires agent.webhookHandler().
     world = await createTestWorld({ agent: { mode: 'webhook' } });
     world.agent.on('message.new', async (m) => {
       await m.reply('got it');
     });
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('receives by webhook; the delivery logs say delivered', async () => {
     await world.sendAsUser('hi');
-    expect((await world.waitForDelivery()).transport).toBe('webhook');
-    expect((await world.waitForReply({ kind: 'text' })).text).toBe('got it');
+    assert.equal((await world.waitForDelivery()).transport, 'webhook');
+    assert.equal((await world.waitForReply({ kind: 'text' })).text, 'got it');
     await world.expectDeliveries({ eventType: 'message.new', finalStatus: 'delivered', count: 1 });
   });
 });
-// #endregion webhook
 
-// #region relay
 describe('recipe: a relay between your bot and the service', () => {
   let world: TestWorld;
-  beforeAll(async () => {
+  before(async () => {
     world = await createTestWorld({ relay: true });
     world.agent.on('message.new', async (m) => {
       await m.reply(`echo: ${m.text ?? ''}`);
     });
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('the service never sees the plaintext', async () => {
     await world.sendAsUser('my PIN is 4921-7714');
@@ -175,28 +162,25 @@ describe('recipe: a relay between your bot and the service', () => {
     await dropped;
     relay.onServerFrame = undefined;
     relay.reset(); // the agent reconnects; the unacknowledged delivery is sent again
-    expect((await world.waitForReply({ kind: 'text' })).text).toBe('echo: are you there?');
+    assert.equal((await world.waitForReply({ kind: 'text' })).text, 'echo: are you there?');
   });
 });
-// #endregion relay
 
-// #region time
 describe('recipe: time', () => {
   let world: TestWorld;
-  beforeAll(async () => {
+  before(async () => {
     world = await createTestWorld();
   });
-  afterAll(() => world.close());
+  after(() => world.close());
 
   it('sends in a burst on a clock nobody advances; rate windows do not stall', async () => {
     for (let i = 0; i < 20; i++) await world.agent.send(world.conversationId, `tick ${i}`);
-    for (let i = 0; i < 20; i++) expect((await world.waitForReply({ kind: 'text' })).text).toBe(`tick ${i}`);
+    for (let i = 0; i < 20; i++) assert.equal((await world.waitForReply({ kind: 'text' })).text, `tick ${i}`);
   });
 
   it('jumps a day ahead; tokens refresh, envelopes stay fresh', async () => {
     await world.advanceTime(24 * 60 * 60 * 1000);
     await world.sendAsUser('a day later');
-    expect((await world.waitForDelivery()).type).toBe('message.new');
+    assert.equal((await world.waitForDelivery()).type, 'message.new');
   });
 });
-// #endregion time

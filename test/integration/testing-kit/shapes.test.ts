@@ -69,6 +69,20 @@ describe('createTestWorld({ users, agents, groups })', () => {
     expect(process.exitCode ?? 0).toBe(0);
   });
 
+  it('migrateUser runs both sides of a device migration in one process; the new device holds the keys', async () => {
+    const [ada, bob] = world.users;
+    const moved = await world.migrateUser(bob, { deviceName: 'Bob phone', extras: { theme: 'dark' } });
+    expect(moved.verification).toMatch(/^\d{3} \d{3}$/);
+    expect(moved.keyFingerprint).toBe(bob!.client.keyFingerprint);
+    expect(moved.client.keyFingerprint).toBe(moved.keyFingerprint);
+    expect(moved.extras).toEqual({ theme: 'dark' });
+    // The new device writes in the group with the migrated keys; the agent opens it and answers.
+    const { conversationId } = world.groups[0]!;
+    await moved.client.send(conversationId, { type: 'text', text: 'from my new phone' });
+    const reply = await world.waitForReply({ kind: 'text', to: ada!, conversationId });
+    expect(reply.text).toBe('Helper: from my new phone');
+  });
+
   it('disconnectUser resolves once the service noticed: a stream to that user is refused client_offline', async () => {
     const [ada, bob] = world.users;
     const helper = world.agents[0]!;

@@ -18,6 +18,42 @@ describe('the mixed clock', () => {
     expect(virtual.now() - start).toBe(3_000);
   });
 
+  it('moves the time for a window only once the requests already sent were answered, with no real pause', async () => {
+    const virtual = new ManualClock(0);
+    const clock = createMixedClock(virtual);
+    const order: string[] = [];
+    // A request sent in the current window, answered a little later (the service counts it on arrival).
+    const answer = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        order.push(`answered at ${clock.now()}`);
+        resolve();
+      }, 40),
+    );
+    clock.track!(answer);
+    const fired = new Promise<void>((resolve) =>
+      clock.setTimeout(
+        () => {
+          order.push(`window at ${clock.now()}`);
+          resolve();
+        },
+        1_000,
+        { window: true },
+      ),
+    );
+    await fired;
+    expect(order).toEqual(['answered at 0', 'window at 1000']);
+    // Nothing in flight: the next window fires on the next turn of the event loop, before a 1 ms timer set after it.
+    const next: string[] = [];
+    const both = Promise.all([
+      new Promise<void>((resolve) =>
+        clock.setTimeout(() => resolve(void next.push('window')), 1_000, { window: true }),
+      ),
+      new Promise<void>((resolve) => setTimeout(() => resolve(void next.push('1 ms')), 1)),
+    ]);
+    await both;
+    expect(next).toEqual(['window', '1 ms']);
+  });
+
   it('keeps real timers for everything else: a plain timer does not move the virtual time', async () => {
     const virtual = new ManualClock(0);
     const clock = createMixedClock(virtual);

@@ -12,11 +12,14 @@ import { silentLogger } from '../../../packages/sdk/src/core/logger.js';
 import { isValidationError } from '../../../packages/sdk/src/core/errors/index.js';
 import { parseStatusPayload, STATUS_LIMITS } from '../../../packages/sdk/src/core/protocol/status.js';
 import {
+  holdWhileOpen,
   resolveStatusOptions,
   StatusBeacon,
   type StatusIndicatorOptions,
 } from '../../../packages/sdk/src/agent/presence.js';
 import type { MessageSender } from '../../../packages/sdk/src/messaging/sender.js';
+import type { StreamWriter } from '../../../packages/sdk/src/agent/streams/writer.js';
+import { StreamError, ValidationError } from '../../../packages/sdk/src/core/errors/index.js';
 import type { RestClient } from '../../../packages/sdk/src/transport/rest/client.js';
 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -120,6 +123,61 @@ describe('StatusBeacon', () => {
     b.close(); // closed before the clear could go: receivers drop the status after its TTL
     await advance(60_000);
     expect(posted).toHaveLength(2);
+  });
+
+  it('a reply stream that outlives its handler holds the indicator (kept alive) until it ends', async () => {
+    const { b, posted, advance } = beacon({ delayMs: 500, ttlMs: 3000 });
+    const endTurn = b.beginTurn('c1');
+    await advance(500);
+    expect(posted.map((p) => p.payload['state'])).toEqual(['working']);
+    const release = b.hold('c1'); // the stream opened in the turn
+    endTurn(); // the handler returned; the stream goes on
+    await advance(1000);
+    await advance(1000);
+    // Kept alive, not cleared (was: idle one interval after the handler returned).
+    expect(posted.map((p) => p.payload['state'])).toEqual(['working', 'working', 'working']);
+    release(); // the stream ended
+    await advance(1000);
+    expect(posted.at(-1)?.payload).toEqual({ type: 'status', state: 'idle' });
+    // Outside a turn nothing is held.
+    const none = b.hold('c2');
+    none();
+    await advance(1000);
+    expect(posted.filter((p) => p.conversationId === 'c2')).toHaveLength(0);
+  });
+
+  it('holdWhileOpen releases once the writer ended, aborted or failed, not on a bad input', async () => {
+    const make = (fail: unknown): StreamWriter =>
+      ({
+        end: () => Promise.resolve({ streamId: 's', text: '', deltas: 0 }),
+        abort: () => Promise.resolve(),
+        write: () => (fail === undefined ? Promise.resolve() : Promise.reject(fail)),
+        reasoning: () => Promise.resolve(),
+        step: () => Promise.resolve(),
+        toolCall: () => Promise.resolve(),
+        toolResult: () => Promise.resolve(),
+        source: () => Promise.resolve(),
+      }) as unknown as StreamWriter;
+    const count = async (fail: unknown, use: (w: StreamWriter) => Promise<unknown>): Promise<number> => {
+      let released = 0;
+      const w = make(fail);
+      holdWhileOpen(w, () => released++);
+      await use(w).catch(() => undefined);
+      return released;
+    };
+    expect(await count(undefined, (w) => w.write('x'))).toBe(0);
+    expect(await count(undefined, (w) => w.end())).toBe(1);
+    expect(await count(undefined, (w) => w.abort())).toBe(1);
+    const lost = new StreamError({
+      reason: 'client_offline',
+      code: 'NOT_FOUND',
+      status: 404,
+      message: 'offline',
+      streamId: 's',
+    });
+    expect(await count(lost, (w) => w.write('x'))).toBe(1);
+    const bad = new ValidationError({ message: 'too long', issues: [] });
+    expect(await count(bad, (w) => w.write('x'))).toBe(0);
   });
 
   it('refuses a text above 200 characters and bad options', async () => {

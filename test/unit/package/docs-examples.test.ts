@@ -1,37 +1,42 @@
 /**
- * Examples in the docs that CI runs: the block in docs/testing.md must be
- * the example test file, byte for byte; the blocks of docs/llm-agents.md are
+ * Examples in the docs that CI runs: the recipes of docs/testing.md are one
+ * project per runner (scripts/recipes.ts; .ci/runners.sh runs them), the vitest
+ * one is cookbook.test.ts byte for byte, and the full example block is the
+ * example test file; the blocks of docs/llm-agents.md are
  * regions of examples/llm-agent.ts and its kit test.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { COOKBOOK, recipeProjects, RUNNERS, TEST_FILE } from '../../../scripts/recipes.js';
 
 const read = (path: string): string => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 
 describe('docs/testing.md', () => {
-  it('includes every recipe of test/integration/testing-kit/cookbook.test.ts verbatim, in order', () => {
+  it('has one recipe per feature for every runner, and cookbook.test.ts is the vitest project verbatim', () => {
+    const projects = recipeProjects(read('docs/testing.md'));
+    const features = ['text', 'stream', 'artifact', 'file', 'group', 'webhook', 'relay', 'time'];
+    expect(projects.map((p) => [p.runner, p.recipes])).toEqual(
+      RUNNERS.map((runner) => [runner, ['imports', 'hooks', ...features]]),
+    );
+    const vitest = projects.find((p) => p.runner === 'vitest')!;
+    // `npm run docs:recipes -- --cookbook` rewrites the file from the page.
+    expect(read(COOKBOOK)).toBe(vitest.files[TEST_FILE]);
+    expect(Object.keys(projects.find((p) => p.runner === 'jest')!.files).sort()).toEqual([
+      'jest.config.mjs',
+      'jest.transform.mjs',
+      TEST_FILE,
+    ]);
+    // Every runner imports its own hooks, and only its own.
+    expect(vitest.files[TEST_FILE]).toContain("from 'vitest'");
+    expect(projects.find((p) => p.runner === 'node-test')!.files[TEST_FILE]).not.toMatch(/vitest|jest/);
+  });
+
+  it('marks every TypeScript block of the cookbook as a recipe', () => {
     const doc = read('docs/testing.md');
-    const file = read('test/integration/testing-kit/cookbook.test.ts');
-    const regions = [...file.matchAll(/\/\/ #region (\w+)\n([\s\S]*?)\/\/ #endregion \1\n/g)].map((m) => [
-      m[1],
-      m[2],
-    ]);
-    const printed = [...doc.matchAll(/<!-- recipe: (\w+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => [
-      m[1],
-      m[2],
-    ]);
-    expect(regions.map(([name]) => name)).toEqual([
-      'imports',
-      'text',
-      'stream',
-      'artifact',
-      'file',
-      'group',
-      'webhook',
-      'relay',
-      'time',
-    ]);
-    expect(printed).toEqual(regions);
+    const cookbook = doc.slice(doc.indexOf('## Cookbook'), doc.indexOf('\n## Time\n'));
+    const blocks = cookbook.match(/^```ts$/gm) ?? [];
+    const marked = cookbook.match(/^<!-- recipe: [\w ()-]+ -->\n```ts$/gm) ?? [];
+    expect(marked.length).toBe(blocks.length);
   });
 
   it('includes test/integration/testing-kit/example.test.ts verbatim', () => {

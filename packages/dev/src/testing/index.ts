@@ -79,6 +79,8 @@ export {
   type WorldAgent,
   type WorldGroup,
   type DenyReason,
+  type MigrateUserOptions,
+  type WorldMigration,
 } from './test-world.js';
 export {
   DEFAULT_TEST_WORLD_OPTIONS,
@@ -101,8 +103,8 @@ export type {
   ReceivedArtifact,
   StreamFailure,
 } from './test-world-replies.js';
-// Time: the mixed clock (virtual now(), real timers, rate windows satisfied at once)
-export { createMixedClock, serverClock, WINDOW_SETTLE_MS, type VirtualTime } from './clock.js';
+// Time: the mixed clock (virtual now(), real timers, rate windows satisfied once sent requests are answered)
+export { createMixedClock, serverClock, type VirtualTime } from './clock.js';
 // The relay: record, assert no plaintext, rewrite, drop, inject, stage faults
 export {
   startRelay,

@@ -55,8 +55,33 @@ export async function signUpUser(
     turnstileToken: 'test-world',
     protectionPassword: PROTECTION_PASSWORD,
   });
+  emails.set(client, email);
   return client;
 }
+
+/** The e-mail address each signed-up client registered with (for another device's sign-in). */
+const emails = new WeakMap<UserClient, string>();
+
+/** Signs a new device of `client`'s account in (account password), keys still locked. */
+export async function signInDevice(
+  client: UserClient,
+  deviceName: string,
+  setting: ClientSetting,
+): Promise<UserClient> {
+  const email = emails.get(client);
+  if (email === undefined) throw new TestWorldError('This user was not signed up by the world.');
+  const device = new UserClient({
+    baseUrl: setting.baseUrl,
+    clock: setting.clock,
+    deviceName,
+    keyBackup: DEFAULT_TEST_WORLD_OPTIONS.keyBackup,
+  });
+  await device.login({ email, accountPassword: ACCOUNT_PASSWORD, turnstileToken: 'test-world' });
+  return device;
+}
+
+/** The protection password of every world user's key backup (test-only). */
+export const WORLD_PROTECTION_PASSWORD = PROTECTION_PASSWORD;
 
 /** A node:http listener, e.g. `agent.webhookHandler()`. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;

@@ -22,7 +22,9 @@ import {
 } from './test-world-options.js';
 import {
   pollUntil,
+  signInDevice,
   signUpUser,
+  WORLD_PROTECTION_PASSWORD,
   startWebhookHost,
   TestWorldError,
   type ClientSetting,
@@ -44,6 +46,26 @@ export interface WaitOptions {
    * @defaultValue the world's `timeoutMs` (`3000`)
    */
   readonly timeoutMs?: number;
+}
+
+/** Options of {@link TestWorld.migrateUser}. */
+export interface MigrateUserOptions extends WaitOptions {
+  /** The new device's name. @defaultValue `'New device'` */
+  readonly deviceName?: string;
+  /** App data the old device sends along (`offer.complete({ extras })`). */
+  readonly extras?: Readonly<Record<string, unknown>>;
+}
+
+/** The outcome of {@link TestWorld.migrateUser}. */
+export interface WorldMigration {
+  /** The new device: signed in, holding the account's keys, not connected (call `connect()`); the world signs it out on `close()`. */
+  readonly client: UserClient;
+  /** The verification string both devices showed (the world checked that they are equal). */
+  readonly verification: string;
+  /** The new device's key fingerprint: the old device's. */
+  readonly keyFingerprint: string;
+  /** The extras the old device sent. */
+  readonly extras: Readonly<Record<string, unknown>>;
 }
 
 /** Options of {@link TestWorld.waitForDelivery}. */
@@ -164,6 +186,7 @@ export class TestWorld {
   readonly clock: Clock;
   readonly #parts: WorldParts;
   readonly #users: MutableUser[] = [];
+  readonly #devices: UserClient[] = [];
   readonly #agents: MutableAgent[] = [];
   readonly #groups: WorldGroup[] = [];
 
@@ -341,6 +364,55 @@ export class TestWorld {
     const made: WorldGroup = { name: options.name, conversationId: id, owner, members: options.members };
     this.#groups.push(made);
     return made;
+  }
+
+  /**
+   * Moves a user (default the first) to a new device through the real
+   * device migration: the new device signs in with the account password,
+   * the old one starts a session, the new one joins with its code, both
+   * verification strings are compared, the old device completes and the new
+   * one receives the keys with the protection password. Both sides run here,
+   * side by side: awaiting `migration.join(code)` before the old device's
+   * `offer.waitForJoin()` runs would deadlock a single process (each waits
+   * for the other). The sessions poll every 10 ms of real time.
+   *
+   * @throws {@link TestWorldError} when the two strings differ (the session is cancelled) or a step
+   *   does not finish within `timeoutMs`; the SDK's own errors (e.g. `CryptoError`) as they are.
+   */
+  async migrateUser(user?: WorldUser, options: MigrateUserOptions = {}): Promise<WorldMigration> {
+    const record = user === undefined ? this.#first(this.#users, 'user') : this.#userRecord(user);
+    const timeoutMs = options.timeoutMs ?? this.#parts.timeoutMs;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const wait = { pollIntervalMs: 10, signal };
+    const device = await signInDevice(record.client, options.deviceName ?? 'New device', this.#setting());
+    this.#devices.push(device);
+    const offer = await record.client.migration.start();
+    try {
+      const [joined, shown] = await Promise.all([
+        device.migration.join(offer.code, wait),
+        offer.waitForJoin(wait),
+      ]);
+      if (joined.verification !== shown.verification) {
+        throw new TestWorldError(
+          `The two devices of user "${record.name}" show different verification strings ` +
+            `(${joined.verification} and ${shown.verification}).`,
+        );
+      }
+      const [, result] = await Promise.all([
+        offer.complete(options.extras === undefined ? {} : { extras: options.extras }),
+        joined.receive({ protectionPassword: WORLD_PROTECTION_PASSWORD, ...wait }),
+      ]);
+      return { client: device, verification: shown.verification, ...result };
+    } catch (err) {
+      await offer.cancel().catch(() => undefined);
+      if (signal.aborted && !(err instanceof TestWorldError)) {
+        throw new TestWorldError(
+          `Timed out after ${timeoutMs} ms migrating user "${record.name}" to a new device.`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
   }
 
   /**
@@ -533,6 +605,7 @@ export class TestWorld {
   async close(): Promise<void> {
     for (const a of this.#agents) await a.agent.close({ timeoutMs: 2_000 });
     for (const u of this.#users) await u.client.signOut();
+    for (const d of this.#devices) await d.signOut().catch(() => undefined);
     for (const a of this.#agents) await a.hook?.close();
     await this.relay?.close();
     await this.server.close();

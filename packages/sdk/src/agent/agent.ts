@@ -86,7 +86,7 @@ import { Groups } from '../messaging/groups.js';
 import { handleStop } from './turns/stop.js';
 import { checkStrategy, type TurnStrategy } from './turns/strategy.js';
 import type { IncomingMessage } from './events.js';
-import { resolveStatusOptions, StatusBeacon } from './presence.js';
+import { holdWhileOpen, resolveStatusOptions, StatusBeacon } from './presence.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -543,6 +543,8 @@ export class Agent {
     // A stream opened while a turn runs in the conversation is aborted with it (stop, supersede, shutdown).
     return this.#streams.open(conversationId, options).then((writer) => {
       this.#parts.turns.track(conversationId, writer);
+      // The turn's status lasts as long as the stream, even past the handler that opened it.
+      holdWhileOpen(writer, this.#status.hold(conversationId));
       return writer;
     });
   }
@@ -585,7 +587,8 @@ export class Agent {
     source: AsyncIterable<string> | Iterable<string>,
     options?: StreamWriterOptions,
   ): Promise<StreamSummary> {
-    return this.#streams.pipe(conversationId, source, options);
+    const release = this.#status.hold(conversationId);
+    return this.#streams.pipe(conversationId, source, options).finally(release);
   }
 
   /**

@@ -24,6 +24,7 @@
  */
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { ConfigurationError } from '../core/errors/configuration-error.js';
+import { isValidationError } from '../core/errors/guards.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import type { Logger } from '../core/logger.js';
 import { parseWith } from '../core/protocol/parse.js';
@@ -36,6 +37,7 @@ import {
 } from '../core/protocol/status.js';
 import type { MessageSender } from '../messaging/sender.js';
 import type { RestClient } from '../transport/rest/client.js';
+import type { StreamWriter } from './streams/writer.js';
 
 /**
  * The automatic "working" indicator and status keep-alive (option `status`
@@ -201,11 +203,33 @@ export class StatusBeacon {
         { background: true },
       );
     }
+    const release = this.#release(conversationId, lane);
+    return () => {
+      if (auto !== undefined) this.#d.clock.clearTimeout(auto);
+      auto = undefined;
+      release();
+    };
+  }
+
+  /**
+   * A reply stream opened in `conversationId` while a turn runs there holds
+   * the turn's status until the stream is over: the indicator (kept alive)
+   * ends with the stream, not with the handler that opened it. Returns the
+   * release; nothing is held when no turn runs there.
+   */
+  hold(conversationId: string): () => void {
+    const lane = this.#lanes.get(conversationId);
+    if (this.#closed || lane === undefined || lane.turns === 0) return () => undefined;
+    lane.turns++;
+    return this.#release(conversationId, lane);
+  }
+
+  /** Ends one holder of a lane's turn (once); the last one clears the status. */
+  #release(conversationId: string, lane: Lane): () => void {
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      if (auto !== undefined) this.#d.clock.clearTimeout(auto);
       lane.turns--;
       if (lane.turns === 0 && !this.#closed) {
         lane.desired = null;
@@ -382,4 +406,24 @@ export async function postStatus(
       }),
   );
   return answer.delivered;
+}
+
+/**
+ * Calls `release` once `writer` is over: ended, aborted, or failed (a write
+ * rejected with anything but a ValidationError about its own input).
+ */
+export function holdWhileOpen(writer: StreamWriter, release: () => void): void {
+  const { end, abort, write, reasoning, step, toolCall, toolResult, source } = writer;
+  const failed = (err: unknown): never => {
+    if (!isValidationError(err)) release();
+    throw err;
+  };
+  writer.end = (final) => end(final).finally(release);
+  writer.abort = (reason) => abort(reason).finally(release);
+  writer.write = (delta) => write(delta).catch(failed);
+  writer.reasoning = (text) => reasoning(text).catch(failed);
+  writer.step = (s) => step(s).catch(failed);
+  writer.toolCall = (call) => toolCall(call).catch(failed);
+  writer.toolResult = (result) => toolResult(result).catch(failed);
+  writer.source = (src) => source(src).catch(failed);
 }

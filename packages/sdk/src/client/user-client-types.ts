@@ -141,8 +141,17 @@ export interface FailedMessage {
 
 /** One page of the inbox. */
 export interface InboxPage {
-  /** Opened messages, oldest first. */
+  /** Opened messages, oldest first; actions on messages are listed apart, in `actions`. */
   readonly messages: readonly ReceivedMessage[];
+  /**
+   * Opened actions on messages, oldest first: edits (`message.edit`), deletes
+   * (`message.delete`), read receipts (`receipt`) and reactions (`reaction`),
+   * each checked like a message (signature, conversation, sender) but not
+   * applied to `messages`: apply them as the live events do (`messageEdited`,
+   * `messageDeleted`, `messageRead`, `reaction`), checking that an edit's or a
+   * delete's sender is the sender of the message it names.
+   */
+  readonly actions: readonly ReceivedMessage[];
   /** Messages that failed to open. */
   readonly failed: readonly FailedMessage[];
   /** Pass as `after` to read on (the last `seq` seen). */

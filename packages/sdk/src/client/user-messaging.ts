@@ -27,7 +27,7 @@ import { openDelivered, type OpenContext, type ReceivedMessage } from './open-me
 import { RecentMessageIds } from './recent-ids.js';
 import { QuoteCache } from '../messaging/quote-cache.js';
 import { resolveAction, type ActionOutcome } from '../messaging/message-actions.js';
-import type { MessageAction } from '../core/protocol/message-actions.js';
+import { readMessageAction, type MessageAction } from '../core/protocol/message-actions.js';
 import { rememberWireEnvelope } from '../messaging/forward-attribution.js';
 import type { ResolvedUserClientOptions, UserClientOptions } from './options.js';
 import type { SessionInfo, UserSession } from './session.js';
@@ -182,6 +182,7 @@ export class UserMessaging {
   async messages(conversationId: string, o: InboxOptions): Promise<InboxPage> {
     const stored = await this.#d.api.messages(conversationId, o.after, o.limit);
     const messages: ReceivedMessage[] = [];
+    const actions: ReceivedMessage[] = [];
     const failed: FailedMessage[] = [];
     const seen = new Set<string>();
     for (const m of stored) {
@@ -195,13 +196,13 @@ export class UserMessaging {
         if (seen.has(key))
           throw decryptFailure('duplicate', undefined, 'the page lists this signed message twice');
         seen.add(key);
-        messages.push(message);
+        (isActionPayload(message.payload) ? actions : messages).push(message);
       } catch (err) {
         failed.push({ messageId: m.message_id, seq: m.seq, error: asError(err) });
       }
     }
     const last = stored[stored.length - 1];
-    return { messages, failed, cursor: last === undefined ? (o.after ?? 0) : last.seq };
+    return { messages, actions, failed, cursor: last === undefined ? (o.after ?? 0) : last.seq };
   }
 
   /** See `UserClient.connect`. */
@@ -370,4 +371,10 @@ export class UserMessaging {
     }
     return this.#sender.sender;
   }
+}
+
+/** An edit, a delete, a read receipt or a reaction: an action on messages, not a message. */
+function isActionPayload(payload: unknown): boolean {
+  if (readMessageAction(payload) !== undefined) return true;
+  return (payload as { type?: unknown } | null)?.type === 'reaction';
 }

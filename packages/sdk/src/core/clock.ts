@@ -39,6 +39,15 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number, options?: TimerOptions): TimerHandle;
   /** Cancels a timer; unknown or fired handles are ignored. */
   clearTimeout(handle: TimerHandle): void;
+  /**
+   * Optional. Told of each request the client sends to the service, with
+   * the promise of its answer (it settles once the service answered, so
+   * once it counted the request in its rate windows). A clock that moves its
+   * `now()` forward for `window` timers (a test world's mixed clock) first
+   * waits for the requests already sent to be answered, so none of them is
+   * counted in the next window. Other clocks leave it out.
+   */
+  track?(answer: Promise<unknown>): void;
 }
 
 let nextSystemTimerId = 1;

@@ -68,7 +68,9 @@ async function once(ctx: ExecuteContext, req: PreparedRequest): Promise<Outcome>
   try {
     await req.limiter?.acquire(req.signal);
     const headers = req.auth ? { ...req.headers, authorization: await bearer(ctx) } : req.headers;
-    const raw = await sendAttempt(ctx.dispatcher, ctx.options.clock, { ...req, headers });
+    const answer = sendAttempt(ctx.dispatcher, ctx.options.clock, { ...req, headers });
+    ctx.options.clock.track?.(answer);
+    const raw = await answer;
     if (raw.status >= 200 && raw.status < 300) return { ok: true, raw };
     const where = describeRequest(req.method, `${req.origin}${req.path}`);
     return { ok: false, error: errorOf(raw, ctx.options.clock.now(), where) };

@@ -108,7 +108,7 @@ export async function streamRequest(ctx: StreamContext, o: StreamRequestOptions)
   }
   if (o.body === undefined) startDeadline();
   try {
-    const res = await ctx.dispatcher.request({
+    const answer = ctx.dispatcher.request({
       origin: ctx.origin,
       path,
       method: o.method,
@@ -116,6 +116,8 @@ export async function streamRequest(ctx: StreamContext, o: StreamRequestOptions)
       body: o.body === undefined ? null : Readable.from(thenStartDeadline(o.body), { objectMode: false }),
       signal: controller.signal,
     });
+    ctx.clock.track?.(answer);
+    const res = await answer;
     if (timer !== undefined) ctx.clock.clearTimeout(timer);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const bytes = await readError(res.body);

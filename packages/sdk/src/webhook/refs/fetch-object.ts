@@ -73,11 +73,13 @@ async function attempt(o: ResolvedRefFetcherOptions, ref: WebhookRef): Promise<U
   const controller = new AbortController();
   const timer = o.clock.setTimeout(() => controller.abort(), o.timeoutMs);
   try {
-    const res = await o.fetch(objectUrl(o.base, ref.object_key), {
+    const answer = o.fetch(objectUrl(o.base, ref.object_key), {
       method: 'GET',
       headers: { authorization: o.authorization, accept: ref.content_type },
       signal: controller.signal,
     });
+    o.clock.track?.(answer);
+    const res = await answer;
     if (res.status >= 200 && res.status < 300) return await checkedBody(res, ref);
     const text = new TextDecoder().decode((await readLimited(res.body, 64 * 1024)) ?? new Uint8Array());
     throw toServiceError({ status: res.status, headers: res.headers, body: text }, o.clock.now());

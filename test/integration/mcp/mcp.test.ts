@@ -23,6 +23,7 @@ import {
   type ElicitParams,
 } from 'agent-messaging-sdk/mcp';
 import { ManualClock, parseArtifactContent } from 'agent-messaging-sdk/protocol';
+import { mcpBridgeDemo } from '../../../examples/mcp-bridge.js';
 
 let world: TestWorld;
 let clock: ManualClock;
@@ -395,5 +396,21 @@ describe('elicitationToArtifact (no service)', () => {
         },
       ),
     );
+  });
+});
+
+describe('examples/mcp-bridge.ts (docs/mcp.md)', () => {
+  it('runs as printed: tools, notify, a form answered, a reply, an elicitation', async () => {
+    const lines: string[] = [];
+    await mcpBridgeDemo((line) => lines.push(line));
+    expect(lines).toEqual([
+      'tools: notify_owner, ask_owner, wait_for_reply, send_file',
+      'owner reads: The refactor is done: 14 files changed, tests green.',
+      'owner is asked: Where should I push it?',
+      'client gets: {"status":"approved","answer":{"branch":"main","run_e2e":true}}',
+      'client gets the reply: "Thanks! Ping me when CI is done."',
+      'owner is asked: Deploy to which environment?',
+      'server gets: {"action":"accept","content":{"environment":"staging"}}',
+    ]);
   });
 });

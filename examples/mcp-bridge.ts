@@ -39,11 +39,13 @@ export async function mcpBridgeDemo(say: (line: string) => void = console.log): 
     });
 
     // The bridge and an MCP client, joined in memory.
+    // #region server
     const server = createMcpServer({ agent: world.agent });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
+    await server.connect(serverSide); // `ams mcp` connects a StdioServerTransport instead
     const client = new Client({ name: 'coding-agent', version: '1.0.0' });
     await client.connect(clientSide);
+    // #endregion server
     const call = async (name: string, args: Record<string, unknown>) =>
       (await client.callTool({ name, arguments: args })) as CallToolResult;
 
@@ -69,11 +71,13 @@ export async function mcpBridgeDemo(say: (line: string) => void = console.log): 
     await client.close();
 
     // 5. The agent as an MCP client: a server's elicitation goes to the owner as a form.
+    // #region elicitation
     const agentAsClient = new Client(
       { name: 'my-agent', version: '1.0.0' },
-      { capabilities: { elicitation: { form: {} } } },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
     );
     agentAsClient.setRequestHandler(ElicitRequestSchema, createElicitationHandler({ agent: world.agent }));
+    // #endregion elicitation
     const deployServer = new Server({ name: 'deploy-server', version: '1.0.0' }, { capabilities: {} });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await deployServer.connect(b);

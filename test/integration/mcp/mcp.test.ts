@@ -6,6 +6,9 @@
  * advances, never on real time. Elicitation: a low-level MCP server asks, the
  * client's handler forwards the request to the owner as an artifact.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -24,6 +27,9 @@ import {
 } from 'agent-messaging-sdk/mcp';
 import { ManualClock, parseArtifactContent } from 'agent-messaging-sdk/protocol';
 import { mcpBridgeDemo } from '../../../examples/mcp-bridge.js';
+import { runCli } from '../../../packages/dev/src/cli/run.js';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 let world: TestWorld;
 let clock: ManualClock;
@@ -412,5 +418,45 @@ describe('examples/mcp-bridge.ts (docs/mcp.md)', () => {
       'owner is asked: Deploy to which environment?',
       'server gets: {"action":"accept","content":{"environment":"staging"}}',
     ]);
+  });
+});
+
+describe('docs/mcp.md runs as printed', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'mcp.md'), 'utf8');
+
+  it('prints the regions of examples/mcp-bridge.ts verbatim, and no other TypeScript', () => {
+    const file = readFileSync(join(ROOT, 'examples', 'mcp-bridge.ts'), 'utf8');
+    const dedent = (code: string): string => code.replace(/^ {4}/gm, '').replace(/ +$/, '');
+    const regions = [...file.matchAll(/\/\/ #region (\w+)\n([\s\S]*?)\/\/ #endregion \1\n/g)].map((m) => [
+      m[1],
+      dedent(m[2]!),
+    ]);
+    const printed = [
+      ...doc.matchAll(/<!-- region: examples\/mcp-bridge\.ts#(\w+) -->\n```ts\n([\s\S]*?)```/g),
+    ].map((m) => [m[1], m[2]]);
+    expect(regions.map(([name]) => name)).toEqual(['server', 'elicitation']);
+    expect(printed).toEqual(regions);
+    expect(doc.match(/^```ts$/gm)).toHaveLength(2);
+  });
+
+  it('the MCP client config is JSON whose command line ams accepts', async () => {
+    const block = /```json\n([\s\S]*?)```/.exec(doc)![1]!;
+    const config = JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const { command, args } = config.mcpServers['owner']!;
+    expect([command, args[0]]).toEqual(['npx', 'ams']);
+    const dir = mkdtempSync(join(tmpdir(), 'ams-mcp-doc-'));
+    try {
+      writeFileSync(join(dir, '.env'), 'AMS_BASE_URL=http://127.0.0.1:8080\n');
+      const out: string[] = [];
+      const io = {
+        stdout: { write: (t: string) => out.push(t) },
+        stderr: { write: (t: string) => out.push(t) },
+      };
+      const argv = args.slice(1).map((a) => (a.endsWith('/.env') ? join(dir, '.env') : a));
+      expect(await runCli([...argv, '--help'], io)).toBe(0);
+      expect(out.join('')).toContain('Usage: ams mcp');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -459,4 +459,24 @@ describe('docs/mcp.md runs as printed', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('ams mcp without the agent variables is a usage error (exit 2) naming what is missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ams-mcp-usage-'));
+    try {
+      const err: string[] = [];
+      const io = {
+        stdout: { write: () => true },
+        stderr: { write: (t: string) => err.push(t) },
+        env: {},
+        workDir: dir,
+      };
+      expect(await runCli(['mcp'], io)).toBe(2);
+      expect(err.join('')).toBe("ams mcp: --agent-id (or AMS_AGENT_ID) is required. Run 'ams mcp --help'.\n");
+      err.length = 0;
+      expect(await runCli(['mcp', '--agent-id', 'a1'], io)).toBe(2);
+      expect(err.join('')).toBe("ams mcp: AMS_AGENT_TOKEN is required. Run 'ams mcp --help'.\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

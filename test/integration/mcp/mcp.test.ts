@@ -199,6 +199,17 @@ describe('createMcpServer: the tools, end to end', () => {
     expect(textOf(r)).toBe('No message from the owner within 30 s.');
   });
 
+  it('a cancelled call stops its wait (no timer left on the clock)', async () => {
+    const ac = new AbortController();
+    const pending = client.callTool({ name: 'wait_for_reply', arguments: {} }, undefined, {
+      signal: ac.signal,
+    });
+    await timerSet(clock);
+    ac.abort();
+    await expect(pending).rejects.toThrow();
+    await vi.waitFor(() => expect(clock.pendingTimers).toBe(0));
+  });
+
   it('send_file: the owner receives the file, encrypted', async () => {
     const r = await call('send_file', { name: 'notes.txt', content: 'secret notes 7301-2286' });
     expect(r.structuredContent).toMatchObject({ name: 'notes.txt', size: 22 });

@@ -58,10 +58,14 @@ echo 'README bot ok as bot.mjs in a CommonJS project'
 mkdir -p examples
 cp "$repo"/examples/*.ts examples/
 rm -f examples/demo.ts # the demo imports the repository's sources, not the packages
-for dep in express @types/express fastify hono @hono/node-server @types/node ioredis ai; do
+for dep in express @types/express fastify hono @hono/node-server @types/node ioredis ai @modelcontextprotocol/sdk; do
   mkdir -p "node_modules/$(dirname "$dep")"
   ln -sfn "$repo/node_modules/$dep" "node_modules/$dep"
 done
+# The MCP bridge's entry (its peer @modelcontextprotocol/sdk linked above), from ESM and CJS.
+node --input-type=module -e "const m = await import('agent-messaging-sdk/mcp'); if (typeof m.createMcpServer !== 'function') throw new Error('mcp ESM entry');"
+node -e "const m = require('agent-messaging-sdk/mcp'); if (typeof m.createMcpServer !== 'function') throw new Error('mcp CJS entry');"
+echo 'agent-messaging-sdk/mcp ok from ESM and CJS with its optional peer'
 cat > tsconfig.json <<JSON
 {
   "compilerOptions": {

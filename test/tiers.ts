@@ -56,6 +56,7 @@ export const TIERS = {
       'test/integration/examples/',
       'test/integration/files/',
       'test/integration/groups/',
+      'test/integration/mcp/',
       'test/integration/server/',
       'test/integration/streams/',
       'test/integration/testing-kit/',

@@ -14,6 +14,10 @@ export default defineConfig([
       index: 'src/index.ts',
       'crypto/index': 'src/crypto/index.ts',
       protocol: 'src/protocol.ts',
+      // The MCP bridge (docs/mcp.md): here, so it shares the root's chunks (one Agent class, one
+      // copy of its declarations). It imports values from the protocol entry only (types from the
+      // root), so the root entry's own files do not change; @modelcontextprotocol/sdk, a peer, stays external.
+      'mcp/index': 'src/mcp/index.ts',
       // The open pool's worker thread (src/crypto/open-pool): spawned by path, next to the chunks.
       'open-worker': 'src/crypto/open-pool/open-worker.node.ts',
     },

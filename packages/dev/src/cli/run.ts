@@ -16,6 +16,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   logs: async (argv, io) => (await import('./commands/logs.js')).runLogs(argv, io),
   token: async (argv, io) => (await import('./commands/token.js')).runToken(argv, io),
   manifest: async (argv, io) => (await import('./commands/manifest.js')).runManifest(argv, io),
+  mcp: async (argv, io) => (await import('./commands/mcp.js')).runMcp(argv, io),
 };
 
 const HELP = `ams ${pkg.version} — tools for agent-messaging-sdk
@@ -43,6 +44,7 @@ Commands:
   token revoke    Delete an agent token (owner login)
   manifest validate  Check a capability manifest (size and fields)
   manifest push   Propose a capability manifest to the agent's owner
+  mcp             Serve MCP tools over stdio that reach the agent's owner
 
 Run 'ams <command> --help' for the options of each.
 Exit status: 0 success, 1 failure, 2 usage error.

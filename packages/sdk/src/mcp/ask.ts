@@ -1,0 +1,83 @@
+/**
+ * Asking the owner with an artifact and waiting for the answer on the
+ * bridge's clock: shared by the `ask_owner` tool and the elicitation handler.
+ *
+ * @module
+ */
+import type { Agent } from '../index.js';
+import {
+  ARTIFACT_LIMITS,
+  TimeoutError,
+  type ArtifactContent,
+  type ArtifactDeniedReason,
+  type Clock,
+} from '../protocol.js';
+
+/** How an artifact sent to the owner ended. */
+export type AskOutcome =
+  | { readonly status: 'approved'; readonly data: Readonly<Record<string, unknown>> }
+  | { readonly status: 'denied'; readonly reason: ArtifactDeniedReason; readonly by: 'user' | 'service' }
+  | { readonly status: 'expired' };
+
+/** Options of {@link askOwner}. */
+export interface AskOptions {
+  readonly agent: Agent;
+  readonly conversationId: string;
+  readonly content: ArtifactContent;
+  /** Give up after this long (a {@link TimeoutError}); also the artifact's time to live. */
+  readonly timeoutMs: number;
+  readonly clock: Clock;
+  /** Stops waiting (the MCP request was cancelled); its reason is thrown. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The artifact's time to live for a wait of `timeoutMs`: the wait, within the service's bounds. */
+export function ttlFor(timeoutMs: number): number {
+  return Math.min(Math.max(timeoutMs, ARTIFACT_LIMITS.minTtlMs), ARTIFACT_LIMITS.maxTtlMs);
+}
+
+/**
+ * Sends `content` to the owner as an artifact (sealed end to end) and waits
+ * for the answer, at most `timeoutMs` on `clock`. The artifact lives as long
+ * as the wait, so an unanswered question does not stay open after the tool gave up.
+ *
+ * @throws {@link TimeoutError} when the owner does not answer in time; the
+ * signal's reason when it aborts; what `agent.artifacts.send` throws.
+ */
+export async function askOwner(options: AskOptions): Promise<AskOutcome> {
+  const { agent, clock, signal, timeoutMs } = options;
+  signal?.throwIfAborted();
+  const artifact = await agent.artifacts.send(options.conversationId, {
+    content: options.content,
+    ttlMs: ttlFor(timeoutMs),
+  });
+  const answer = new Promise<AskOutcome>((resolve, reject) => {
+    const done = (): void => {
+      clock.clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const timer = clock.setTimeout(() => {
+      done();
+      reject(new TimeoutError({ message: `No answer from the owner within ${timeoutMs} ms.`, timeoutMs }));
+    }, timeoutMs);
+    const onAbort = (): void => {
+      done();
+      reject(signal?.reason);
+    };
+    if (signal?.aborted === true) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    artifact.response().then(
+      (o) => {
+        done();
+        if (o.status === 'approved') resolve({ status: 'approved', data: o.data });
+        else if (o.status === 'denied') resolve({ status: 'denied', reason: o.reason, by: o.by });
+        else resolve({ status: 'expired' });
+      },
+      (err: unknown) => {
+        done();
+        reject(err);
+      },
+    );
+  });
+  return answer;
+}

@@ -49,6 +49,7 @@ export const TIERS = {
       'test/security/',
       'test/integration/agent/',
       'test/integration/capabilities/',
+      'test/integration/chat/',
       'test/integration/cli/',
       'test/integration/client/',
       'test/integration/console/',

@@ -14,6 +14,8 @@ export default defineConfig([
       index: 'src/index.ts',
       'crypto/index': 'src/crypto/index.ts',
       protocol: 'src/protocol.ts',
+      // The Chat SDK adapter (docs/chat-sdk.md): `chat` is an optional peer, left external.
+      'chat/index': 'src/chat/index.ts',
       // The open pool's worker thread (src/crypto/open-pool): spawned by path, next to the chunks.
       'open-worker': 'src/crypto/open-pool/open-worker.node.ts',
     },

@@ -13,21 +13,12 @@
  * Then write "hello", "stream" (a streamed answer with a plan step) or
  * "deploy" (a card: pick Deploy or Cancel).
  */
+// #region setup
 import { Actions, Button, Card, CardText, Chat, type StreamChunk } from 'chat';
 import { createMemoryState } from '@chat-adapter/state-memory';
 import { Agent } from 'agent-messaging-sdk';
 import { createAmsAdapter } from 'agent-messaging-sdk/chat';
 import { agentEnv, closeOnSignal } from './env.js';
-
-/** A stand-in for a model's stream: a plan step, then text, then the step done. */
-async function* fakeModel(prompt: string): AsyncGenerator<string | StreamChunk> {
-  yield { type: 'task_update', id: 'think', title: 'Thinking', status: 'in_progress' };
-  for (const token of `You asked "${prompt}". Here is a streamed answer.`.split(/(?<= )/)) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    yield token;
-  }
-  yield { type: 'task_update', id: 'think', title: 'Thinking', status: 'complete' };
-}
 
 // The Agent is the transport; given to the adapter, it stays yours (connect and close it yourself).
 const agent = new Agent({ ...agentEnv(), shutdownSignals: false });
@@ -37,7 +28,9 @@ const bot = new Chat({
   state: createMemoryState(),
   logger: 'warn',
 });
+// #endregion setup
 
+// #region handlers
 bot.onDirectMessage(async (thread, message) => {
   if (message.text === 'stream') {
     const sent = await thread.post(fakeModel(message.text));
@@ -65,6 +58,7 @@ bot.onAction(['deploy', 'cancel'], async (event) => {
   await event.thread?.post(answer);
   console.log(`action ${event.actionId}`);
 });
+// #endregion handlers
 
 agent.on('error', (err) => console.error('error:', err));
 agent.on('fatal', (err) => {
@@ -72,10 +66,22 @@ agent.on('fatal', (err) => {
   process.exit(1);
 });
 
+// #region start
 await bot.initialize(); // the adapter starts passing the Agent's events to the bot
 await agent.connect();
 closeOnSignal(async () => {
   await bot.shutdown();
   await agent.close();
 });
+// #endregion start
 console.log(`chat-sdk-bot: connected as ${agent.agentId}`);
+
+/** A stand-in for a model's stream: a plan step, then text, then the step done. */
+async function* fakeModel(prompt: string): AsyncGenerator<string | StreamChunk> {
+  yield { type: 'task_update', id: 'think', title: 'Thinking', status: 'in_progress' };
+  for (const token of `You asked "${prompt}". Here is a streamed answer.`.split(/(?<= )/)) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    yield token;
+  }
+  yield { type: 'task_update', id: 'think', title: 'Thinking', status: 'complete' };
+}

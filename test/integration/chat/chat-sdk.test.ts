@@ -26,7 +26,7 @@ import {
   type AmsAdapter,
 } from 'agent-messaging-sdk/chat';
 import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
-import type { UserClientEvents } from 'agent-messaging-sdk';
+import { isValidationError, type UserClientEvents } from 'agent-messaging-sdk';
 
 const MARK = 'chat-sdk-plaintext-7Q2x';
 
@@ -37,6 +37,7 @@ const actions: ActionEvent[] = [];
 const reactions: ReactionEvent[] = [];
 const updated: Message[] = [];
 let release: (() => void) | undefined;
+let editRefused: unknown;
 
 /** The next `event` of a user's client matching `pick`. */
 function userNext<E extends keyof UserClientEvents>(
@@ -117,6 +118,25 @@ beforeAll(async () => {
             ]),
           ],
         }),
+      );
+    } else if (text === 'recard') {
+      const sent = await thread.post(
+        Card({ title: 'Ship?', children: [Actions([Button({ id: 'ship', label: 'Ship' })])] }),
+      );
+      await sent.edit(
+        Card({
+          title: 'Ship now or later?',
+          children: [
+            Actions([
+              Button({ id: 'ship', label: 'Now' }),
+              Button({ id: 'later', label: 'Later', value: 'friday' }),
+            ]),
+          ],
+        }),
+      );
+      editRefused = await sent.edit('shipped').then(
+        () => undefined,
+        (err: unknown) => err,
       );
     } else if (text === 'file') {
       await thread.post({
@@ -237,6 +257,23 @@ describe('agent-messaging-sdk/chat: a Chat SDK bot on the service', () => {
       value: 'v1.4.2',
       messageId: ask.artifact.artifactId,
     });
+  });
+
+  it('editing a card sends a new revision of its artifact; the answer to it maps to the new buttons', async () => {
+    await world.sendAsUser('recard');
+    const first = await world.waitForReply({ kind: 'artifact' });
+    expect(first.content).toEqual({ kind: 'confirm', title: 'Ship?' });
+    const second = await world.waitForReply({ kind: 'artifact' });
+    expect(second.artifact.artifactId).toBe(first.artifact.artifactId);
+    expect(second.content).toMatchObject({
+      kind: 'form',
+      title: 'Ship now or later?',
+      fields: [{ options: ['Now', 'Later'] }],
+    });
+    await world.answerArtifact(second, { approve: { action: 'Later' } });
+    expect((await world.waitForReply({ kind: 'text' })).text).toBe(
+      `later (friday) by ${world.user.session!.userId}`,
+    );
   });
 
   it('reactions both ways', async () => {

@@ -105,6 +105,14 @@ const MAX_CARDS = 10_000;
 /** A status text is at most 200 characters. */
 const STATUS_MAX = 200;
 
+/** A card sent as an artifact: where, how its answer maps back, and its handle (for revisions). */
+interface SentCard {
+  readonly threadId: string;
+  actions: CardActionMap;
+  readonly handle: ArtifactHandleLike;
+}
+type ArtifactHandleLike = Awaited<ReturnType<Agent['artifacts']['send']>>;
+
 type Edited = AgentNotificationMap['messageEdited'][0];
 type Deleted = AgentNotificationMap['messageDeleted'][0];
 type Stopped = AgentNotificationMap['turnStopped'][0];
@@ -123,7 +131,7 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
   readonly #converter = new AmsFormatConverter();
   readonly #kinds = new Map<string, AmsThreadId['kind']>();
   readonly #dmByUser = new Map<string, string>();
-  readonly #cards = new Map<string, { threadId: string; actions: CardActionMap }>();
+  readonly #cards = new Map<string, SentCard>();
   readonly #listeners: [string, (...args: never[]) => unknown][] = [];
   #chat: ChatInstance | undefined;
   #logger: ChatLogger;
@@ -266,7 +274,7 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
         ...(cards?.sensitivity === undefined ? {} : { sensitivity: cards.sensitivity }),
         ...(cards?.ttlMs === undefined ? {} : { ttlMs: cards.ttlMs }),
       });
-      this.#remember(handle.artifactId, { threadId, actions: artifact.actions });
+      this.#remember(handle.artifactId, { threadId, actions: artifact.actions, handle });
       last = { conversationId, messageId: handle.artifactId, senderId: this.agent.agentId };
     } else {
       const text = this.#converter.renderPostable(message);
@@ -283,13 +291,33 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     return { id: last.messageId, threadId, raw: last };
   }
 
-  /** Edits one of the agent's messages: a sealed `message.edit` with the new text. */
+  /**
+   * Edits one of the agent's messages: a sealed `message.edit` with the new
+   * text. A card sent as an artifact is edited into another card as a new
+   * revision of the artifact (the human answers the newest one).
+   *
+   * @throws {@link ValidationError} when a card sent as an artifact would become text or a card without
+   * buttons or selects (an artifact cannot turn into a message).
+   */
   async editMessage(
     threadId: string,
     messageId: string,
     message: AdapterPostableMessage,
   ): Promise<RawMessage<AmsRawMessage>> {
     const { conversationId } = decodeAmsThreadId(threadId);
+    const sentCard = this.#cards.get(messageId);
+    if (sentCard !== undefined) {
+      const card = cardOf(message);
+      const artifact = card === undefined ? undefined : cardToArtifact(card);
+      if (artifact === undefined) {
+        throw new ValidationError({
+          message: 'A card sent as an artifact can only be edited into a card with buttons or selects',
+        });
+      }
+      await sentCard.handle.replace({ content: artifact.content });
+      sentCard.actions = artifact.actions;
+      return { id: messageId, threadId, raw: { conversationId, messageId, senderId: this.agent.agentId } };
+    }
     const text = this.#converter.renderPostable(message);
     await this.agent.edit(conversationId, messageId, text);
     const raw = { conversationId, messageId, senderId: this.agent.agentId, payload: { type: 'text', text } };
@@ -508,7 +536,7 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     };
   }
 
-  #remember(artifactId: string, card: { threadId: string; actions: CardActionMap }): void {
+  #remember(artifactId: string, card: SentCard): void {
     this.#cards.set(artifactId, card);
     if (this.#cards.size > MAX_CARDS) this.#cards.delete(this.#cards.keys().next().value!);
   }

@@ -274,6 +274,8 @@ describe('agent-messaging-sdk/chat: a Chat SDK bot on the service', () => {
     expect((await world.waitForReply({ kind: 'text' })).text).toBe(
       `later (friday) by ${world.user.session!.userId}`,
     );
+    expect(isValidationError(editRefused)).toBe(true);
+    expect((editRefused as Error).message).toMatch(/only be edited into a card with buttons or selects/);
   });
 
   it('reactions both ways', async () => {

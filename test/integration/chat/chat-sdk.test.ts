@@ -27,6 +27,7 @@ import {
 } from 'agent-messaging-sdk/chat';
 import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
 import { isValidationError, type UserClientEvents } from 'agent-messaging-sdk';
+import { MemoryKeyStore } from 'agent-messaging-sdk/crypto';
 
 const MARK = 'chat-sdk-plaintext-7Q2x';
 
@@ -322,5 +323,90 @@ describe('agent-messaging-sdk/chat: a Chat SDK bot on the service', () => {
     world.relay!.assertNoPlaintext(MARK);
     world.relay!.assertNoPlaintext('Deploy 1.4.2?');
     world.relay!.assertNoPlaintext('the build is running');
+  });
+});
+
+describe('agent-messaging-sdk/chat: the Agent underneath', () => {
+  it('an adapter without an Agent builds one, connects it in initialize() and closes it in shutdown()', async () => {
+    const { agentId, token } = await world.server.control.createAgent({
+      ownerId: world.user.session!.userId,
+      name: 'Owned',
+    });
+    const owned = createAmsAdapter({
+      baseUrl: world.server.url,
+      agentId,
+      token,
+      agentOptions: { keyStore: new MemoryKeyStore(), shutdownSignals: false, logger: false },
+    });
+    const ownBot = new Chat({
+      userName: 'owned',
+      adapters: { ams: owned },
+      state: createMemoryState(),
+      logger: 'silent',
+    });
+    ownBot.onDirectMessage(async (thread, message) => {
+      await thread.post(`owned: ${message.text}`);
+    });
+    expect(owned.agent.state).toBe('idle');
+    await ownBot.initialize();
+    expect(owned.agent.state).toBe('running');
+    const { conversationId } = await world.user.addAgent(agentId);
+    const answered = userNext(world.user, 'message', (m) => m.senderId === agentId);
+    await world.sendAsUser('hi', { conversationId });
+    expect((await answered).payload).toEqual({ type: 'text', text: 'owned: hi' });
+    await ownBot.shutdown();
+    expect(owned.agent.state).toBe('closed');
+  });
+
+  it('without an Agent nor its variables, a typed error names what is missing', () => {
+    const saved = { ...process.env };
+    delete process.env['AMS_BASE_URL'];
+    delete process.env['AMS_AGENT_ID'];
+    delete process.env['AMS_AGENT_TOKEN'];
+    try {
+      expect(() => createAmsAdapter()).toThrow(/needs an agent, or baseUrl \(or AMS_BASE_URL\)/);
+      expect(() => createAmsAdapter({ baseUrl: 'http://127.0.0.1:1' })).toThrow(
+        /agentId \(or AMS_AGENT_ID\)/,
+      );
+    } finally {
+      Object.assign(process.env, saved);
+    }
+  });
+
+  it('in WebSocket mode nothing comes by webhook: bot.webhooks.ams answers 404', async () => {
+    const res = await bot.webhooks.ams!(
+      new Request('http://127.0.0.1/webhook', { method: 'POST', body: '{}' }),
+    );
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('agent-messaging-sdk/chat: an Agent in webhook mode', () => {
+  let hooked: TestWorld;
+  let hookBot: Chat;
+  beforeAll(async () => {
+    hooked = await createTestWorld({ agent: { mode: 'webhook', options: { status: false } } });
+    hookBot = new Chat({
+      userName: 'hooked',
+      adapters: { ams: createAmsAdapter({ agent: hooked.agent }) },
+      state: createMemoryState(),
+      logger: 'silent',
+    });
+    hookBot.onDirectMessage(async (thread, message) => {
+      await thread.post(message.text === 'stream' ? answer() : `by webhook: ${message.text}`);
+    });
+    await hookBot.initialize();
+  });
+  afterAll(async () => {
+    await hookBot.shutdown();
+    await hooked.close();
+  });
+
+  it('answers and streams (over REST)', async () => {
+    await hooked.sendAsUser('hello');
+    expect((await hooked.waitForDelivery()).transport).toBe('webhook');
+    expect((await hooked.waitForReply({ kind: 'text' })).text).toBe('by webhook: hello');
+    await hooked.sendAsUser('stream');
+    expect((await hooked.waitForReply({ kind: 'stream' })).text).toBe(`Streaming ${MARK} in parts.`);
   });
 });

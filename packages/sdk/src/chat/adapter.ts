@@ -134,6 +134,7 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
   readonly #cards = new Map<string, SentCard>();
   readonly #listeners: [string, (...args: never[]) => unknown][] = [];
   #chat: ChatInstance | undefined;
+  #fetchHandler: ((request: Request) => Promise<Response>) | undefined;
   #logger: ChatLogger;
   #userName: string;
   #ready: () => void = () => undefined;
@@ -148,6 +149,12 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     this.agent = config.agent ?? buildAgent(config);
     this.#initialized = new Promise<void>((resolve) => (this.#ready = resolve));
     // Registered now, so that events arriving before chat.initialize() wait for it instead of being lost.
+    this.#attach();
+  }
+
+  /** Listens to the Agent's events (once; again after a `disconnect()`). */
+  #attach(): void {
+    if (this.#listeners.length > 0) return;
     this.#listen('message.new', (m: IncomingMessage) => this.#onMessage(m));
     this.#listen('artifact_response', (e: ArtifactResponseEvent) => this.#onAnswer(e));
     this.#listen('reaction.update', (e: ReactionEvent) => this.#onReaction(e));
@@ -182,6 +189,7 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     if (this.#config.userName === undefined && process.env['AMS_BOT_USERNAME'] === undefined) {
       this.#userName = chat.getUserName();
     }
+    this.#attach();
     this.#ready();
     if (this.#owned && this.agent.state === 'idle') await this.agent.connect();
   }
@@ -203,7 +211,8 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     if (this.agent.mode !== 'webhook') {
       return new Response('this agent receives over WebSocket', { status: 404 });
     }
-    return this.agent.fetchHandler()(request);
+    this.#fetchHandler ??= this.agent.fetchHandler();
+    return this.#fetchHandler(request);
   }
 
   encodeThreadId(platformData: AmsThreadId): string {

@@ -13,18 +13,15 @@ import {
   ConsoleLogger,
   Message,
   defaultEmojiResolver,
-  isCardElement,
   parseMarkdown,
   stringifyMarkdown,
   type Adapter,
   type AdapterPostableMessage,
   type Attachment,
   type Author,
-  type CardElement,
   type ChatInstance,
   type EmojiValue,
   type FetchResult,
-  type FileUpload,
   type FormattedContent,
   type Logger as ChatLogger,
   type RawMessage,
@@ -48,6 +45,7 @@ import {
 import { answerToActions, cardToArtifact, type CardActionMap } from './cards.js';
 import { AMS_ADAPTER_NAME, decodeAmsThreadId, encodeAmsThreadId, type AmsThreadId } from './thread-id.js';
 import { streamToWriter } from './stream.js';
+import { cardOf, filesOf, isFilePayload, textOf, toBufferLike, toBytes, toUnicode } from './payloads.js';
 
 /** What a Chat SDK message of this adapter carries as `raw`. */
 export interface AmsRawMessage {
@@ -541,7 +539,7 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
       name: file.name,
       mimeType: file.content_type,
       size: file.size,
-      fetchData: async () => Buffer.from(await (await this.agent.files.download(file)).toBytes()),
+      fetchData: async () => toBufferLike(await (await this.agent.files.download(file)).toBytes()),
     };
   }
 
@@ -583,46 +581,6 @@ function buildAgent(config: AmsAdapterConfig): Agent {
     }
   }
   return new Agent({ ...config.agentOptions, baseUrl: baseUrl!, agentId: agentId!, token: token! });
-}
-
-function textOf(payload: unknown): string {
-  const text = (payload as { text?: unknown } | undefined)?.text;
-  return typeof payload === 'object' && payload !== null && typeof text === 'string' ? text : '';
-}
-
-function isFilePayload(payload: unknown): payload is FilePayload {
-  return typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'file';
-}
-
-function cardOf(message: AdapterPostableMessage): CardElement | undefined {
-  if (isCardElement(message)) return message;
-  if (typeof message === 'object' && 'card' in message) return message.card;
-  return undefined;
-}
-
-function filesOf(message: AdapterPostableMessage): FileUpload[] {
-  if (typeof message !== 'object' || isCardElement(message)) return [];
-  const files: FileUpload[] = [...(message.files ?? [])];
-  for (const a of 'attachments' in message ? (message.attachments ?? []) : []) {
-    if (a.data !== undefined) {
-      files.push({
-        data: a.data,
-        filename: a.name ?? 'attachment',
-        ...(a.mimeType ? { mimeType: a.mimeType } : {}),
-      });
-    }
-  }
-  return files;
-}
-
-async function toBytes(data: Buffer | Blob | ArrayBuffer): Promise<Uint8Array> {
-  if (data instanceof Uint8Array) return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return new Uint8Array(await data.arrayBuffer());
-}
-
-function toUnicode(emoji: EmojiValue | string): string {
-  return defaultEmojiResolver.toGChat(emoji);
 }
 
 /**

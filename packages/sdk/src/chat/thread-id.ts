@@ -25,7 +25,7 @@ export function encodeAmsThreadId(thread: AmsThreadId): string {
     throw new ValidationError({ message: 'A thread needs a conversation id' });
   }
   const kind = thread.kind === 'group' ? 'g' : 'd';
-  return `${AMS_ADAPTER_NAME}:${kind}:${Buffer.from(thread.conversationId, 'utf8').toString('base64url')}`;
+  return `${AMS_ADAPTER_NAME}:${kind}:${toBase64Url(thread.conversationId)}`;
 }
 
 /**
@@ -42,9 +42,27 @@ export function decodeAmsThreadId(threadId: string): AmsThreadId {
   if (segment === undefined || !/^[A-Za-z0-9_-]+$/.test(segment)) {
     throw new ValidationError({ message: 'The conversation segment of an ams thread id is not base64url' });
   }
-  const conversationId = Buffer.from(segment, 'base64url').toString('utf8');
+  const conversationId = fromBase64Url(segment);
   if (encodeAmsThreadId({ conversationId, kind: kind === 'g' ? 'group' : 'dm' }) !== threadId) {
     throw new ValidationError({ message: 'The conversation segment of an ams thread id is not canonical' });
   }
   return { conversationId, kind: kind === 'g' ? 'group' : 'dm' };
+}
+
+/** base64url of the UTF-8 bytes, unpadded (btoa and TextEncoder: every runtime, no Buffer). */
+function toBase64Url(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+/** The text of a base64url segment; `''` for bytes that are not UTF-8 (the canonical check then fails). */
+function fromBase64Url(segment: string): string {
+  try {
+    const binary = atob(segment.replaceAll('-', '+').replaceAll('_', '/'));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return '';
+  }
 }

@@ -155,7 +155,10 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     if (this.#listeners.length > 0) return;
     this.#listen('message.new', (m: IncomingMessage) => this.#onMessage(m));
     this.#listen('artifact_response', (e: ArtifactResponseEvent) => this.#onAnswer(e));
-    this.#listen('reaction.update', (e: ReactionEvent) => this.#onReaction(e));
+    // Reactions come over WebSocket only (a listener in webhook mode would only log a warning).
+    if (this.agent.mode === 'websocket') {
+      this.#listen('reaction.update', (e: ReactionEvent) => this.#onReaction(e));
+    }
     this.#listen(
       'messageEdited',
       (e: Edited) => void this.#onEdited(e).catch((err) => this.#warn('edit', err)),

@@ -44,6 +44,12 @@ import('agent-messaging-sdk').then((esm) => {
 JS
 node esm.mjs
 node cjs.cjs
+# agent-messaging-sdk/chat: ESM only, with its optional peer `chat` installed as a bot author would.
+# The override keeps one copy of `chat` (state-memory 4.41.0 pins chat 4.41.0 exactly; docs/chat-sdk.md).
+npm pkg set 'overrides[@chat-adapter/state-memory][chat]=$chat' >/dev/null
+npm install --no-audit --no-fund --silent "chat@$(node -p "require('$repo/package.json').devDependencies.chat")" \
+  "@chat-adapter/state-memory@$(node -p "require('$repo/package.json').devDependencies['@chat-adapter/state-memory']")"
+node --input-type=module -e "const m = await import('agent-messaging-sdk/chat'); if (typeof m.createAmsAdapter !== 'function') throw new Error('no createAmsAdapter'); console.log('chat entry ok (ESM)')"
 ./node_modules/.bin/ams --version
 
 # The README's bot, saved as the README says, in this `npm init -y` (CommonJS)

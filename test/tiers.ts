@@ -50,6 +50,7 @@ export const TIERS = {
       'test/integration/agent/',
       'test/integration/ai/',
       'test/integration/capabilities/',
+      'test/integration/chat/',
       'test/integration/cli/',
       'test/integration/client/',
       'test/integration/console/',

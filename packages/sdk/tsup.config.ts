@@ -18,6 +18,8 @@ export default defineConfig([
       // copy of its declarations). It imports values from the protocol entry only (types from the
       // root), so the root entry's own files do not change; @modelcontextprotocol/sdk, a peer, stays external.
       'mcp/index': 'src/mcp/index.ts',
+      // The Chat SDK adapter (docs/chat-sdk.md): `chat` is an optional peer, left external.
+      'chat/index': 'src/chat/index.ts',
       // The open pool's worker thread (src/crypto/open-pool): spawned by path, next to the chunks.
       'open-worker': 'src/crypto/open-pool/open-worker.node.ts',
     },

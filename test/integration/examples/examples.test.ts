@@ -288,6 +288,27 @@ describe('examples, run against the reference server', () => {
     }
     expect(await out.exit).toBe(0);
   }, 30_000);
+  it('chat-sdk-bot.ts: a Chat SDK bot answers, and its card is answered through an artifact (docs/chat-sdk.md)', async () => {
+    const { agentId, env } = await bootstrap(false);
+    const child = startExample('chat-sdk-bot.ts', env);
+    const out = output(child);
+    try {
+      await out.until(/connected as/);
+      const { conversationId } = await user.addAgent(agentId);
+      await user.send(conversationId, { type: 'text', text: 'hello chat sdk' });
+      expect(await replyFrom(agentId, /^echo: /)).toBe('echo: hello chat sdk');
+      await user.send(conversationId, { type: 'text', text: 'deploy' });
+      const card = await waitForArtifact(agentId);
+      expect(card.content).toMatchObject({ kind: 'form', title: 'Deploy 1.4.2?' });
+      await card.approve({ action: 'Deploy' });
+      expect(await replyFrom(agentId, /^deploying /)).toBe('deploying 1.4.2');
+      await out.until(/action deploy/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await out.exit).toBe(0);
+    expect(out.text()).not.toContain(env['AMS_AGENT_TOKEN']!);
+  }, 30_000);
   it.skipIf(skipRedis)(
     'copies-bot.ts: two copies side by side (docs/production.md), each message answered once, both drain on SIGTERM',
     async () => {

@@ -3,7 +3,8 @@
  * project per runner (scripts/recipes.ts; .ci/runners.sh runs them), the vitest
  * one is cookbook.test.ts byte for byte, and the full example block is the
  * example test file; the blocks of docs/llm-agents.md are
- * regions of examples/llm-agent.ts and its kit test.
+ * regions of examples/llm-agent.ts and its kit test; those of docs/chat-sdk.md regions of
+ * examples/chat-sdk-bot.ts.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -75,5 +76,21 @@ describe('docs/llm-agents.md', () => {
     const quoted = doc.match(/^<!-- (?:region|file): .* -->\n```ts$/gm) ?? [];
     expect(blocks.length).toBe(quoted.length);
     expect(blocks.length).toBe(5);
+  });
+});
+
+describe('docs/chat-sdk.md', () => {
+  it('prints every region of examples/chat-sdk-bot.ts verbatim, in order', () => {
+    const doc = read('docs/chat-sdk.md');
+    const file = read('examples/chat-sdk-bot.ts');
+    const regions = [...file.matchAll(/\/\/ #region (\w+)\n([\s\S]*?)\/\/ #endregion \1\n/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    const printed = [
+      ...doc.matchAll(/<!-- region: examples\/chat-sdk-bot\.ts#(\w+) -->\n```ts\n([\s\S]*?)```/g),
+    ].map((m) => [m[1], m[2]]);
+    expect(regions.map(([name]) => name)).toEqual(['setup', 'handlers', 'start']);
+    expect(printed).toEqual(regions);
   });
 });

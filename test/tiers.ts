@@ -55,6 +55,7 @@ export const TIERS = {
       'test/integration/examples/',
       'test/integration/files/',
       'test/integration/groups/',
+      'test/integration/otel/',
       'test/integration/server/',
       'test/integration/streams/',
       'test/integration/testing-kit/',

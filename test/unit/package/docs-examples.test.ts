@@ -1,7 +1,8 @@
 /**
  * Examples in the docs that CI runs: the block in docs/testing.md must be
  * the example test file, byte for byte; the blocks of docs/llm-agents.md are
- * regions of examples/llm-agent.ts and its kit test.
+ * regions of examples/llm-agent.ts and its kit test; the blocks of
+ * docs/observability.md are regions of examples/otel-bot.ts.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -70,5 +71,22 @@ describe('docs/llm-agents.md', () => {
     const quoted = doc.match(/^<!-- (?:region|file): .* -->\n```ts$/gm) ?? [];
     expect(blocks.length).toBe(quoted.length);
     expect(blocks.length).toBe(5);
+  });
+});
+
+describe('docs/observability.md', () => {
+  it('prints every region of examples/otel-bot.ts verbatim, and no other TypeScript block', () => {
+    const doc = read('docs/observability.md');
+    const file = read('examples/otel-bot.ts');
+    const regions = [...file.matchAll(/\/\/ #region (\w+)\n([\s\S]*?)\/\/ #endregion \1\n/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    const printed = [
+      ...doc.matchAll(/<!-- region: examples\/otel-bot\.ts#(\w+) -->\n```ts\n([\s\S]*?)```/g),
+    ].map((m) => [m[1], m[2]]);
+    expect(regions.map(([name]) => name)).toEqual(['setup', 'shutdown']);
+    expect(printed).toEqual(regions);
+    expect((doc.match(/^```ts$/gm) ?? []).length).toBe(2);
   });
 });

@@ -160,13 +160,22 @@ export function instrument(agent: Agent, options: InstrumentOptions = {}): () =>
     unit: 's',
   });
   const agentId = agent.agentId;
+  // The last SEEN_IDS delivery ids: a set, and a ring giving the oldest to forget (a Set's own
+  // first entry is slow to reach once many were deleted before it).
   const seen = new Set<string>();
+  const ring: string[] = [];
+  let oldest = 0;
 
   const remember = (id: string | undefined): boolean => {
     if (id === undefined) return false;
     if (seen.has(id)) return true;
     seen.add(id);
-    if (seen.size > SEEN_IDS) seen.delete(seen.values().next().value as string);
+    if (ring.length < SEEN_IDS) ring.push(id);
+    else {
+      seen.delete(ring[oldest]!);
+      ring[oldest] = id;
+      oldest = (oldest + 1) % SEEN_IDS;
+    }
     return false;
   };
 
@@ -206,10 +215,12 @@ export function instrument(agent: Agent, options: InstrumentOptions = {}): () =>
           `${step} ${info.eventType}`,
           {
             kind: SpanKind.INTERNAL,
+            // The root carries the ids; a step names itself and its delivery only (cheaper).
             attributes: {
-              ...attributes,
+              'messaging.system': MESSAGING_SYSTEM,
               'messaging.operation.type': STEP_KIND[step],
               'messaging.operation.name': step,
+              ...(info.deliveryId === undefined ? {} : { 'ams.delivery.id': info.deliveryId }),
             },
           },
           parent,

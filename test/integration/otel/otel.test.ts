@@ -213,9 +213,47 @@ describe('instrument(agent)', () => {
       relay.onResponse = undefined;
     }
     expect(refused).toBe(true);
+    expect((await world.waitForReply({ kind: 'text' })).text).toBe('after a 429');
     expect(await counted(METRIC_NAMES.rateLimited, { 'ams.rate_limit.code': 'MESSAGE_RATE_LIMITED' })).toBe(
       1,
     );
+  });
+
+  it('stream and upload are spans of their own; the file message of an upload is a send under it', async () => {
+    const w = await world.agent.stream(world.conversationId);
+    await w.write(`streamed ${MARKER}`);
+    await w.end();
+    await world.waitForReply({ kind: 'stream' });
+    const stream = spans.getFinishedSpans().find((s) => s.name === 'stream');
+    expect(stream?.attributes).toMatchObject({
+      'messaging.operation.type': 'create',
+      'ams.conversation.id': world.conversationId,
+    });
+    await world.agent.files.upload(world.conversationId, new TextEncoder().encode(`file ${MARKER}`), {
+      name: 'note.txt',
+      contentType: 'text/plain',
+    });
+    await world.waitForReply({ kind: 'file' });
+    const upload = spans.getFinishedSpans().find((s) => s.name === 'upload');
+    expect(upload?.attributes['ams.conversation.id']).toBe(world.conversationId);
+    const sends = spans.getFinishedSpans().filter((s) => s.name === 'send');
+    expect(sends.some((s) => s.parentSpanContext?.spanId === upload?.spanContext().spanId)).toBe(true);
+  });
+
+  it('a webhook delivery is a receive span with its handle child (the HTTP answer is the ack)', async () => {
+    const hooked = await world.addAgent({ name: 'Webhook bot', mode: 'webhook' });
+    const stop = instrument(hooked.agent, { tracerProvider, meterProvider });
+    hooked.agent.on('message.new', async (m) => {
+      await m.reply(`hooked: ${m.text ?? ''}`);
+    });
+    await world.sendAsUser(`by webhook ${MARKER}`, { conversationId: hooked.conversationId });
+    const delivered = await world.waitForDelivery(undefined, { agent: hooked });
+    await world.waitForReply({ kind: 'text', from: hooked });
+    const root = await until(() => receiveOf(delivered.deliveryId), 'the webhook receive span');
+    stop();
+    expect(root.attributes).toMatchObject({ 'ams.transport': 'webhook', 'ams.agent.id': hooked.agentId });
+    expect(childrenOf(root).map((s) => s.name)).toEqual(['handle message.new']);
+    expect(await counted(METRIC_NAMES.deliveries, { 'ams.transport': 'webhook' })).toBeGreaterThanOrEqual(1);
   });
 
   it('no exported attribute holds content, a key or a token', async () => {

@@ -1,6 +1,6 @@
 /**
  * `agent-messaging-sdk/otel`: OpenTelemetry traces and metrics for an
- * {@link Agent} (docs/observability.md). `@opentelemetry/api` is an optional
+ * `Agent` (docs/observability.md). `@opentelemetry/api` is an optional
  * peer dependency: only this entry imports it.
  *
  * One trace per delivery: a `receive` span (kind consumer) with the children
@@ -30,7 +30,6 @@ import {
   type Span,
   type TracerProvider,
 } from '@opentelemetry/api';
-import type { Agent } from './index.js';
 import type { AgentObserver, DeliveryObserver, ObservedDelivery, ObservedStep } from './agent/observer.js';
 
 // The observer surface `agent.observe()` takes (kept out of the root entry's 80 names).
@@ -42,6 +41,33 @@ export type {
   ObservedOutcome,
   ObservedStep,
 } from './agent/observer.js';
+
+/** What a decrypt failure tells the metrics (a subset of the Agent's `decryptFailure` event). */
+export interface ObservedDecryptFailure {
+  readonly reason: string | undefined;
+  readonly code: string;
+  readonly eventType: string;
+}
+
+/** What a 429 tells the metrics (a subset of the Agent's `rateLimited` event). */
+export interface ObservedRateLimit {
+  readonly code: string;
+  /** `METHOD /path`: only the method is recorded. */
+  readonly request: string;
+}
+
+/**
+ * What {@link instrument} needs of an Agent (an `Agent` is one). Structural,
+ * so this entry's declarations do not copy the Agent class.
+ */
+export interface InstrumentableAgent {
+  readonly agentId: string;
+  observe(observer: AgentObserver): () => void;
+  on(event: 'decryptFailure', listener: (failure: ObservedDecryptFailure) => unknown): unknown;
+  on(event: 'rateLimited', listener: (info: ObservedRateLimit) => unknown): unknown;
+  off(event: 'decryptFailure', listener: (failure: ObservedDecryptFailure) => unknown): unknown;
+  off(event: 'rateLimited', listener: (info: ObservedRateLimit) => unknown): unknown;
+}
 
 /** Options of {@link instrument}. */
 export interface InstrumentOptions {
@@ -140,7 +166,7 @@ function errorType(error: unknown): string {
  * stop();
  * ```
  */
-export function instrument(agent: Agent, options: InstrumentOptions = {}): () => void {
+export function instrument(agent: InstrumentableAgent, options: InstrumentOptions = {}): () => void {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE);
   const deliveries = meter.createCounter(METRIC_NAMES.deliveries, {
@@ -282,14 +308,14 @@ export function instrument(agent: Agent, options: InstrumentOptions = {}): () =>
     },
   };
 
-  const onDecryptFailure = (f: { reason: string | undefined; code: string; eventType: string }): void => {
+  const onDecryptFailure = (f: ObservedDecryptFailure): void => {
     decryptFailures.add(1, {
       'ams.decrypt.reason': f.reason ?? 'invalid_envelope',
       'error.type': f.code,
       'ams.event.type': f.eventType,
     });
   };
-  const onRateLimited = (info: { code: string; request: string }): void => {
+  const onRateLimited = (info: ObservedRateLimit): void => {
     rateLimited.add(1, {
       'ams.rate_limit.code': info.code,
       'http.request.method': info.request.split(' ', 1)[0] ?? 'unknown',

@@ -769,6 +769,8 @@ export default async function (): Promise<void> {
   }
 
   const viaCount = Math.min(N, 1500);
+  // The receive rounds above can outlast the user's access token on a loaded machine: a fresh one.
+  w.userToken = (await w.server.control.accessToken(w.userId)).accessToken;
   const served = await viaServer(w, true, viaCount);
   const servedNoAcks = await viaServer(w, true, viaCount, false);
   const ingest = await viaServer(w, false, viaCount);

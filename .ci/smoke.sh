@@ -52,6 +52,13 @@ npm install --no-audit --no-fund --silent "chat@$(node -p "require('$repo/packag
 node --input-type=module -e "const m = await import('agent-messaging-sdk/chat'); if (typeof m.createAmsAdapter !== 'function') throw new Error('no createAmsAdapter'); console.log('chat entry ok (ESM)')"
 ./node_modules/.bin/ams --version
 
+# #25: the OpenTelemetry entry with its optional peer and SDKs (linked from the repository's
+# node_modules; the examples below use them too), imported from ESM and CJS; the SDK alone above never loads it.
+ln -sfn "$repo/node_modules/@opentelemetry" node_modules/@opentelemetry
+node --input-type=module -e "const m = await import('agent-messaging-sdk/otel'); if (typeof m.instrument !== 'function') throw new Error('otel ESM');"
+node -e "if (typeof require('agent-messaging-sdk/otel').instrument !== 'function') throw new Error('otel CJS')"
+echo 'otel entry ok (ESM and CJS)'
+
 # The README's bot, saved as the README says, in this `npm init -y` (CommonJS)
 # project: valid JavaScript, an ES module (top-level await).
 awk '/^## A bot in/{f=1} f&&/^```ts/{c=1;next} c&&/^```/{exit} c' "$repo/README.md" >bot.mjs

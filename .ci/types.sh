@@ -45,7 +45,7 @@ install "$work/tc/ts-$ts_latest" "typescript@$ts_latest" &
 install "$work/tc/node-20" "@types/node@20" &
 install "$work/tc/node-$node_latest" "@types/node@$node_latest" &
 install "$work/project" "$tarball" "$dev_tarball" "express@$(pin express)" "@types/express@$(pin @types/express)" \
-  "fastify@$(pin fastify)" "chat@$(pin chat)" &
+  "fastify@$(pin fastify)" "chat@$(pin chat)" "@opentelemetry/api@$(pin @opentelemetry/api)" &
 for pid in $(jobs -p); do wait "$pid"; done
 # The frameworks' types pull in an @types/node; each cell links its own instead.
 rm -rf "$work/project/node_modules/@types/node"

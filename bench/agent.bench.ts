@@ -40,6 +40,18 @@ import {
 import { startReferenceServer, type ReferenceServer } from '../packages/dev/src/testing/index.js';
 import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { fmt, printTable } from './lib/harness.js';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import { instrument } from '../packages/sdk/src/otel.js';
 
 const N = Number(process.env['BENCH_AGENT_MESSAGES'] ?? 3000);
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -234,8 +246,10 @@ async function runAgent(
   paced: boolean,
   extra: Partial<AgentOptions> = {},
   cls: typeof Agent = Agent,
+  setup?: (agent: Agent) => void,
 ) {
   const agent = agentFor(w, r.acc, { webSocketUrl: b.url, keyStore: r.keyStore, ...extra }, cls);
+  setup?.(agent);
   const socket = b.socket();
   await agent.connect();
   const server = await socket;
@@ -556,7 +570,21 @@ export default async function (): Promise<void> {
     sixteenAuto: [] as number[],
     cpuAuto: [] as number[],
     cpuPool2: [] as number[],
+    sixteenOtel: [] as number[],
+    cpuOtel: [] as number[],
   };
+  // #25: the acks-on run again with instrument() (OTel SDK: every span kept in memory, metrics aggregated).
+  const spanExporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spanExporter)] });
+  const meterProvider = new MeterProvider({
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+        exportIntervalMillis: 3_600_000,
+      }),
+    ],
+  });
+  const instrumented = (agent: Agent): void => void instrument(agent, { tracerProvider, meterProvider });
   let sample: string[] = [];
   // Round 0 warms the JIT and the caches up and is not recorded (its figures run ~25 % low).
   for (let round = 0; round <= rounds; round++) {
@@ -579,8 +607,23 @@ export default async function (): Promise<void> {
     const ackedBefore = b.acked;
     const on = await runAgent(w, b, r, frames(w, r.acc.agentId, r.key, N, 16), false);
     const sixteenAcks = on.rate;
+    spanExporter.reset();
+    const otelRun = await runAgent(
+      w,
+      b,
+      r,
+      frames(w, r.acc.agentId, r.key, N, 16),
+      false,
+      {},
+      Agent,
+      instrumented,
+    );
     b.grantAcks = false;
-    if (b.acked - ackedBefore !== N) throw new Error(`expected ${N} acks, got ${b.acked - ackedBefore}`);
+    if (b.acked - ackedBefore !== 2 * N)
+      throw new Error(`expected ${2 * N} acks, got ${b.acked - ackedBefore}`);
+    // One trace per delivery: receive, open, handle, ack.
+    if (spanExporter.getFinishedSpans().length < 4 * N)
+      throw new Error('instrument() recorded too few spans');
     if (round === 0) continue;
     got.sixteenAcks.push(sixteenAcks);
     got.cpuOff.push(off.cpuUsPerMessage);
@@ -595,6 +638,8 @@ export default async function (): Promise<void> {
     got.sixteenAuto.push(autoRun.rate);
     got.cpuAuto.push(autoRun.cpuUsPerMessage);
     got.cpuPool2.push(pool2Run.cpuUsPerMessage);
+    got.sixteenOtel.push(otelRun.rate);
+    got.cpuOtel.push(otelRun.cpuUsPerMessage);
   }
   const bare = await bareWs(sample, false);
   const sync = median(got.sync);
@@ -626,6 +671,18 @@ export default async function (): Promise<void> {
         `${fmt(median(got.cpuOn), 0)} / ${fmt(median(got.cpuOff), 0)} µs`,
         '—',
         `acks cost ${fmt((median(got.cpuOn) / median(got.cpuOff) - 1) * 100, 1)} % CPU`,
+      ],
+      [
+        'Agent, 16 conversations, acks on, instrument() (#25: OTel SDK, spans kept in memory)',
+        fmt(median(got.sixteenOtel)),
+        ratio(median(got.sixteenOtel)),
+        `without instrument() (acks row): ${fmt((median(got.sixteenOtel) / median(got.sixteenAcks) - 1) * 100, 1)} %`,
+      ],
+      [
+        'CPU per message, 16 conversations, acks on: instrument() / without',
+        `${fmt(median(got.cpuOtel), 0)} / ${fmt(median(got.cpuOn), 0)} µs`,
+        '—',
+        `instrument() costs ${fmt((median(got.cpuOtel) / median(got.cpuOn) - 1) * 100, 1)} % CPU`,
       ],
       ['bare ws client, JSON.parse per frame', fmt(bare.rate), '—', '—'],
     ],
@@ -712,6 +769,8 @@ export default async function (): Promise<void> {
   }
 
   const viaCount = Math.min(N, 1500);
+  // The receive rounds above can outlast the user's access token on a loaded machine: a fresh one.
+  w.userToken = (await w.server.control.accessToken(w.userId)).accessToken;
   const served = await viaServer(w, true, viaCount);
   const servedNoAcks = await viaServer(w, true, viaCount, false);
   const ingest = await viaServer(w, false, viaCount);

@@ -58,6 +58,7 @@ export const TIERS = {
       'test/integration/files/',
       'test/integration/groups/',
       'test/integration/mcp/',
+      'test/integration/otel/',
       'test/integration/server/',
       'test/integration/streams/',
       'test/integration/testing-kit/',

@@ -83,4 +83,18 @@ export default defineConfig([
     minify: false,
     external: ['ai', 'agent-messaging-sdk'],
   },
+  {
+    // #25: `./otel` (OpenTelemetry). Built apart, like the webhook entries: it imports
+    // only types from the root entry and `@opentelemetry/api` (an optional peer, external).
+    entry: { otel: 'src/otel.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: false,
+    splitting: false,
+    treeshake: true,
+    target: 'node20',
+    platform: 'node',
+    external: ['@opentelemetry/api'],
+  },
 ]);

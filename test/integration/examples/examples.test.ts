@@ -266,6 +266,27 @@ describe('examples, run against the reference server', () => {
     expect(await out.exit).toBe(1);
     expect(out.text().trim()).toBe("missing environment variable AMS_AGENT_ID (see 'ams dev bootstrap')");
   });
+  it('otel-bot.ts (docs/observability.md) prints the spans of a delivery, flushes its metrics on SIGTERM', async () => {
+    const { agentId, env } = await bootstrap(false);
+    const child = startExample('otel-bot.ts', env);
+    const out = output(child);
+    try {
+      await out.until(/connected as/);
+      const { conversationId } = await user.addAgent(agentId);
+      await user.send(conversationId, { type: 'text', text: 'ping otel-4410-marker' });
+      expect(await replyFrom(agentId, /^echo: ping otel/)).toBe('echo: ping otel-4410-marker');
+      await out.until(/name: 'ack message\.new'[\s\S]*name: 'receive message\.new'/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await out.exit).toBe(0);
+    const text = out.text();
+    expect(text).toMatch(/name: 'send'/);
+    expect(text).toContain('ams.deliveries');
+    expect(text).toContain('otel-bot: telemetry flushed');
+    expect(text).not.toContain('otel-4410-marker');
+    expect(text).not.toContain(env['AMS_AGENT_TOKEN']!);
+  }, 30_000);
   it('streaming-bot.ts streams a reply from a fake token source; the user verifies it', async () => {
     const { agentId, env } = await bootstrap(false);
     const child = startExample('streaming-bot.ts', env);

@@ -4,7 +4,7 @@
  * one is cookbook.test.ts byte for byte, and the full example block is the
  * example test file; the blocks of docs/llm-agents.md are
  * regions of examples/llm-agent.ts and its kit test; those of docs/chat-sdk.md regions of
- * examples/chat-sdk-bot.ts.
+ * examples/chat-sdk-bot.ts; those of docs/observability.md regions of examples/otel-bot.ts.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -92,5 +92,22 @@ describe('docs/chat-sdk.md', () => {
     ].map((m) => [m[1], m[2]]);
     expect(regions.map(([name]) => name)).toEqual(['setup', 'handlers', 'start']);
     expect(printed).toEqual(regions);
+  });
+});
+
+describe('docs/observability.md', () => {
+  it('prints every region of examples/otel-bot.ts verbatim, and no other TypeScript block', () => {
+    const doc = read('docs/observability.md');
+    const file = read('examples/otel-bot.ts');
+    const regions = [...file.matchAll(/\/\/ #region (\w+)\n([\s\S]*?)\/\/ #endregion \1\n/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    const printed = [
+      ...doc.matchAll(/<!-- region: examples\/otel-bot\.ts#(\w+) -->\n```ts\n([\s\S]*?)```/g),
+    ].map((m) => [m[1], m[2]]);
+    expect(regions.map(([name]) => name)).toEqual(['setup', 'shutdown']);
+    expect(printed).toEqual(regions);
+    expect((doc.match(/^```ts$/gm) ?? []).length).toBe(2);
   });
 });

@@ -87,6 +87,7 @@ import { handleStop } from './turns/stop.js';
 import { checkStrategy, type TurnStrategy } from './turns/strategy.js';
 import type { IncomingMessage } from './events.js';
 import { holdWhileOpen, resolveStatusOptions, StatusBeacon } from './presence.js';
+import { observeOperation, type AgentObserver } from './observer.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -185,7 +186,14 @@ export class Agent {
       chain: (event) => this.#runChain(event),
     });
     this.api = this.#parts.api;
-    this.files = new FileTransfer({ rest: () => this.api.rest, send: (c, p) => this.send(c, p) });
+    this.files = new FileTransfer({
+      rest: () => this.api.rest,
+      send: (c, p) => this.send(c, p),
+      observe: (conversationId, run) =>
+        this.#pipeline.observers.length === 0
+          ? run()
+          : observeOperation(this.#pipeline.observers, { operation: 'upload', conversationId }, run),
+    });
     this.#emitter = this.#parts.emitter;
     this.#pipeline = this.#parts.pipeline;
     ({ manifest: this.manifest, grants: this.grants } = createAgentCapabilities(o, this.#parts));
@@ -383,7 +391,13 @@ export class Agent {
   ): Promise<SendResult> {
     await this.#ensureKeys();
     const body = typeof payload === 'string' ? { type: 'text', text: payload } : payload;
-    const sent = await this.#parts.sender.send(conversationId, body, options);
+    const observers = this.#pipeline.observers;
+    const sent =
+      observers.length === 0
+        ? await this.#parts.sender.send(conversationId, body, options)
+        : await observeOperation(observers, { operation: 'send', conversationId }, () =>
+            this.#parts.sender.send(conversationId, body, options),
+          );
     this.#quotes.remember(conversationId, sent.messageId, this.agentId, body);
     // Receivers clear the agent's status when its message arrives: so does the beacon.
     this.#status.replied(conversationId);
@@ -541,12 +555,41 @@ export class Agent {
    */
   stream(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
     // A stream opened while a turn runs in the conversation is aborted with it (stop, supersede, shutdown).
-    return this.#streams.open(conversationId, options).then((writer) => {
+    const observers = this.#pipeline.observers;
+    const opened =
+      observers.length === 0
+        ? this.#streams.open(conversationId, options)
+        : observeOperation(observers, { operation: 'stream', conversationId }, () =>
+            this.#streams.open(conversationId, options),
+          );
+    return opened.then((writer) => {
       this.#parts.turns.track(conversationId, writer);
       // The turn's status lasts as long as the stream, even past the handler that opened it.
       holdWhileOpen(writer, this.#status.hold(conversationId));
       return writer;
     });
+  }
+
+  /**
+   * Registers an observer of what the agent does: each delivery's steps
+   * (received → opened → handled → acknowledged) and its outbound operations
+   * (send, stream, upload), as ids and types, never content. The
+   * `agent-messaging-sdk/otel` entry turns them into OpenTelemetry spans and
+   * metrics, and exports the observer types (docs/observability.md).
+   * Returns a function that removes it.
+   *
+   * @example
+   * ```ts
+   * const stop = agent.observe({ delivery: (d) => (console.log(d.eventType, d.deliveryId), undefined) });
+   * ```
+   */
+  observe(observer: AgentObserver): () => void {
+    const observers = this.#pipeline.observers;
+    observers.push(observer);
+    return () => {
+      const at = observers.indexOf(observer);
+      if (at >= 0) observers.splice(at, 1);
+    };
   }
 
   /**

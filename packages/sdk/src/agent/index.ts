@@ -38,6 +38,14 @@ export {
   type CommandMatch,
 } from './context.js';
 export type { AgentStats } from './pipeline/types.js';
+export type {
+  AgentObserver,
+  DeliveryObserver,
+  ObservedDelivery,
+  ObservedOperation,
+  ObservedOutcome,
+  ObservedStep,
+} from './observer.js';
 export type { TurnStoppedEvent } from './turns/stop.js';
 export type { TurnOptions, TurnStrategy } from './turns/strategy.js';
 export type { TurnAbortReason } from './turns/registry.js';

@@ -145,12 +145,13 @@ export interface AgentOptions {
   retry?: RetryOptions;
   /**
    * Send limits used instead of this process's own (messages, object fetches,
-   * uploads): pass `createRedisRateLimiters(...)` from
+   * uploads, manifest updates): pass `createRedisRateLimiters(...)` from
    * `agent-messaging-sdk/webhook/redis` so every copy of the agent shares the
-   * service's per-agent limits (docs/production.md).
+   * service's per-agent limits (docs/production.md). `manifests` is taken
+   * before each `agent.manifest.update()` request, after the copy's own wait.
    * @defaultValue per-process limits at the service's figures
    */
-  rateLimiters?: Readonly<Partial<Record<'messages' | 'objects' | 'files', RateLimiter>>>;
+  rateLimiters?: Readonly<Partial<Record<'messages' | 'objects' | 'files' | 'manifests', RateLimiter>>>;
   /** How long `close()` waits for running handlers, ms. @defaultValue `10000` */
   closeTimeoutMs?: number;
   /**

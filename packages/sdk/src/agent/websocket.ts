@@ -82,11 +82,15 @@ export function createWebSocketSide(o: WebSocketSideOptions): WebSocketSide {
     void pipeline
       .ingest(inbound, 'websocket')
       .then((outcome) => {
+        const observer = pipeline.deliveryObserver(inbound);
         // Acknowledged only once done with for good; anything else comes again.
         if (inbound.deliveryId !== undefined && isSettled(outcome) && ws.acks) {
-          ws.ack(inbound.deliveryId);
+          const id = inbound.deliveryId;
+          if (observer === undefined) ws.ack(id);
+          else observer.step('ack', () => ws.ack(id));
           pipeline.outcomes.count('acked');
         }
+        observer?.end(outcome);
       })
       .finally(() => flow.leave(bytes));
   };

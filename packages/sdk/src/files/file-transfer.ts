@@ -17,6 +17,8 @@ export interface FileTransferDeps {
   readonly rest: () => RestClient;
   /** Seals and sends a payload into a conversation; resolves with the owner's send result. */
   readonly send: (conversationId: string, payload: FilePayload) => Promise<unknown>;
+  /** Runs one upload (encrypt, upload, send) under the owner's observers, if any. */
+  readonly observe?: <T>(conversationId: string, run: () => Promise<T>) => Promise<T>;
 }
 
 /** The result of `files.upload()` (on the Agent and the UserClient). */
@@ -54,9 +56,12 @@ export class FileTransfer<R = unknown> {
     source: FileSource,
     options: FileUploadOptions = {},
   ): Promise<SentFile<R>> {
-    const file = await uploadFile(this.#deps.rest(), conversationId, source, options);
-    const sent = (await this.#deps.send(conversationId, file)) as R;
-    return { file, sent };
+    const run = async (): Promise<SentFile<R>> => {
+      const file = await uploadFile(this.#deps.rest(), conversationId, source, options);
+      const sent = (await this.#deps.send(conversationId, file)) as R;
+      return { file, sent };
+    };
+    return this.#deps.observe === undefined ? run() : this.#deps.observe(conversationId, run);
   }
 
   /**

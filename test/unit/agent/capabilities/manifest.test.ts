@@ -16,11 +16,12 @@ import {
   type AgentWarning,
 } from '../../../../packages/sdk/src/agent/capabilities/manifest.js';
 import type { RestClient } from '../../../../packages/sdk/src/transport/rest/client.js';
+import type { RateLimiter } from '../../../../packages/sdk/src/core/rate-limiter.js';
 import { manifestOfSize, sampleManifest } from '../../../fixtures/manifests/manifests.js';
 
 type Answer = () => unknown;
 
-function setup(answers: Answer[] = []) {
+function setup(answers: Answer[] = [], limiter?: RateLimiter) {
   const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
   const sent: unknown[] = [];
   let version = 0;
@@ -49,6 +50,7 @@ function setup(answers: Answer[] = []) {
     logger: silentLogger,
     warn: (w) => void warnings.push(w),
     onEvent: () => () => undefined,
+    ...(limiter === undefined ? {} : { limiter }),
   });
   return { clock, sent, manifest, warnings };
 }
@@ -72,6 +74,30 @@ describe('AgentManifest queue', () => {
     clock.advance(1);
     expect((await second).version).toBe(2);
     expect(sent).toHaveLength(2);
+  });
+
+  it('takes the shared manifests limiter (rateLimiters.manifests) before each request (#25)', async () => {
+    const gates: (() => void)[] = [];
+    const signals: (AbortSignal | undefined)[] = [];
+    const limiter: RateLimiter = {
+      acquire: (signal) => {
+        signals.push(signal);
+        return new Promise<void>((resolve) => gates.push(resolve));
+      },
+      get pending() {
+        return gates.length;
+      },
+    };
+    const { sent, manifest } = setup([], limiter);
+    const controller = new AbortController();
+    const first = manifest.update(sampleManifest(), { basedOnVersion: 0, signal: controller.signal });
+    await tick();
+    // A sibling copy holds the shared minute: no request until the limiter admits this one.
+    expect(sent).toHaveLength(0);
+    expect(signals).toEqual([controller.signal]);
+    gates.shift()!();
+    expect((await first).version).toBe(1);
+    expect(sent).toHaveLength(1);
   });
 
   it('failFast and maxWaitMs refuse inside the minute without a request', async () => {

@@ -27,6 +27,7 @@ export function createAgentCapabilities(
       logger: o.logger,
       warn: (warning) => parts.emitter.emit('warning', warning),
       onEvent,
+      ...(o.source.rateLimiters?.manifests === undefined ? {} : { limiter: o.source.rateLimiters.manifests }),
     }),
     grants: new AgentGrants({ rest, agentId: o.agentId, onEvent }),
   };

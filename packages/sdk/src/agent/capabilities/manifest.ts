@@ -12,6 +12,7 @@
  * @module
  */
 import type { Clock } from '../../core/clock.js';
+import type { RateLimiter } from '../../core/rate-limiter.js';
 import { ManifestTooLargeError } from '../../core/errors/manifest-too-large-error.js';
 import { RateLimitError } from '../../core/errors/rate-limit-error.js';
 import { isServiceError, isRateLimitError } from '../../core/errors/guards.js';
@@ -74,6 +75,11 @@ export interface AgentManifestDeps {
   readonly warn: (warning: AgentWarning) => void;
   /** Subscribes to every delivered event; returns the unsubscribe function. */
   readonly onEvent: (listener: (event: AnyAgentEvent) => void) => () => void;
+  /**
+   * The `manifests` limiter of the `rateLimiters` option (1 update per minute
+   * shared by every copy), taken before each request; absent: this copy's own wait only.
+   */
+  readonly limiter?: RateLimiter;
 }
 
 /** Default of {@link ManifestUpdateOptions.maxWaitMs}. */
@@ -219,6 +225,8 @@ export class AgentManifest {
         this.#d.logger.info('manifest update queued behind the rate limit', { waitMs });
         await waitUntil(this.#d.clock, this.#notBeforeMs, o.signal);
       }
+      // The copies' shared minute (#25): waits (abortable) while a sibling updated within it.
+      await this.#d.limiter?.acquire(o.signal);
       try {
         const revision = await this.#d.rest.request({
           method: SERVICE_ROUTES.updateManifest.method,

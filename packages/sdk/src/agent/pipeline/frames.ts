@@ -62,6 +62,7 @@ export function inboundOfFrame(frame: WsEventFrame | UnknownEventFrame): Inbound
     ref: frame.ref,
     metadata: frame.metadata,
     payload: frame.payload,
+    ...(record['redelivered'] === true ? { redelivered: true } : {}),
   };
 }
 

@@ -47,6 +47,7 @@ import { VETTED_EVENT_TYPES, type AgentStats, type InboundEvent, type PipelineDe
 import { createTurnRegistry, type TurnRegistry } from '../turns/registry.js';
 import { resolveTurnOptions, TurnGate, type ResolvedTurnOptions } from '../turns/strategy.js';
 import { readTurnStop, type TurnStopPayload } from '../../core/protocol/turn-control.js';
+import { observeDelivery, type AgentObserver, type DeliveryObserver } from '../observer.js';
 
 /** Options of {@link EventPipeline}. */
 export interface EventPipelineOptions {
@@ -161,6 +162,10 @@ export class EventPipeline {
   /** The turn strategies and the registry of running turns. */
   readonly turns: TurnGate<Prepared>;
   readonly #onStop: PipelineTurns['onStop'];
+  /** The observers `agent.observe()` registered (traces and metrics). */
+  readonly observers: AgentObserver[] = [];
+  /** The observer following each delivery, by its inbound event and its typed event. */
+  readonly #followed = new WeakMap<object, DeliveryObserver>();
 
   constructor(options: EventPipelineOptions) {
     const t = options.turns ?? {};
@@ -193,6 +198,7 @@ export class EventPipeline {
    */
   ingest(inbound: InboundEvent, transport: AgentTransport = 'websocket'): Promise<IngestOutcome> {
     this.outcomes.count('received');
+    this.#follow(inbound, transport);
     const prepared = this.#prepareDecided(inbound, transport).then((p) => this.#route(p));
     const key = this.turns.laneKey(laneOf(inbound), inbound.type);
     const seq = ++this.#ingested;
@@ -229,6 +235,31 @@ export class EventPipeline {
     return prepared.then((p) =>
       !isSkip(p) && p.around !== undefined ? p.around.then((): IngestOutcome => 'handled') : settled,
     );
+  }
+
+  /** Starts following a delivery when an observer is registered. */
+  #follow(inbound: InboundEvent, transport: AgentTransport): DeliveryObserver | undefined {
+    if (this.observers.length === 0) return undefined;
+    const d = observeDelivery(this.observers, {
+      deliveryId: inbound.deliveryId,
+      eventType: inbound.type,
+      conversationId: inbound.metadata?.conversation_id,
+      transport,
+      redelivered: inbound.redelivered === true,
+    });
+    if (d !== undefined) this.#followed.set(inbound, d);
+    return d;
+  }
+
+  /** The observer following the delivery of `inbound` (see `agent.observe()`), if any. */
+  deliveryObserver(inbound: InboundEvent): DeliveryObserver | undefined {
+    return this.#followed.get(inbound);
+  }
+
+  /** Runs a step of the delivery `key` (its inbound or typed event) under its observer. */
+  #step<T>(key: object, step: 'open' | 'handle', run: () => Promise<T>): Promise<T> {
+    const d = this.#followed.get(key);
+    return d === undefined ? run() : d.step(step, run);
   }
 
   /**
@@ -305,6 +336,23 @@ export class EventPipeline {
    * Resolves `'dropped'` when `close()` abandoned it before its handlers ran.
    */
   async handleOpened(
+    inbound: InboundEvent,
+    deliveryId: string,
+    opened: OpenedEnvelope,
+  ): Promise<TaskOutcome> {
+    const d = this.#follow(inbound, 'webhook');
+    if (d === undefined) return this.#handleOpened(inbound, deliveryId, opened);
+    try {
+      const outcome = await this.#handleOpened(inbound, deliveryId, opened);
+      d.end(outcome === 'dropped' ? 'dropped' : 'handled');
+      return outcome;
+    } catch (error) {
+      d.end('retry');
+      throw error;
+    }
+  }
+
+  async #handleOpened(
     inbound: InboundEvent,
     deliveryId: string,
     opened: OpenedEnvelope,
@@ -393,11 +441,17 @@ export class EventPipeline {
     try {
       if (inbound.wireEnvelope === undefined && inbound.ref === undefined) {
         const event = eventFromCleartext(inbound, this.#build(transport, deliveryId));
+        const d = this.#followed.get(inbound);
+        if (d !== undefined) this.#followed.set(event, d);
         return { event, claims };
       }
       const referenced = inbound.ref !== undefined;
-      const input = inbound.ref !== undefined ? await this.fetchRef(inbound.ref) : inbound.wireEnvelope!;
-      const opened = await this.open(input, referenced);
+      const opened = await this.#step(inbound, 'open', async () =>
+        this.open(
+          inbound.ref !== undefined ? await this.fetchRef(inbound.ref) : inbound.wireEnvelope!,
+          referenced,
+        ),
+      );
       return await this.#fromOpened(inbound, transport, deliveryId, opened, claims);
     } catch (error) {
       const how = this.outcomes.stepFailed(ctx, error);
@@ -468,7 +522,10 @@ export class EventPipeline {
         await completeAll(claims);
         return { skip: 'skipped' };
       }
-      return { event: await this.#withForwardAttribution(event, inbound), claims };
+      const typed = await this.#withForwardAttribution(event, inbound);
+      const d = this.#followed.get(inbound);
+      if (d !== undefined) this.#followed.set(typed, d);
+      return { event: typed, claims };
     } catch (error) {
       const ctx = this.#context(inbound, transport, deliveryId);
       const how = this.outcomes.stepFailed(ctx, error);
@@ -542,7 +599,7 @@ export class EventPipeline {
     const endStatus = this.#deps.turnStarted?.(event);
     let failures: ListenerFailure[];
     try {
-      failures = await this.#handle(event);
+      failures = await this.#step(event, 'handle', () => this.#handle(event));
     } finally {
       endStatus?.();
       turn.end();
@@ -588,7 +645,7 @@ export class EventPipeline {
     const endTurn = this.#deps.turnStarted?.(event);
     let failures: ListenerFailure[];
     try {
-      failures = await this.#handle(event);
+      failures = await this.#step(event, 'handle', () => this.#handle(event));
     } finally {
       endTurn?.();
     }

@@ -37,6 +37,8 @@ export interface InboundEvent {
   readonly metadata: DeliveryMetadata | undefined;
   /** Cleartext payload of an event without envelope (e.g. `agent.governance`). */
   readonly payload: Readonly<Record<string, unknown>> | undefined;
+  /** True when the service marked the frame as sent again (`redelivered`); for observers only. */
+  readonly redelivered?: boolean;
 }
 
 /** Bytes of an object fetched through `GET /r2/<object_key>`. */

@@ -27,7 +27,10 @@ export default defineConfig([
     platform: 'node',
     keepNames: true,
     minify: false,
-    noExternal: [/^@noble\//],
+    // zod is bundled too, imported as a namespace (`import * as zod from 'zod'`, src/core/lazy-zod.ts) so esbuild keeps
+    // only what the schemas use (no locales but English): the main entry's import time (issue #23,
+    // docs/performance.md). Declarations still name the `zod` package (a dependency, for types).
+    noExternal: [/^@noble\//, /^zod$/],
   },
   {
     // The webhook entries are built apart: sharing chunks with the root entry split

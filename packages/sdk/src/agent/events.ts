@@ -15,7 +15,7 @@ import type { MessageDeleted, MessageEdited, MessageRead } from '../messaging/me
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
 import type { ForwardAttribution } from '../messaging/forward-attribution.js';
 import type { KeyWarning } from '../messaging/ghost-keys.js';
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import type { SendOptions } from '../messaging/sender.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ArtifactDeniedReason, DecryptFailureReason } from '../core/errors/codes.js';

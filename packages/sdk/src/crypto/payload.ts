@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import { fromUtf8, utf8 } from '../core/encoding.js';
 import { ValidationError } from '../core/errors/index.js';
 

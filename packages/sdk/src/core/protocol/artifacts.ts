@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ARTIFACT_DENIED_REASONS, type ArtifactDeniedReason } from '../errors/codes.js';
 import type { SameType } from './same-type.js';
 import { parseWith } from './parse.js';

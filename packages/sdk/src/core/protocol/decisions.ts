@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { canonicalJson } from './manifest.js';
 import { GrantScopeSchema, GrantWindowSecondsSchema } from './grants.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from './primitives.js';

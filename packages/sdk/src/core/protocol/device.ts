@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { DeviceIdSchema } from './key-backup.js';
 import { parseWith } from './parse.js';
 import { IdentifierSchema } from './primitives.js';

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ARTIFACT_DENIED_REASONS } from '../errors/index.js';
 import { parseWith } from './parse.js';
 import type { AnyEventType } from './event-types.js';

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ValidationError } from '../errors/index.js';
 import { parseWith } from './parse.js';
 

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { utf8 } from '../encoding.js';
 import { GROUP_LIMITS } from './groups.js';
 import { base64Schema, IdentifierSchema } from './primitives.js';

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { hasAnyOwn, parseWith } from './parse.js';
 import { base64Schema, IdentifierSchema } from './primitives.js';
 

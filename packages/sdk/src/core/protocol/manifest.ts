@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { LIMITS } from '../limits.js';
 import { GrantScopeSchema, type GrantScope } from './grants.js';
 import type { SameType } from './same-type.js';

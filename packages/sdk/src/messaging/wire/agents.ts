@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { AgentTokenSchema } from '../../core/protocol/agent-token.js';
 import { ConnectionStatusSchema } from '../../core/protocol/connection-status.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { DeliveryMetadataSchema } from '../../core/protocol/webhook-delivery.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
 import { GroupDetailSchema } from './groups.js';

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { GroupKeyVersionSchema } from '../../core/protocol/groups.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
 import { PrincipalKeysSchema } from './keys.js';

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { fromBase64 } from '../../core/encoding.js';
 import { base64Schema, IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
 import { KeyStatementSchema } from '../../core/protocol/key-statement.js';

@@ -2,6 +2,8 @@
  * src/core/lazy-zod.ts: schemas declared through it are built on first use
  * (issue #23, docs/performance.md) and then behave as zod's own.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as zod from 'zod';
@@ -71,5 +73,17 @@ describe('lazy-zod', () => {
     expect(z.union([z.string(), z.number()]).options).toHaveLength(2);
     expect(() => member.parse({})).toThrow(zod.ZodError);
     expect(Object.keys({ ...z.string().min(1) })).toEqual(Object.keys({ ...zod.string().min(1) }));
+  });
+
+  it("is the only module of the SDK's source that imports zod's values (others import types only)", () => {
+    const src = join(import.meta.dirname, '../../../packages/sdk/src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const valueImports = files.filter(
+      (f) =>
+        f !== join('core', 'lazy-zod.ts') &&
+        /^import (?!type )[^;]*from 'zod(\/[^']*)?';/m.test(readFileSync(join(src, f), 'utf8')),
+    );
+    // `import { z } from 'zod'` would bring every zod export (locales included) into the main entry, built at import.
+    expect(valueImports).toEqual([]);
   });
 });

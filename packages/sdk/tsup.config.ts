@@ -31,9 +31,16 @@ export default defineConfig([
     treeshake: true,
     target: 'node20',
     platform: 'node',
+    // keepNames stays: without it two exports lose their `.name` here (`KeyRing` becomes `_KeyRing`,
+    // `open` becomes `open2`). minifyWhitespace (whitespace and comments only, no renaming): about a
+    // third less code for the main entry to compile (issue #23, docs/performance.md).
     keepNames: true,
     minify: false,
-    noExternal: [/^@noble\//],
+    minifyWhitespace: true,
+    // zod is bundled too, imported as a namespace (`import * as zod from 'zod'` in src/core/lazy-zod.ts)
+    // so esbuild keeps only what the schemas use (no locale but English): the main entry's import time
+    // (issue #23, docs/performance.md). Declarations still name the `zod` package (a dependency).
+    noExternal: [/^@noble\//, /^zod$/],
   },
   {
     // The webhook entries are built apart: sharing chunks with the root entry split

@@ -15,7 +15,7 @@ import type { MessageDeleted, MessageEdited, MessageRead } from '../messaging/me
 import { SYSTEM_SEALED_EVENT_TYPES } from '../core/protocol/system-events.js';
 import type { ForwardAttribution } from '../messaging/forward-attribution.js';
 import type { KeyWarning } from '../messaging/ghost-keys.js';
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import type { SendOptions } from '../messaging/sender.js';
 import type { AmsError } from '../core/errors/base.js';
 import type { ArtifactDeniedReason, DecryptFailureReason } from '../core/errors/codes.js';
@@ -24,6 +24,7 @@ import type { ArtifactResponsePayload } from '../core/protocol/events.js';
 import type { ArtifactExpiredPayload, ReactionPayload } from '../core/protocol/artifacts.js';
 import type { MessagePayload } from '../core/protocol/payloads.js';
 import { IdentifierSchema } from '../core/protocol/primitives.js';
+import type { SameType } from '../core/protocol/same-type.js';
 import type { SentMessageResult } from '../messaging/wire/results.js';
 import type { RateLimitedInfo } from '../transport/rest/events.js';
 import type { KeyLifecycleEvent } from './key-lifecycle.js';
@@ -74,7 +75,13 @@ export const RelationPayloadSchema = z.looseObject({
   agent_id: IdentifierSchema.optional(),
 });
 /** Payload of `relation.established`, `relation.revoked`, `relation.suspended`, `relation.restored`. */
-export type RelationPayload = z.infer<typeof RelationPayloadSchema>;
+export interface RelationPayload {
+  [field: string]: unknown;
+  user_id: string;
+  conversation_id: string;
+  agent_id?: string | undefined;
+}
+true satisfies SameType<z.infer<typeof RelationPayloadSchema>, RelationPayload>;
 
 /** The cleartext payload of `agent.governance`. */
 export const GovernancePayloadSchema = z.looseObject({
@@ -83,7 +90,13 @@ export const GovernancePayloadSchema = z.looseObject({
   reason: z.string().max(2000).nullable().optional(),
 });
 /** Payload of `agent.governance`. */
-export type GovernancePayload = z.infer<typeof GovernancePayloadSchema>;
+export interface GovernancePayload {
+  [field: string]: unknown;
+  agent_id: string;
+  level: string;
+  reason?: string | null | undefined;
+}
+true satisfies SameType<z.infer<typeof GovernancePayloadSchema>, GovernancePayload>;
 
 /** Fields every delivered event has. */
 export interface AgentEventBase<T extends string = string> {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import { DeviceListSchema, type DeviceList } from '../core/protocol/device.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import type { KeyBackupRecord } from '../core/protocol/key-backup.js';

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import {
   ManifestRevisionSchema,
   ManifestStateSchema,

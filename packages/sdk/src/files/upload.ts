@@ -7,7 +7,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import { ValidationError } from '../core/errors/validation-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import { FILE_MAX_BYTES } from '../core/limits/objects.js';

@@ -8,7 +8,9 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+// A namespace import (tree-shaken like src/core/lazy-zod.ts), of zod's real schemas: the MCP SDK walks
+// their internals to write the tools' JSON schemas, which the lazy stand-ins do not survive.
+import * as z from 'zod';
 import type { Agent } from '../index.js';
 import {
   ConfigurationError,

@@ -29,7 +29,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { fromBase64, toBase64 } from '../core/encoding.js';
 import { CryptoError } from '../core/errors/crypto-error.js';

@@ -31,7 +31,7 @@ import type { EnvelopePayload } from '../crypto/payload.js';
 import { toBase64 } from '../core/encoding.js';
 import { wireEnvelopeOf } from './forward-attribution.js';
 import type { RestClient } from '../transport/rest/client.js';
-import { z } from 'zod';
+import * as z from '../core/lazy-zod.js';
 import type { MessageSender } from './sender.js';
 
 /** What is forwarded: an opened message (an Agent's `IncomingMessage`, a UserClient's `ReceivedMessage` fit). */

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { EVENT_TYPE_MAX_CHARS } from '../../core/protocol/event-types.js';
 import { ObjectRefSchema } from '../../core/protocol/object-ref.js';
 import { parseWith } from '../../core/protocol/parse.js';

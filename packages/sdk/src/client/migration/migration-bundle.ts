@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { utf8 } from '../../core/encoding.js';
 import type { ValidationError } from '../../core/errors/validation-error.js';
 import { parseJson, parseWith, validationError } from '../../core/protocol/parse.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ConfigurationError } from '../errors/index.js';
 
 /** Prefix of every agent token. */

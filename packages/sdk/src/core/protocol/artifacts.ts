@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ARTIFACT_DENIED_REASONS, type ArtifactDeniedReason } from '../errors/codes.js';
 import type { SameType } from './same-type.js';
 import { parseWith } from './parse.js';
@@ -373,7 +373,13 @@ export const ArtifactExpiredPayloadSchema = z.looseObject({
   revision: z.number().int().min(1),
 });
 /** `artifact.expired` payload. */
-export type ArtifactExpiredPayload = z.infer<typeof ArtifactExpiredPayloadSchema>;
+export interface ArtifactExpiredPayload {
+  [field: string]: unknown;
+  artifact_id: string;
+  conversation_id: string;
+  revision: number;
+}
+true satisfies SameType<z.infer<typeof ArtifactExpiredPayloadSchema>, ArtifactExpiredPayload>;
 
 /**
  * Parses an artifact's content.

@@ -8,8 +8,9 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { parseWith } from './parse.js';
+import type { SameType } from './same-type.js';
 
 /** The connection statuses the service names. */
 export const CONNECTION_STATUSES = ['ready', 'unreachable'] as const;
@@ -26,7 +27,8 @@ export const ConnectionStatusSchema = z
   .max(64)
   .transform((s) => s as KnownConnectionStatus | (string & {}));
 /** An agent's connection status. */
-export type ConnectionStatus = z.infer<typeof ConnectionStatusSchema>;
+export type ConnectionStatus = KnownConnectionStatus | (string & {});
+true satisfies SameType<z.infer<typeof ConnectionStatusSchema>, ConnectionStatus>;
 
 /** True for `ready` or `unreachable`. */
 export function isKnownConnectionStatus(value: unknown): value is KnownConnectionStatus {

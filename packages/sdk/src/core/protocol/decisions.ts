@@ -13,10 +13,11 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { canonicalJson } from './manifest.js';
 import { GrantScopeSchema, GrantWindowSecondsSchema } from './grants.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from './primitives.js';
+import type { SameType } from './same-type.js';
 
 /** Domain separation label of every decision signature. */
 export const DECISION_SIGNATURE_LABEL = 'ams/decision/v1';
@@ -74,7 +75,28 @@ export const DecisionStatementSchema = z.discriminatedUnion('kind', [
   ManifestDecisionStatementSchema,
 ]);
 /** Any decision statement. */
-export type DecisionStatement = z.infer<typeof DecisionStatementSchema>;
+export type DecisionStatement =
+  | {
+      kind: 'grant.revoked' | 'grant.granted' | 'grant.denied';
+      grant_id: string;
+      conversation_id: string;
+      scope: 'profile.read' | 'conversations.list';
+      window_seconds: number;
+      v: 1;
+      agent_id: string;
+      signer_id: string;
+      decided_at: string;
+    }
+  | {
+      kind: 'manifest.accepted' | 'manifest.rejected';
+      version: number;
+      manifest_sha256: string;
+      v: 1;
+      agent_id: string;
+      signer_id: string;
+      decided_at: string;
+    };
+true satisfies SameType<z.infer<typeof DecisionStatementSchema>, DecisionStatement>;
 
 /** A statement with the human's Ed25519 signature over its canonical bytes (base64, 64 bytes). */
 export const SignedDecisionSchema = z.strictObject({
@@ -84,7 +106,8 @@ export const SignedDecisionSchema = z.strictObject({
     .regex(/^[A-Za-z0-9+/]{86}==$/, { message: 'Must be the base64 of a 64-byte signature' }),
 });
 /** A signed decision (wire field names). */
-export type SignedDecision = z.infer<typeof SignedDecisionSchema>;
+export type SignedDecision = { statement: DecisionStatement; signature: string };
+true satisfies SameType<z.infer<typeof SignedDecisionSchema>, SignedDecision>;
 
 /**
  * The bytes a decision signature covers:

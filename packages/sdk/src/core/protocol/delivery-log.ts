@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { parseWith } from './parse.js';
 import { TimestampWithZoneSchema, UuidSchema, UuidV7Schema } from './primitives.js';
 

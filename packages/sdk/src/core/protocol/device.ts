@@ -9,10 +9,11 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { DeviceIdSchema } from './key-backup.js';
 import { parseWith } from './parse.js';
 import { IdentifierSchema } from './primitives.js';
+import type { SameType } from './same-type.js';
 
 /** Upper bound on a device name, in characters (not shown by the service; our bound). */
 export const DEVICE_NAME_MAX_CHARS = 64;
@@ -27,7 +28,13 @@ export const DeviceSchema = z.looseObject({
   user_id: IdentifierSchema.optional(),
 });
 /** A device (wire field names). */
-export type Device = z.infer<typeof DeviceSchema>;
+export type Device = {
+  [field: string]: unknown;
+  device_id: string;
+  name?: string | undefined;
+  user_id?: string | undefined;
+};
+true satisfies SameType<z.infer<typeof DeviceSchema>, Device>;
 
 /** The device list, as `data` of `GET /users/me/devices` (our reading: an array). */
 export const DeviceListSchema = z.array(DeviceSchema);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import type { AnyErrorCode } from '../errors/index.js';
 
 /** The error object inside an error answer. Branch on `code` only; never parse `message`. */

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ARTIFACT_DENIED_REASONS } from '../errors/index.js';
 import { parseWith } from './parse.js';
 import type { AnyEventType } from './event-types.js';
@@ -29,6 +29,7 @@ export {
   type EventType,
   type AnyEventType,
 } from './event-types.js';
+import type { SameType } from './same-type.js';
 
 /** `relation.revoked`: the user and conversation concerned. */
 export const RelationRevokedPayloadSchema = z.looseObject({
@@ -71,7 +72,12 @@ export const ArtifactResponsePayloadSchema = z
     }
   });
 /** Payload of `artifact_response`. */
-export type ArtifactResponsePayload = z.infer<typeof ArtifactResponsePayloadSchema>;
+export interface ArtifactResponsePayload {
+  [field: string]: unknown;
+  status: string;
+  reason?: string | undefined;
+}
+true satisfies SameType<z.infer<typeof ArtifactResponsePayloadSchema>, ArtifactResponsePayload>;
 
 /** Payload of an event about which the service gives no facts: any object, kept as-is. */
 export const OpaqueEventPayloadSchema = z.looseObject({});

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { FILE_MAX_BYTES } from '../limits/objects.js';
 import {
   CONTENT_TYPE_MAX_CHARS,

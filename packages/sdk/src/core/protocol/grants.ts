@@ -15,9 +15,10 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ValidationError } from '../errors/index.js';
 import { parseWith } from './parse.js';
+import type { SameType } from './same-type.js';
 
 /** Every grant scope the service serves. */
 export const GRANT_SCOPES = ['profile.read', 'conversations.list'] as const;
@@ -83,7 +84,8 @@ export type GrantRequestBody = z.infer<typeof GrantRequestBodySchema>;
 /** Where a grant is in its life. `expired` is computed on read once the window has ended. */
 export const GrantStatusSchema = z.enum(['pending', 'granted', 'denied', 'revoked', 'expired']);
 /** Where a grant is in its life. */
-export type GrantStatus = z.infer<typeof GrantStatusSchema>;
+export type GrantStatus = 'denied' | 'expired' | 'pending' | 'granted' | 'revoked';
+true satisfies SameType<z.infer<typeof GrantStatusSchema>, GrantStatus>;
 
 /** A grant (request) as the service shows it. */
 export const GrantViewSchema = z.looseObject({
@@ -110,7 +112,13 @@ export const ProfileGrantDataSchema = z.looseObject({
   device_locale: z.string(),
 });
 /** `profile.read` data. */
-export type ProfileGrantData = z.infer<typeof ProfileGrantDataSchema>;
+export type ProfileGrantData = {
+  [field: string]: unknown;
+  user_id: string;
+  display_name: string;
+  device_locale: string;
+};
+true satisfies SameType<z.infer<typeof ProfileGrantDataSchema>, ProfileGrantData>;
 
 /** `conversations.list` data: metadata only. */
 export const ConversationsGrantDataSchema = z.array(
@@ -123,7 +131,15 @@ export const ConversationsGrantDataSchema = z.array(
   }),
 );
 /** `conversations.list` data. */
-export type ConversationsGrantData = z.infer<typeof ConversationsGrantDataSchema>;
+export type ConversationsGrantData = {
+  [field: string]: unknown;
+  conversation_id: string;
+  agent_id: string;
+  state: string;
+  created_at: string;
+  updated_at: string;
+}[];
+true satisfies SameType<z.infer<typeof ConversationsGrantDataSchema>, ConversationsGrantData>;
 
 /** The data of each scope. */
 export interface GrantDataByScope {

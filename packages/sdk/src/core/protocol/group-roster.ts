@@ -12,10 +12,11 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { utf8 } from '../encoding.js';
 import { GROUP_LIMITS } from './groups.js';
 import { base64Schema, IdentifierSchema } from './primitives.js';
+import type { SameType } from './same-type.js';
 
 /** Version of the roster format. */
 export const GROUP_ROSTER_FORMAT = 1;
@@ -63,7 +64,15 @@ export const GroupRosterSchema = z
     }
   });
 /** The signed content of a roster. */
-export type GroupRoster = z.infer<typeof GroupRosterSchema>;
+export type GroupRoster = {
+  format: 1;
+  conversation_id: string;
+  version: number;
+  owner_id: string;
+  signed_by: string;
+  members: { id: string; kind: 'agent' | 'user'; enc: string; sig: string | null }[];
+};
+true satisfies SameType<z.infer<typeof GroupRosterSchema>, GroupRoster>;
 
 /**
  * A roster with the signature (64 bytes, base64) of `roster.signed_by` over

@@ -15,9 +15,10 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { hasAnyOwn, parseWith } from './parse.js';
 import { base64Schema, IdentifierSchema } from './primitives.js';
+import type { SameType } from './same-type.js';
 
 /** Bytes of an Argon2id salt. */
 export const ARGON2_SALT_BYTES = 32;
@@ -46,7 +47,8 @@ export const Argon2ParamsSchema = z
   })
   .refine((v) => v.m >= 8 * v.p, { message: 'm must be at least 8 × p (Argon2 requirement)', path: ['m'] });
 /** Argon2id parameters (wire field names). */
-export type Argon2Params = z.infer<typeof Argon2ParamsSchema>;
+export type Argon2Params = { m: number; t: number; p: number };
+true satisfies SameType<z.infer<typeof Argon2ParamsSchema>, Argon2Params>;
 
 /**
  * The hardware-unique device identifier uploaded with the key backup: 1 to

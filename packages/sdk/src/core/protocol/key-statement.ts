@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { base64Schema } from './primitives.js';
 
 /** Highest generation number a statement may carry. */

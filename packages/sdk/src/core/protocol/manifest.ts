@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { LIMITS } from '../limits.js';
 import { GrantScopeSchema, type GrantScope } from './grants.js';
 import type { SameType } from './same-type.js';
@@ -191,7 +191,8 @@ export type ManifestDecision = z.infer<typeof ManifestDecisionSchema>;
 /** Status of one proposed manifest revision. */
 export const ManifestRevisionStatusSchema = z.enum(['pending', 'accepted', 'rejected', 'superseded']);
 /** Status of one proposed manifest revision. */
-export type ManifestRevisionStatus = z.infer<typeof ManifestRevisionStatusSchema>;
+export type ManifestRevisionStatus = 'pending' | 'accepted' | 'rejected' | 'superseded';
+true satisfies SameType<z.infer<typeof ManifestRevisionStatusSchema>, ManifestRevisionStatus>;
 
 /** One proposed manifest revision as the service shows it. */
 export const ManifestRevisionSchema = z.looseObject({
@@ -205,7 +206,17 @@ export const ManifestRevisionSchema = z.looseObject({
   decided_at: z.string().nullable(),
 });
 /** One proposed manifest revision. */
-export type ManifestRevision = z.infer<typeof ManifestRevisionSchema>;
+export type ManifestRevision = {
+  [field: string]: unknown;
+  version: number;
+  manifest: CapabilityManifest;
+  size_bytes: number;
+  size_warning: boolean;
+  status: ManifestRevisionStatus;
+  submitted_at: string;
+  decided_at: string | null;
+};
+true satisfies SameType<z.infer<typeof ManifestRevisionSchema>, ManifestRevision>;
 
 /** `GET /agents/:id/manifest`: the accepted revision, the pending one, and the head version. */
 export const ManifestStateSchema = z.looseObject({
@@ -218,7 +229,15 @@ export const ManifestStateSchema = z.looseObject({
   last_decided: ManifestRevisionSchema.nullable(),
 });
 /** The manifest state of an agent. */
-export type ManifestState = z.infer<typeof ManifestStateSchema>;
+export type ManifestState = {
+  [field: string]: unknown;
+  agent_id: string;
+  head_version: number;
+  current: ManifestRevision | null;
+  pending: ManifestRevision | null;
+  last_decided: ManifestRevision | null;
+};
+true satisfies SameType<z.infer<typeof ManifestStateSchema>, ManifestState>;
 
 /** Payload of `agent.capability_changed` (sealed by `system`). */
 export const CapabilityChangedPayloadSchema = z.looseObject({

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { IdentifierSchema } from './primitives.js';
 

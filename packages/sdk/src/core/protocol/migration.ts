@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { validationError } from './parse.js';
 import { base64Schema, UuidSchema } from './primitives.js';
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import {
   CONTENT_TYPE_MAX_CHARS,
   isMediaType,

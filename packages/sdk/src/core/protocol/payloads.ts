@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { parseWith, readProp } from './parse.js';
 import { IdentifierSchema } from './primitives.js';
 import type { SameType } from './same-type.js';

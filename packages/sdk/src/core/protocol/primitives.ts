@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { fromBase64, isBase64 } from '../encoding.js';
 import { hasControlChar, IDENTIFIER_MAX_CHARS } from '../field-rules.js';
 import { isIsoUtcMillis } from '../timestamps.js';

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { parseWith } from './parse.js';
 import type { SameType } from './same-type.js';
 

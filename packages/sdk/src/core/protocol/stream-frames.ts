@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { STREAM_ERROR_VALUES, type StreamErrorValue } from '../errors/codes.js';
 import { STREAM_LIMITS } from '../limits/streams.js';
 import { isBase64 } from '../encoding.js';

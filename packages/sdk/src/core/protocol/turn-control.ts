@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { IdentifierSchema } from './primitives.js';
 
 /** The payload `type` of a stop request. */

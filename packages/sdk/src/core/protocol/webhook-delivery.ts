@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { LIMITS } from '../limits.js';
 import { refineEventPayload, type AnyEventType } from './events.js';
 import { ObjectRefSchema } from './object-ref.js';

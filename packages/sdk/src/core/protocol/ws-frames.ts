@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../lazy-zod.js';
 import { EVENT_TYPES, type EventType } from './events.js';
 import { parseJson, parseWith, validationError } from './parse.js';
 import { IdentifierSchema } from './primitives.js';

@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { fromBase64, fromUtf8, toBase64, utf8 } from '../../core/encoding.js';
 import { CryptoError } from '../../core/errors/crypto-error.js';
 import { defaultBackend } from '../backend/node-default.js';

@@ -9,11 +9,13 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { AgentTokenSchema } from '../../core/protocol/agent-token.js';
 import { ConnectionStatusSchema } from '../../core/protocol/connection-status.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
-import { AgentKeyViewSchema } from './keys.js';
+import { AgentKeyViewSchema, type AgentKeyView } from './keys.js';
+import type { ConnectionStatus } from '../../core/protocol/connection-status.js';
+import type { SameType } from '../../core/protocol/same-type.js';
 
 /** The agent view: `GET /agents/:id` (owner or the agent itself), `GET /agents` items. */
 export const AgentViewSchema = z.looseObject({
@@ -31,7 +33,21 @@ export const AgentViewSchema = z.looseObject({
   key_rotation_pending: z.boolean().optional(),
 });
 /** An agent (wire field names). */
-export type AgentView = z.infer<typeof AgentViewSchema>;
+export interface AgentView {
+  [field: string]: unknown;
+  agent_id: string;
+  owner_id?: string | undefined;
+  name?: string | undefined;
+  connection_status: ConnectionStatus;
+  delivery_mode?: string | undefined;
+  webhook_url?: string | null | undefined;
+  pending_count?: number | undefined;
+  governance?:
+    { [field: string]: unknown; level: string | null; reason?: string | null | undefined } | undefined;
+  keys?: AgentKeyView | null | undefined;
+  key_rotation_pending?: boolean | undefined;
+}
+true satisfies SameType<z.infer<typeof AgentViewSchema>, AgentView>;
 
 /** `POST /agents`: the agent view plus its first token (shown once). */
 export const CreatedAgentSchema = AgentViewSchema.extend({ token: AgentTokenSchema });

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { IdentifierSchema } from '../../core/protocol/primitives.js';
 
 /** The answer of every sign-in and of `POST /auth/refresh` (the refresh cookie comes as Set-Cookie). */

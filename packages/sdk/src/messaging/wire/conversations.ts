@@ -10,11 +10,12 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { DeliveryMetadataSchema } from '../../core/protocol/webhook-delivery.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
 import { GroupDetailSchema } from './groups.js';
 import { PrincipalKeysSchema } from './keys.js';
+import type { SameType } from '../../core/protocol/same-type.js';
 
 /** A 1:1 conversation between a user and an agent. */
 export const ConversationSchema = z.looseObject({
@@ -26,7 +27,16 @@ export const ConversationSchema = z.looseObject({
   updated_at: TimestampWithZoneSchema.optional(),
 });
 /** A conversation (wire field names). */
-export type Conversation = z.infer<typeof ConversationSchema>;
+export interface Conversation {
+  [field: string]: unknown;
+  conversation_id: string;
+  user_id: string;
+  agent_id: string;
+  state: string;
+  created_at?: string | undefined;
+  updated_at?: string | undefined;
+}
+true satisfies SameType<z.infer<typeof ConversationSchema>, Conversation>;
 
 /** A list of conversations. */
 export const ConversationListSchema = z.array(ConversationSchema);

@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { GroupKeyVersionSchema } from '../../core/protocol/groups.js';
 import { IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
+import type { SameType } from '../../core/protocol/same-type.js';
 import { PrincipalKeysSchema } from './keys.js';
 
 const MAX_MEMBERS = 1024;
@@ -24,16 +25,57 @@ const membership = {
 
 /** A member as the group view lists it. */
 export const GroupMemberSchema = z.looseObject(membership);
-/** A group member (wire field names). */
-export type GroupMember = z.infer<typeof GroupMemberSchema>;
+/**
+ * A group member (wire field names). Hand-written so that the root entry's
+ * declarations (`GroupInfo.view`) name no zod type; checked against the schema below.
+ */
+export interface GroupMember {
+  [field: string]: unknown;
+  id: string;
+  kind: string;
+  role?: string | undefined;
+  joined_at?: string | undefined;
+}
+true satisfies SameType<z.infer<typeof GroupMemberSchema>, GroupMember>;
 
 /** A member with its public keys, or `public_key: null` when it has none the caller may see. */
 export const GroupMemberKeysSchema = z.union([
   PrincipalKeysSchema.extend(membership),
   z.looseObject({ ...membership, public_key: z.null() }),
 ]);
-/** A group member with keys (wire field names). */
-export type GroupMemberKeys = z.infer<typeof GroupMemberKeysSchema>;
+/** A group member with keys (wire field names): its keys, or `public_key: null`. */
+export type GroupMemberKeys = GroupMemberWithKeys | (GroupMember & { public_key: null });
+/** A group member with its public keys (wire field names). */
+export interface GroupMemberWithKeys extends GroupMember {
+  public_key: string;
+  signing_public_key?: string | null | undefined;
+  key_id?: string | null | undefined;
+  signing_key_id?: string | null | undefined;
+  retired?:
+    | {
+        [field: string]: unknown;
+        public_key: string;
+        signing_public_key?: string | null | undefined;
+        key_id?: string | null | undefined;
+        valid_until?: string | null | undefined;
+        retired_at?: string | null | undefined;
+      }[]
+    | undefined;
+  generation?: number | null | undefined;
+  key_statements?:
+    | {
+        v: 1;
+        subject: string;
+        generation: number;
+        public_key: string;
+        signing_public_key: string;
+        previous_key_id: string;
+        issued_at: string;
+        signature: string;
+      }[]
+    | undefined;
+}
+true satisfies SameType<z.infer<typeof GroupMemberKeysSchema>, GroupMemberKeys>;
 
 const groupFields = {
   conversation_id: IdentifierSchema,
@@ -50,8 +92,22 @@ export const GroupViewSchema = z.looseObject({
   ...groupFields,
   members: z.array(GroupMemberSchema).max(MAX_MEMBERS),
 });
+/** The fields every group answer has (wire field names). */
+export interface GroupFields {
+  [field: string]: unknown;
+  conversation_id: string;
+  kind: 'group';
+  name: string;
+  owner_id: string;
+  key_version: number;
+  created_at?: string | undefined;
+  updated_at?: string | undefined;
+}
 /** A group (wire field names). */
-export type GroupView = z.infer<typeof GroupViewSchema>;
+export interface GroupView extends GroupFields {
+  members: GroupMember[];
+}
+true satisfies SameType<z.infer<typeof GroupViewSchema>, GroupView>;
 
 /** The caller's groups. */
 export const GroupListSchema = z.array(GroupViewSchema);
@@ -68,7 +124,12 @@ export const GroupDetailSchema = z.looseObject({
   roster: z.unknown().optional(),
 });
 /** A group with its members' keys (wire field names). */
-export type GroupDetail = z.infer<typeof GroupDetailSchema>;
+export interface GroupDetail extends GroupFields {
+  members: GroupMemberKeys[];
+  joined?: boolean | undefined;
+  roster?: unknown;
+}
+true satisfies SameType<z.infer<typeof GroupDetailSchema>, GroupDetail>;
 
 /** `POST /groups/:id/invites`. */
 export const GroupInviteSchema = z.looseObject({

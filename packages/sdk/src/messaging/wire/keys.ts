@@ -9,11 +9,12 @@
  *
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../core/lazy-zod.js';
 import { fromBase64 } from '../../core/encoding.js';
 import { base64Schema, IdentifierSchema, TimestampWithZoneSchema } from '../../core/protocol/primitives.js';
 import { KeyStatementSchema } from '../../core/protocol/key-statement.js';
 import { ed25519KeyProblem } from '../../crypto/ed25519-rules.js';
+import type { SameType } from '../../core/protocol/same-type.js';
 
 /** A raw 32-byte key, canonical padded base64. */
 export const PublicKeyB64Schema = base64Schema({ bytes: 32, maxChars: 64 });
@@ -97,7 +98,17 @@ export const AgentKeyViewSchema = z.looseObject({
   generation: z.number().int().min(1).max(0x7fff_ffff).optional(),
 });
 /** A registered key generation (wire field names). */
-export type AgentKeyView = z.infer<typeof AgentKeyViewSchema>;
+export interface AgentKeyView {
+  [field: string]: unknown;
+  public_key: string;
+  signing_public_key: string;
+  key_id: string;
+  signing_key_id?: string | undefined;
+  registered_at?: string | undefined;
+  valid_until?: string | null | undefined;
+  generation?: number | undefined;
+}
+true satisfies SameType<z.infer<typeof AgentKeyViewSchema>, AgentKeyView>;
 
 /** `POST /agents/:id/keys/check` on success (a mismatch is 409 AGENT_KEYS_MISMATCH). */
 export const KeyCheckAnswerSchema = z.looseObject({

@@ -178,6 +178,19 @@ export async function useCapabilities(agent: Agent, client: UserClient): Promise
 
 export function useUserClient(client: UserClient): void {
   client.on('message', (m) => void [m.senderId, m.payload]);
+  // A received payload narrows on `type`: a peer's kinds and the service's delivery-failure notice.
+  client.on('message', (m) => {
+    switch (m.payload.type) {
+      case 'text':
+        return void (m.payload.text satisfies string);
+      case 'file':
+        return void (m.payload.object_key satisfies string);
+      case 'delivery.failed':
+        return void (m.payload.message_id satisfies string);
+      default:
+        return;
+    }
+  });
   client.on('messageFailed', (f) => void f);
   client.on('connected', () => undefined);
   client.on('tokenRenewed', () => undefined);

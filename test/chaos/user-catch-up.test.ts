@@ -85,10 +85,11 @@ describe('chaos: the UserClient through resets, partitions and a 24 h jump', () 
     let connects = 0;
     const closes: number[] = [];
     c.on('message', (m: ReceivedMessage) => {
-      if (m.event === 'delivery.failed') notices.push(String(m.payload['message_id']));
+      if (m.event === 'delivery.failed')
+        notices.push(String(m.payload.type === 'delivery.failed' ? m.payload.message_id : undefined));
       else if (m.senderId === offline.agentId || m.conversationId === offlineConversation)
         strays.push(m.messageId);
-      else recorder.handled(String(m.payload['text']));
+      else recorder.handled(String(m.payload.type === 'text' ? m.payload.text : undefined));
     });
     c.on('messageFailed', (f) => strays.push(`failed ${f.messageId ?? '?'}`));
     c.on('connected', () => void (connects += 1));

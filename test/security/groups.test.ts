@@ -320,12 +320,18 @@ describe('the genuine flows through the relay', () => {
       'everyone in the signed roster',
     );
     await bob.client.send(id, { type: 'text', text: 'welcome' });
-    await until(() => carolMessages.some((m) => m.payload['text'] === 'welcome'), 'the message at Carol');
+    await until(
+      () => carolMessages.some((m) => (m.payload.type === 'text' ? m.payload.text : undefined) === 'welcome'),
+      'the message at Carol',
+    );
     await until(() => helper.messages.includes('welcome'), 'the message at the helper');
     await until(() => scribe.messages.includes('welcome'), 'the message at the scribe');
     await helper.agent.send(id, 'from the helper');
     await until(
-      () => bobMessages.some((m) => m.payload['text'] === 'from the helper'),
+      () =>
+        bobMessages.some(
+          (m) => (m.payload.type === 'text' ? m.payload.text : undefined) === 'from the helper',
+        ),
       "the helper's message",
     );
 

@@ -35,7 +35,7 @@ describe('inbox reads through a hostile service', () => {
     };
     try {
       const page = await world.user.client.messages(world.conversationId);
-      const texts = page.messages.map((m) => m.payload['text']);
+      const texts = page.messages.map((m) => (m.payload.type === 'text' ? m.payload.text : undefined));
       expect(texts).toEqual(['pay 10 EUR to Bob', 'echo: pay 10 EUR to Bob']);
       expect(page.failed.map((f) => [f.seq, f.error.code, (f.error as { reason?: string }).reason])).toEqual([
         [1000, 'DECRYPT_FAILURE', 'duplicate'],

@@ -199,6 +199,7 @@ export {
   isPeerSealedEventType,
   SYSTEM_SENDER_ID,
   type SystemSealedEventType,
+  type DeliveryFailedPayload,
 } from './core/protocol/system-events.js';
 export { WEBHOOK_BODY_VERSION } from './core/protocol/webhook-delivery.js';
 export { AUTH_ERROR_CLOSE_CODES, WS_CLOSE_CODES, type WsAuthErrorReason } from './core/protocol/ws-close.js';

@@ -82,7 +82,10 @@ async function owner(on: ReferenceServer, extra: Partial<UserClientOptions> = {}
   );
   const { conversationId } = await client.addAgent(created.agentId);
   const o: Owner = { client, agent, conversationId, texts: [], connects: 0, disconnects: [] };
-  client.on('message', (m: ReceivedMessage) => void o.texts.push(String(m.payload['text'])));
+  client.on(
+    'message',
+    (m: ReceivedMessage) => void o.texts.push(String(m.payload.type === 'text' ? m.payload.text : undefined)),
+  );
   client.on('connected', () => void (o.connects += 1));
   client.on('disconnected', ({ code }) => void o.disconnects.push(code));
   return o;
@@ -144,14 +147,16 @@ describe('UserClient: catch-up after a reconnect', () => {
     await waitFor(() => notices.length === 3, 'three notices');
     expect(o.disconnects).toEqual([4003]);
     expect(o.connects).toBe(2);
-    expect(notices.map((n) => [n.senderId, n.conversationId, n.payload['message_id']])).toEqual(
-      ids.map((id) => ['system', o.conversationId, id]),
+    expect(
+      notices.map((n) => [
+        n.senderId,
+        n.conversationId,
+        n.payload.type === 'delivery.failed' ? n.payload.message_id : undefined,
+      ]),
+    ).toEqual(ids.map((id) => ['system', o.conversationId, id]));
+    expect(notices.map((n) => (n.payload.type === 'delivery.failed' ? n.payload.reason : undefined))).toEqual(
+      ['pending_expired', 'pending_expired', 'pending_expired'],
     );
-    expect(notices.map((n) => n.payload['reason'])).toEqual([
-      'pending_expired',
-      'pending_expired',
-      'pending_expired',
-    ]);
   });
 
   it('with acks: false, frames carry no delivery_id and live messages still arrive', async () => {

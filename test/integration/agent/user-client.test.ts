@@ -149,7 +149,10 @@ describe('UserClient: agents and a message round trip', () => {
     // The inbox shows both messages, opened (the user's own was wrapped to itself too).
     const page = await client.messages(conversation.conversationId);
     expect(page.failed).toEqual([]);
-    expect(page.messages.map((m) => m.payload['text'])).toEqual(['hello agent', 'hello owner']);
+    expect(page.messages.map((m) => (m.payload.type === 'text' ? m.payload.text : undefined))).toEqual([
+      'hello agent',
+      'hello owner',
+    ]);
     await client.disconnect();
 
     const text = logger.text();
@@ -174,7 +177,7 @@ describe('UserClient: agents and a message round trip', () => {
     server.advanceTime(120_000); // past the original expiry: without the renewal the server would close 4003
     const arrived = nextEvent<[ReceivedMessage]>(client, 'message');
     await agent.sender.send(conversationId, { type: 'text', text: 'still here' });
-    expect((await arrived)[0].payload['text']).toBe('still here');
+    expect((await arrived)[0].payload).toMatchObject({ type: 'text', text: 'still here' });
     expect(disconnects).toBe(0);
     await client.disconnect();
   });

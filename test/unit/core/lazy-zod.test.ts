@@ -92,4 +92,14 @@ describe('lazy-zod', () => {
     // `import { z } from 'zod'` would bring every zod export (locales included) into the main entry, built at import.
     expect(valueImports).toEqual([]);
   });
+
+  it('is used with z.output, never z.infer (a bundled declaration would read `infer<…>`, a keyword)', () => {
+    const src = join(import.meta.dirname, '../../../packages/sdk/src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(
+      files.filter(
+        (f) => f !== join('core', 'lazy-zod.ts') && /\bz\.infer</.test(readFileSync(join(src, f), 'utf8')),
+      ),
+    ).toEqual([]);
+  });
 });

@@ -81,7 +81,7 @@ export interface RelationPayload {
   conversation_id: string;
   agent_id?: string | undefined;
 }
-true satisfies SameType<z.infer<typeof RelationPayloadSchema>, RelationPayload>;
+true satisfies SameType<z.output<typeof RelationPayloadSchema>, RelationPayload>;
 
 /** The cleartext payload of `agent.governance`. */
 export const GovernancePayloadSchema = z.looseObject({
@@ -96,7 +96,7 @@ export interface GovernancePayload {
   level: string;
   reason?: string | null | undefined;
 }
-true satisfies SameType<z.infer<typeof GovernancePayloadSchema>, GovernancePayload>;
+true satisfies SameType<z.output<typeof GovernancePayloadSchema>, GovernancePayload>;
 
 /** Fields every delivered event has. */
 export interface AgentEventBase<T extends string = string> {

@@ -27,7 +27,8 @@ import { keyFingerprint, type KeyPair } from '../crypto/keys.js';
 import { ghostKeyWarning, type KeyWarning } from '../messaging/ghost-keys.js';
 import { openAsync } from '../crypto/open.js';
 import type { OpenedEnvelope } from '../crypto/open-options.js';
-import type { EnvelopePayload } from '../crypto/payload.js';
+import { parseMessagePayload, type MessagePayload } from '../core/protocol/payloads.js';
+import { SYSTEM_SENDER_ID, type DeliveryFailedPayload } from '../core/protocol/system-events.js';
 import type { KeyDirectory } from '../messaging/key-directory.js';
 import { deliveryRefusal } from '../messaging/delivery-checks.js';
 import { openWithRetiredKeys } from '../messaging/retired-signing.js';
@@ -51,8 +52,14 @@ export interface ReceivedMessage {
   readonly createdAt: string;
   /** Inbox cursor, when the service gave one. */
   readonly seq: number | undefined;
-  /** The decrypted payload, e.g. `{ type: 'text', text: 'hi' }`. */
-  readonly payload: EnvelopePayload;
+  /**
+   * The decrypted payload, e.g. `{ type: 'text', text: 'hi' }`: a peer's
+   * {@link MessagePayload} (checked as the Agent checks it), or a service
+   * notice from `system` (`type: 'delivery.failed'`). `switch
+   * (msg.payload.type)` narrows; keep a `default:` branch for kinds a newer
+   * service or SDK adds (delivered as they came).
+   */
+  readonly payload: MessagePayload | DeliveryFailedPayload;
   /**
    * For a forwarded copy (`payload.type === 'forwarded'`): who the original
    * is from, and whether that is verified against the original sender's key
@@ -166,7 +173,12 @@ export async function openDelivered(
     senderId: opened.senderId,
     createdAt: opened.createdAt,
     seq: delivery.seq,
-    payload: opened.payload,
+    // A peer's payload is checked as the Agent checks it (a malformed one is refused with a
+    // ValidationError); the service's notices are kept as they came (their kinds are the service's).
+    payload:
+      opened.senderId === SYSTEM_SENDER_ID
+        ? (opened.payload as DeliveryFailedPayload)
+        : parseMessagePayload(opened.payload),
     ...(forwarded === undefined ? {} : { forwarded }),
   };
   rememberWireEnvelope(message, wire);

@@ -10,9 +10,14 @@
  * schema checks it). Building the wire model's ~600 schemas at import was a
  * large share of `import 'agent-messaging-sdk'`, and most processes use a few.
  *
- * The stand-ins are typed as the schemas they stand for, so `z.infer`,
+ * The stand-ins are typed as the schemas they stand for, so `z.output`,
  * composition, `.extend` and `.shape` work unchanged; every zod type and every
  * other value (`z.NEVER`, `z.ZodError`, ...) is zod's own.
+ *
+ * Types are written `z.output<typeof S>`, never `z.infer<…>`: the declaration
+ * bundler turns this namespace's members into named imports from `zod`, and a
+ * bare `infer<…>` is TypeScript's `infer` keyword (the dev package's build saw
+ * `(Missing)` types). A test in test/unit/core/lazy-zod.test.ts keeps it so.
  *
  * @internal
  * @module

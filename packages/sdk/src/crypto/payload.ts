@@ -16,7 +16,7 @@ export const EnvelopePayloadSchema = z.record(z.string(), z.unknown());
  * that the root entry's declarations name no zod type; checked against the schema.
  */
 export type EnvelopePayload = Record<string, unknown>;
-true satisfies SameType<z.infer<typeof EnvelopePayloadSchema>, EnvelopePayload>;
+true satisfies SameType<z.output<typeof EnvelopePayloadSchema>, EnvelopePayload>;
 
 function isObject(value: unknown): value is EnvelopePayload {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -45,7 +45,7 @@ export const UnknownEventFrameSchema = z
     }
   });
 /** An unknown-type event frame. */
-export type UnknownEventFrame = z.infer<typeof UnknownEventFrameSchema>;
+export type UnknownEventFrame = z.output<typeof UnknownEventFrameSchema>;
 
 function deliveryIdOf(frame: Readonly<Record<string, unknown>>): string | undefined {
   const id = frame['delivery_id'];

@@ -26,7 +26,7 @@ export const MigrationBundleSchema = z.strictObject({
   extras: z.record(z.string(), z.unknown()),
 });
 /** The bundle's JSON. */
-export type MigrationBundle = z.infer<typeof MigrationBundleSchema>;
+export type MigrationBundle = z.output<typeof MigrationBundleSchema>;
 
 /**
  * Serializes a bundle.

@@ -23,7 +23,7 @@ export const AgentTokenSchema = z
   .string()
   .refine((s) => AGENT_TOKEN_PATTERN.test(s), { message: 'Must be hsk_ followed by 40 base62 characters' });
 /** An agent token (a secret: never log it). */
-export type AgentToken = z.infer<typeof AgentTokenSchema>;
+export type AgentToken = z.output<typeof AgentTokenSchema>;
 
 /**
  * True when `value` has the shape of an agent token. Shape only: whether the

@@ -106,7 +106,7 @@ export type FormField = {
   /** The choices of a `choice` field. */
   options?: string[] | undefined;
 };
-true satisfies SameType<z.infer<typeof FormFieldSchema>, FormField>;
+true satisfies SameType<z.output<typeof FormFieldSchema>, FormField>;
 
 /** A form the human fills in. */
 export const FormContentSchema = z
@@ -157,7 +157,7 @@ export type ToolRequestContent = {
 };
 /** What an artifact asks: a discriminated union on `kind`. */
 export type ArtifactContent = ConfirmContent | FormContent | ToolRequestContent;
-true satisfies SameType<z.infer<typeof ArtifactContentSchema>, ArtifactContent>;
+true satisfies SameType<z.output<typeof ArtifactContentSchema>, ArtifactContent>;
 /** A kind of artifact. */
 export type ArtifactKind = ArtifactContent['kind'];
 
@@ -180,7 +180,7 @@ export type ArtifactPayload = {
   /** What it asks, discriminated on `kind`. */
   content: ArtifactContent;
 };
-true satisfies SameType<z.infer<typeof ArtifactPayloadSchema>, ArtifactPayload>;
+true satisfies SameType<z.output<typeof ArtifactPayloadSchema>, ArtifactPayload>;
 
 /** The sealed answer of a human (or the service) to an artifact. */
 export const ArtifactAnswerPayloadSchema = z.discriminatedUnion('status', [
@@ -216,7 +216,7 @@ export type ArtifactAnswerPayload =
       status: 'denied';
       reason: ArtifactDeniedReason;
     };
-true satisfies SameType<z.infer<typeof ArtifactAnswerPayloadSchema>, ArtifactAnswerPayload>;
+true satisfies SameType<z.output<typeof ArtifactAnswerPayloadSchema>, ArtifactAnswerPayload>;
 
 /** The sealed payload of a reaction. */
 export const ReactionPayloadSchema = z.strictObject({
@@ -239,7 +239,7 @@ export type ReactionPayload = {
   emoji: string;
   action: 'add' | 'remove';
 };
-true satisfies SameType<z.infer<typeof ReactionPayloadSchema>, ReactionPayload>;
+true satisfies SameType<z.output<typeof ReactionPayloadSchema>, ReactionPayload>;
 
 /**
  * The proof a forwarded copy carries (security issue #24, item 8): the
@@ -254,7 +254,7 @@ export const ForwardProofSchema = z.strictObject({
   content_key: base64Schema({ bytes: 32 }),
 });
 /** See {@link ForwardProofSchema}. */
-export type ForwardProof = z.infer<typeof ForwardProofSchema>;
+export type ForwardProof = z.output<typeof ForwardProofSchema>;
 
 /** The sealed payload of a forwarded copy. */
 export const ForwardedPayloadSchema = z.strictObject({
@@ -279,7 +279,7 @@ export type ForwardedPayload = {
   /** The original sender's sealed envelope and its content key; absent: the forwarder's unverified claim. */
   proof?: { wire_envelope: string; content_key: string } | undefined;
 };
-true satisfies SameType<z.infer<typeof ForwardedPayloadSchema>, ForwardedPayload>;
+true satisfies SameType<z.output<typeof ForwardedPayloadSchema>, ForwardedPayload>;
 
 const WireEnvelope = z.string().min(1);
 const TtlMs = z.number().int().min(ARTIFACT_LIMITS.minTtlMs).max(ARTIFACT_LIMITS.maxTtlMs);
@@ -306,7 +306,7 @@ export const CreateArtifactRequestSchema = z.strictObject({
   ...ArtifactMetaShape,
 });
 /** Body of the create-artifact request. */
-export type CreateArtifactRequest = z.infer<typeof CreateArtifactRequestSchema>;
+export type CreateArtifactRequest = z.output<typeof CreateArtifactRequestSchema>;
 
 /** Body of the update-artifact request. */
 export const UpdateArtifactRequestSchema = z.strictObject({
@@ -314,7 +314,7 @@ export const UpdateArtifactRequestSchema = z.strictObject({
   ...ArtifactMetaShape,
 });
 /** Body of the update-artifact request. */
-export type UpdateArtifactRequest = z.infer<typeof UpdateArtifactRequestSchema>;
+export type UpdateArtifactRequest = z.output<typeof UpdateArtifactRequestSchema>;
 
 /** Body of the answer request (the human's client). */
 export const AnswerArtifactRequestSchema = z.strictObject({
@@ -322,7 +322,7 @@ export const AnswerArtifactRequestSchema = z.strictObject({
   wire_envelope: WireEnvelope,
 });
 /** Body of the answer request. */
-export type AnswerArtifactRequest = z.infer<typeof AnswerArtifactRequestSchema>;
+export type AnswerArtifactRequest = z.output<typeof AnswerArtifactRequestSchema>;
 
 /** States of an artifact at the service. */
 export const ARTIFACT_STATES = ['open', 'answered', 'denied', 'expired'] as const;
@@ -343,7 +343,7 @@ export const ArtifactViewSchema = z.looseObject({
   reason: z.enum(ARTIFACT_DENIED_REASONS).nullable(),
 });
 /** The service's view of an artifact. */
-export type ArtifactView = z.infer<typeof ArtifactViewSchema>;
+export type ArtifactView = z.output<typeof ArtifactViewSchema>;
 
 /** Body of the reaction request. */
 export const ReactionRequestSchema = z.strictObject({
@@ -351,7 +351,7 @@ export const ReactionRequestSchema = z.strictObject({
   wire_envelope: WireEnvelope,
 });
 /** Body of the reaction request. */
-export type ReactionRequest = z.infer<typeof ReactionRequestSchema>;
+export type ReactionRequest = z.output<typeof ReactionRequestSchema>;
 
 /** Body of the forward request: the source message and one sealed copy per target conversation. */
 export const ForwardRequestSchema = z.strictObject({
@@ -364,7 +364,7 @@ export const ForwardRequestSchema = z.strictObject({
     }),
 });
 /** Body of the forward request. */
-export type ForwardRequest = z.infer<typeof ForwardRequestSchema>;
+export type ForwardRequest = z.output<typeof ForwardRequestSchema>;
 
 /** `artifact.expired` payload (sealed by the system sender, WebSocket only). */
 export const ArtifactExpiredPayloadSchema = z.looseObject({
@@ -379,7 +379,7 @@ export interface ArtifactExpiredPayload {
   conversation_id: string;
   revision: number;
 }
-true satisfies SameType<z.infer<typeof ArtifactExpiredPayloadSchema>, ArtifactExpiredPayload>;
+true satisfies SameType<z.output<typeof ArtifactExpiredPayloadSchema>, ArtifactExpiredPayload>;
 
 /**
  * Parses an artifact's content.

@@ -28,7 +28,7 @@ export const ConnectionStatusSchema = z
   .transform((s) => s as KnownConnectionStatus | (string & {}));
 /** An agent's connection status. */
 export type ConnectionStatus = KnownConnectionStatus | (string & {});
-true satisfies SameType<z.infer<typeof ConnectionStatusSchema>, ConnectionStatus>;
+true satisfies SameType<z.output<typeof ConnectionStatusSchema>, ConnectionStatus>;
 
 /** True for `ready` or `unreachable`. */
 export function isKnownConnectionStatus(value: unknown): value is KnownConnectionStatus {
@@ -43,7 +43,7 @@ export const RecoverConnectionResultSchema = z.looseObject({
   pending_count: z.int().min(0),
 });
 /** The answer of a connection recovery. */
-export type RecoverConnectionResult = z.infer<typeof RecoverConnectionResultSchema>;
+export type RecoverConnectionResult = z.output<typeof RecoverConnectionResultSchema>;
 
 /**
  * Validates the answer of a connection recovery.

@@ -56,7 +56,7 @@ export const GrantDecisionStatementSchema = z.strictObject({
   window_seconds: GrantWindowSecondsSchema,
 });
 /** A signed statement about a grant. */
-export type GrantDecisionStatement = z.infer<typeof GrantDecisionStatementSchema>;
+export type GrantDecisionStatement = z.output<typeof GrantDecisionStatementSchema>;
 
 /** A manifest change accepted or rejected: its version and the SHA-256 of its canonical JSON. */
 export const ManifestDecisionStatementSchema = z.strictObject({
@@ -67,7 +67,7 @@ export const ManifestDecisionStatementSchema = z.strictObject({
   manifest_sha256: Sha256HexSchema,
 });
 /** A signed statement about a manifest change. */
-export type ManifestDecisionStatement = z.infer<typeof ManifestDecisionStatementSchema>;
+export type ManifestDecisionStatement = z.output<typeof ManifestDecisionStatementSchema>;
 
 /** Any decision statement. */
 export const DecisionStatementSchema = z.discriminatedUnion('kind', [
@@ -96,7 +96,7 @@ export type DecisionStatement =
       signer_id: string;
       decided_at: string;
     };
-true satisfies SameType<z.infer<typeof DecisionStatementSchema>, DecisionStatement>;
+true satisfies SameType<z.output<typeof DecisionStatementSchema>, DecisionStatement>;
 
 /** A statement with the human's Ed25519 signature over its canonical bytes (base64, 64 bytes). */
 export const SignedDecisionSchema = z.strictObject({
@@ -107,7 +107,7 @@ export const SignedDecisionSchema = z.strictObject({
 });
 /** A signed decision (wire field names). */
 export type SignedDecision = { statement: DecisionStatement; signature: string };
-true satisfies SameType<z.infer<typeof SignedDecisionSchema>, SignedDecision>;
+true satisfies SameType<z.output<typeof SignedDecisionSchema>, SignedDecision>;
 
 /**
  * The bytes a decision signature covers:

@@ -59,12 +59,12 @@ export const DeliveryLogEntrySchema = z
     path: ['completed_at'],
   });
 /** A delivery log entry (wire field names). */
-export type DeliveryLogEntry = z.infer<typeof DeliveryLogEntrySchema>;
+export type DeliveryLogEntry = z.output<typeof DeliveryLogEntrySchema>;
 
 /** The list answered by `GET /agents/:agent_id/delivery-logs`, newest first. */
 export const DeliveryLogListSchema = z.array(DeliveryLogEntrySchema);
 /** A list of delivery log entries. */
-export type DeliveryLogList = z.infer<typeof DeliveryLogListSchema>;
+export type DeliveryLogList = z.output<typeof DeliveryLogListSchema>;
 
 /**
  * Validates one delivery log entry.

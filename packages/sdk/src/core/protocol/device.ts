@@ -34,12 +34,12 @@ export type Device = {
   name?: string | undefined;
   user_id?: string | undefined;
 };
-true satisfies SameType<z.infer<typeof DeviceSchema>, Device>;
+true satisfies SameType<z.output<typeof DeviceSchema>, Device>;
 
 /** The device list, as `data` of `GET /users/me/devices` (our reading: an array). */
 export const DeviceListSchema = z.array(DeviceSchema);
 /** A device list. */
-export type DeviceList = z.infer<typeof DeviceListSchema>;
+export type DeviceList = z.output<typeof DeviceListSchema>;
 
 /**
  * Validates a device list.

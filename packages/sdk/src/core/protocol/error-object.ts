@@ -19,12 +19,12 @@ export const ErrorObjectSchema = z.looseObject({
   params: z.record(z.string(), z.unknown()),
 });
 /** The service's error object (wire field names). */
-export type ErrorObject = z.infer<typeof ErrorObjectSchema>;
+export type ErrorObject = z.output<typeof ErrorObjectSchema>;
 
 /** A whole error answer: the error object under the key `error`. */
 export const ErrorResponseSchema = z.looseObject({ error: ErrorObjectSchema });
 /** A whole error answer. */
-export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;
+export type ErrorResponse = z.output<typeof ErrorResponseSchema>;
 
 /**
  * The translation key of a code. Rule: `errors.` followed by the code in

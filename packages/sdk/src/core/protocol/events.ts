@@ -37,7 +37,7 @@ export const RelationRevokedPayloadSchema = z.looseObject({
   conversation_id: IdentifierSchema,
 });
 /** Payload of `relation.revoked`. */
-export type RelationRevokedPayload = z.infer<typeof RelationRevokedPayloadSchema>;
+export type RelationRevokedPayload = z.output<typeof RelationRevokedPayloadSchema>;
 
 /** `grant.revoked`: the grant, its scope and the user. The type of `scope` is not shown: a string or a list of strings. */
 export const GrantRevokedPayloadSchema = z.looseObject({
@@ -46,7 +46,7 @@ export const GrantRevokedPayloadSchema = z.looseObject({
   user_id: IdentifierSchema,
 });
 /** Payload of `grant.revoked`. */
-export type GrantRevokedPayload = z.infer<typeof GrantRevokedPayloadSchema>;
+export type GrantRevokedPayload = z.output<typeof GrantRevokedPayloadSchema>;
 
 /** Schema of the `reason` of a denied artifact response. */
 export const ArtifactDeniedReasonSchema = z.enum(ARTIFACT_DENIED_REASONS);
@@ -77,12 +77,12 @@ export interface ArtifactResponsePayload {
   status: string;
   reason?: string | undefined;
 }
-true satisfies SameType<z.infer<typeof ArtifactResponsePayloadSchema>, ArtifactResponsePayload>;
+true satisfies SameType<z.output<typeof ArtifactResponsePayloadSchema>, ArtifactResponsePayload>;
 
 /** Payload of an event about which the service gives no facts: any object, kept as-is. */
 export const OpaqueEventPayloadSchema = z.looseObject({});
 /** Payload of an event without documented fields. */
-export type OpaqueEventPayload = z.infer<typeof OpaqueEventPayloadSchema>;
+export type OpaqueEventPayload = z.output<typeof OpaqueEventPayloadSchema>;
 
 /** The payload schema of each event type that has documented payload facts. */
 export const EVENT_PAYLOAD_SCHEMAS = {
@@ -93,7 +93,7 @@ export const EVENT_PAYLOAD_SCHEMAS = {
 
 /** The payload type of an event type. */
 export type EventPayload<T extends AnyEventType> = T extends keyof typeof EVENT_PAYLOAD_SCHEMAS
-  ? z.infer<(typeof EVENT_PAYLOAD_SCHEMAS)[T]>
+  ? z.output<(typeof EVENT_PAYLOAD_SCHEMAS)[T]>
   : OpaqueEventPayload;
 
 /**

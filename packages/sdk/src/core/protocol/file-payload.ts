@@ -88,7 +88,7 @@ export interface FilePayload {
   /** Fields of a newer format version, kept as-is. */
   [field: string]: unknown;
 }
-true satisfies SameType<z.infer<typeof FilePayloadSchema>, FilePayload>;
+true satisfies SameType<z.output<typeof FilePayloadSchema>, FilePayload>;
 
 /**
  * Validates a `file` payload.

@@ -79,13 +79,13 @@ export const GrantRequestBodySchema = z.strictObject({
   reason: z.string().min(1).max(GRANT_LIMITS.reasonMaxChars),
 });
 /** Body of a grant request. */
-export type GrantRequestBody = z.infer<typeof GrantRequestBodySchema>;
+export type GrantRequestBody = z.output<typeof GrantRequestBodySchema>;
 
 /** Where a grant is in its life. `expired` is computed on read once the window has ended. */
 export const GrantStatusSchema = z.enum(['pending', 'granted', 'denied', 'revoked', 'expired']);
 /** Where a grant is in its life. */
 export type GrantStatus = 'denied' | 'expired' | 'pending' | 'granted' | 'revoked';
-true satisfies SameType<z.infer<typeof GrantStatusSchema>, GrantStatus>;
+true satisfies SameType<z.output<typeof GrantStatusSchema>, GrantStatus>;
 
 /** A grant (request) as the service shows it. */
 export const GrantViewSchema = z.looseObject({
@@ -103,7 +103,7 @@ export const GrantViewSchema = z.looseObject({
   revoked_at: z.string().nullable(),
 });
 /** A grant (request). */
-export type GrantView = z.infer<typeof GrantViewSchema>;
+export type GrantView = z.output<typeof GrantViewSchema>;
 
 /** `profile.read` data. */
 export const ProfileGrantDataSchema = z.looseObject({
@@ -118,7 +118,7 @@ export type ProfileGrantData = {
   display_name: string;
   device_locale: string;
 };
-true satisfies SameType<z.infer<typeof ProfileGrantDataSchema>, ProfileGrantData>;
+true satisfies SameType<z.output<typeof ProfileGrantDataSchema>, ProfileGrantData>;
 
 /** `conversations.list` data: metadata only. */
 export const ConversationsGrantDataSchema = z.array(
@@ -139,7 +139,7 @@ export type ConversationsGrantData = {
   created_at: string;
   updated_at: string;
 }[];
-true satisfies SameType<z.infer<typeof ConversationsGrantDataSchema>, ConversationsGrantData>;
+true satisfies SameType<z.output<typeof ConversationsGrantDataSchema>, ConversationsGrantData>;
 
 /** The data of each scope. */
 export interface GrantDataByScope {
@@ -173,7 +173,7 @@ export function parseGrantData<S extends GrantScope>(scope: S, input: unknown): 
 /** The user's decision on a grant request. */
 export const GrantDecisionSchema = z.enum(['granted', 'denied']);
 /** `granted` or `denied`. */
-export type GrantDecision = z.infer<typeof GrantDecisionSchema>;
+export type GrantDecision = z.output<typeof GrantDecisionSchema>;
 
 /** Payload of `grant.decided` (sealed by `system`). */
 export const GrantDecidedPayloadSchema = z.looseObject({
@@ -184,4 +184,4 @@ export const GrantDecidedPayloadSchema = z.looseObject({
   expires_at: z.string().nullable(),
 });
 /** Payload of `grant.decided`. */
-export type GrantDecidedPayload = z.infer<typeof GrantDecidedPayloadSchema>;
+export type GrantDecidedPayload = z.output<typeof GrantDecidedPayloadSchema>;

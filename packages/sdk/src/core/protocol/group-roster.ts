@@ -37,7 +37,7 @@ export const GroupRosterMemberSchema = z.strictObject({
   sig: RosterFingerprintSchema.nullable(),
 });
 /** One member of a roster. */
-export type GroupRosterMember = z.infer<typeof GroupRosterMemberSchema>;
+export type GroupRosterMember = z.output<typeof GroupRosterMemberSchema>;
 
 /** The signed content of a roster. */
 export const GroupRosterSchema = z
@@ -72,7 +72,7 @@ export type GroupRoster = {
   signed_by: string;
   members: { id: string; kind: 'agent' | 'user'; enc: string; sig: string | null }[];
 };
-true satisfies SameType<z.infer<typeof GroupRosterSchema>, GroupRoster>;
+true satisfies SameType<z.output<typeof GroupRosterSchema>, GroupRoster>;
 
 /**
  * A roster with the signature (64 bytes, base64) of `roster.signed_by` over
@@ -86,12 +86,12 @@ export const SignedGroupRosterSchema = z.strictObject({
   signature: base64Schema({ bytes: 64 }),
 });
 /** A roster with its owner's signature. */
-export type SignedGroupRoster = z.infer<typeof SignedGroupRosterSchema>;
+export type SignedGroupRoster = z.output<typeof SignedGroupRosterSchema>;
 
 /** Body of `PUT /groups/:id/roster` (the owner publishes a new version). */
 export const PutGroupRosterRequestSchema = z.strictObject({ roster: SignedGroupRosterSchema });
 /** Body of `PUT /groups/:id/roster`. */
-export type PutGroupRosterRequest = z.infer<typeof PutGroupRosterRequestSchema>;
+export type PutGroupRosterRequest = z.output<typeof PutGroupRosterRequestSchema>;
 
 /**
  * The bytes the owner signs: {@link GROUP_ROSTER_CONTEXT} then

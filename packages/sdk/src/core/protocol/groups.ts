@@ -113,12 +113,12 @@ export const CreateGroupRequestSchema = z.strictObject({
   agent_ids: z.array(IdentifierSchema).max(GROUP_LIMITS.maxInitialAgents).default([]),
 });
 /** Body of `POST /groups`. */
-export type CreateGroupRequest = z.infer<typeof CreateGroupRequestSchema>;
+export type CreateGroupRequest = z.output<typeof CreateGroupRequestSchema>;
 
 /** `POST /groups/join`. */
 export const JoinGroupRequestSchema = z.strictObject({ code: InviteCodeSchema });
 /** Body of `POST /groups/join` (code in canonical form after parsing). */
-export type JoinGroupRequest = z.infer<typeof JoinGroupRequestSchema>;
+export type JoinGroupRequest = z.output<typeof JoinGroupRequestSchema>;
 
 /** A group key version: 1 for a new group, one more per rotation. */
 export const GroupKeyVersionSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -126,7 +126,7 @@ export const GroupKeyVersionSchema = z.number().int().min(1).max(Number.MAX_SAFE
 /** `POST /groups/:id/key/rotate`: the version the caller last read. */
 export const RotateGroupKeyRequestSchema = z.strictObject({ based_on_version: GroupKeyVersionSchema });
 /** Body of `POST /groups/:id/key/rotate`. */
-export type RotateGroupKeyRequest = z.infer<typeof RotateGroupKeyRequestSchema>;
+export type RotateGroupKeyRequest = z.output<typeof RotateGroupKeyRequestSchema>;
 
 /** What changed, in `group.updated`. */
 export const GROUP_CHANGES = ['created', 'joined', 'left', 'removed'] as const;
@@ -142,7 +142,7 @@ export const GroupUpdatedPayloadSchema = z.looseObject({
   member_ids: z.array(IdentifierSchema).max(GROUP_LIMITS.maxMembers),
 });
 /** Payload of `group.updated`. */
-export type GroupUpdatedPayload = z.infer<typeof GroupUpdatedPayloadSchema>;
+export type GroupUpdatedPayload = z.output<typeof GroupUpdatedPayloadSchema>;
 
 /** Why a group key version was started. */
 export const GROUP_KEY_ROTATION_REASONS = ['membership', 'requested'] as const;
@@ -156,4 +156,4 @@ export const GroupKeyRotatedPayloadSchema = z.looseObject({
   rotated_by: IdentifierSchema,
 });
 /** Payload of `system.group_key_rotated`. */
-export type GroupKeyRotatedPayload = z.infer<typeof GroupKeyRotatedPayloadSchema>;
+export type GroupKeyRotatedPayload = z.output<typeof GroupKeyRotatedPayloadSchema>;

@@ -48,7 +48,7 @@ export const Argon2ParamsSchema = z
   .refine((v) => v.m >= 8 * v.p, { message: 'm must be at least 8 × p (Argon2 requirement)', path: ['m'] });
 /** Argon2id parameters (wire field names). */
 export type Argon2Params = { m: number; t: number; p: number };
-true satisfies SameType<z.infer<typeof Argon2ParamsSchema>, Argon2Params>;
+true satisfies SameType<z.output<typeof Argon2ParamsSchema>, Argon2Params>;
 
 /**
  * The hardware-unique device identifier uploaded with the key backup: 1 to
@@ -58,7 +58,7 @@ true satisfies SameType<z.infer<typeof Argon2ParamsSchema>, Argon2Params>;
  */
 export const DeviceIdSchema = IdentifierSchema;
 /** A device identifier. */
-export type DeviceId = z.infer<typeof DeviceIdSchema>;
+export type DeviceId = z.output<typeof DeviceIdSchema>;
 
 // The length is checked first and stops the parse, so a hostile megabyte string is never decoded.
 const boundedBase64 = (maxChars: number, options: { bytes?: number; minBytes?: number }) =>
@@ -82,7 +82,7 @@ const minimalShape = {
 /** The minimal upload form: fields present in every form. */
 export const KeyBackupMinimalSchema = z.strictObject(minimalShape);
 /** The minimal key backup upload. */
-export type KeyBackupMinimal = z.infer<typeof KeyBackupMinimalSchema>;
+export type KeyBackupMinimal = z.output<typeof KeyBackupMinimalSchema>;
 
 /** The full upload form: both key pairs and the Argon2id parameters. */
 export const KeyBackupFullSchema = z.strictObject({
@@ -94,12 +94,12 @@ export const KeyBackupFullSchema = z.strictObject({
   signing_public_key: publicKey(),
 });
 /** The full key backup upload. */
-export type KeyBackupFull = z.infer<typeof KeyBackupFullSchema>;
+export type KeyBackupFull = z.output<typeof KeyBackupFullSchema>;
 
 /** Either upload form. Prefer {@link parseKeyBackupRecord}, which reports issues of the intended form. */
 export const KeyBackupRecordSchema = z.union([KeyBackupFullSchema, KeyBackupMinimalSchema]);
 /** A key backup record in either form. */
-export type KeyBackupRecord = z.infer<typeof KeyBackupRecordSchema>;
+export type KeyBackupRecord = z.output<typeof KeyBackupRecordSchema>;
 
 const FULL_ONLY = ['backup_b', 'argon2_params', 'signing_public_key'] as const;
 

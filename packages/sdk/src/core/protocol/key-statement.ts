@@ -45,4 +45,4 @@ export const KeyStatementSchema = z.strictObject({
   signature: base64Schema({ bytes: 64, maxChars: 128 }),
 });
 /** A key succession statement (wire field names). */
-export type KeyStatementWire = z.infer<typeof KeyStatementSchema>;
+export type KeyStatementWire = z.output<typeof KeyStatementSchema>;

@@ -94,7 +94,7 @@ export type ManifestTool = {
   /** How long one call may run, in ms. */
   timeout_ms?: number | undefined;
 };
-true satisfies SameType<z.infer<typeof ManifestToolSchema>, ManifestTool>;
+true satisfies SameType<z.output<typeof ManifestToolSchema>, ManifestTool>;
 
 /** A capability manifest (wire field names). */
 export const CapabilityManifestSchema = z
@@ -134,7 +134,7 @@ export type CapabilityManifest = {
   /** The data grant scopes the agent may ask users for (see docs/grants.md). */
   data_scopes: GrantScope[];
 };
-true satisfies SameType<z.infer<typeof CapabilityManifestSchema>, CapabilityManifest>;
+true satisfies SameType<z.output<typeof CapabilityManifestSchema>, CapabilityManifest>;
 
 /**
  * The canonical JSON of a JSON value: object keys sorted by UTF-16 code
@@ -186,13 +186,13 @@ export function parseCapabilityManifest(input: unknown): CapabilityManifest {
 /** The decision of the owner on a manifest change. */
 export const ManifestDecisionSchema = z.enum(['accepted', 'rejected']);
 /** `accepted` or `rejected`. */
-export type ManifestDecision = z.infer<typeof ManifestDecisionSchema>;
+export type ManifestDecision = z.output<typeof ManifestDecisionSchema>;
 
 /** Status of one proposed manifest revision. */
 export const ManifestRevisionStatusSchema = z.enum(['pending', 'accepted', 'rejected', 'superseded']);
 /** Status of one proposed manifest revision. */
 export type ManifestRevisionStatus = 'pending' | 'accepted' | 'rejected' | 'superseded';
-true satisfies SameType<z.infer<typeof ManifestRevisionStatusSchema>, ManifestRevisionStatus>;
+true satisfies SameType<z.output<typeof ManifestRevisionStatusSchema>, ManifestRevisionStatus>;
 
 /** One proposed manifest revision as the service shows it. */
 export const ManifestRevisionSchema = z.looseObject({
@@ -216,7 +216,7 @@ export type ManifestRevision = {
   submitted_at: string;
   decided_at: string | null;
 };
-true satisfies SameType<z.infer<typeof ManifestRevisionSchema>, ManifestRevision>;
+true satisfies SameType<z.output<typeof ManifestRevisionSchema>, ManifestRevision>;
 
 /** `GET /agents/:id/manifest`: the accepted revision, the pending one, and the head version. */
 export const ManifestStateSchema = z.looseObject({
@@ -237,7 +237,7 @@ export type ManifestState = {
   pending: ManifestRevision | null;
   last_decided: ManifestRevision | null;
 };
-true satisfies SameType<z.infer<typeof ManifestStateSchema>, ManifestState>;
+true satisfies SameType<z.output<typeof ManifestStateSchema>, ManifestState>;
 
 /** Payload of `agent.capability_changed` (sealed by `system`). */
 export const CapabilityChangedPayloadSchema = z.looseObject({
@@ -246,4 +246,4 @@ export const CapabilityChangedPayloadSchema = z.looseObject({
   decision: ManifestDecisionSchema,
 });
 /** Payload of `agent.capability_changed`. */
-export type CapabilityChangedPayload = z.infer<typeof CapabilityChangedPayloadSchema>;
+export type CapabilityChangedPayload = z.output<typeof CapabilityChangedPayloadSchema>;

@@ -47,7 +47,7 @@ export const MessageEditPayloadSchema = z.looseObject({
   payload: EditedPayloadSchema,
 });
 /** An edit payload. */
-export type MessageEditPayload = z.infer<typeof MessageEditPayloadSchema>;
+export type MessageEditPayload = z.output<typeof MessageEditPayloadSchema>;
 
 /** A delete of the sender's own message. */
 export const MessageDeletePayloadSchema = z.looseObject({
@@ -55,7 +55,7 @@ export const MessageDeletePayloadSchema = z.looseObject({
   target_id: IdentifierSchema,
 });
 /** A delete payload. */
-export type MessageDeletePayload = z.infer<typeof MessageDeletePayloadSchema>;
+export type MessageDeletePayload = z.output<typeof MessageDeletePayloadSchema>;
 
 /** A read receipt. */
 export const ReceiptPayloadSchema = z.looseObject({
@@ -63,7 +63,7 @@ export const ReceiptPayloadSchema = z.looseObject({
   message_ids: z.array(IdentifierSchema).min(1).max(RECEIPT_MAX_IDS),
 });
 /** A receipt payload. */
-export type ReceiptPayload = z.infer<typeof ReceiptPayloadSchema>;
+export type ReceiptPayload = z.output<typeof ReceiptPayloadSchema>;
 
 /** Any message action. */
 export type MessageAction = MessageEditPayload | MessageDeletePayload | ReceiptPayload;

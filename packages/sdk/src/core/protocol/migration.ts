@@ -85,7 +85,7 @@ const Key32Schema = base64Schema({ bytes: 32 });
 /** `POST /migrations` body: the commitment to the old device's ephemeral key. */
 export const StartMigrationBodySchema = z.strictObject({ commitment: Key32Schema });
 /** `POST /migrations` body. */
-export type StartMigrationBody = z.infer<typeof StartMigrationBodySchema>;
+export type StartMigrationBody = z.output<typeof StartMigrationBodySchema>;
 
 /**
  * `POST /migrations/join` body: the code only. The new device's ephemeral key
@@ -94,24 +94,24 @@ export type StartMigrationBody = z.infer<typeof StartMigrationBodySchema>;
  */
 export const JoinMigrationBodySchema = z.strictObject({ code: z.string().max(64) });
 /** `POST /migrations/join` body. */
-export type JoinMigrationBody = z.infer<typeof JoinMigrationBodySchema>;
+export type JoinMigrationBody = z.output<typeof JoinMigrationBodySchema>;
 
 /** `POST /migrations/:id/key` body: the new device's ephemeral public key. */
 export const MigrationKeyBodySchema = z.strictObject({ ephemeral_public_key: Key32Schema });
 /** `POST /migrations/:id/key` body. */
-export type MigrationKeyBody = z.infer<typeof MigrationKeyBodySchema>;
+export type MigrationKeyBody = z.output<typeof MigrationKeyBodySchema>;
 
 /** `POST /migrations/:id/reveal` body. */
 export const RevealMigrationKeyBodySchema = z.strictObject({ ephemeral_public_key: Key32Schema });
 /** `POST /migrations/:id/reveal` body. */
-export type RevealMigrationKeyBody = z.infer<typeof RevealMigrationKeyBodySchema>;
+export type RevealMigrationKeyBody = z.output<typeof RevealMigrationKeyBodySchema>;
 
 /** `POST /migrations/:id/bundle` body. */
 export const MigrationBundleBodySchema = z.strictObject({
   bundle: base64Schema({ minBytes: 61, maxChars: MIGRATION_BUNDLE_MAX_CHARS }),
 });
 /** `POST /migrations/:id/bundle` body. */
-export type MigrationBundleBody = z.infer<typeof MigrationBundleBodySchema>;
+export type MigrationBundleBody = z.output<typeof MigrationBundleBodySchema>;
 
 /**
  * Where a session stands: `open` (waiting for the new device), `joined`
@@ -121,7 +121,7 @@ export type MigrationBundleBody = z.infer<typeof MigrationBundleBodySchema>;
  */
 export const MigrationStateSchema = z.enum(['open', 'joined', 'keyed', 'revealed', 'sealed']);
 /** Where a session stands. */
-export type MigrationState = z.infer<typeof MigrationStateSchema>;
+export type MigrationState = z.output<typeof MigrationStateSchema>;
 
 /** The session as either device reads it (fields appear as the session advances). */
 export const MigrationSessionSchema = z.object({
@@ -137,4 +137,4 @@ export const MigrationSessionSchema = z.object({
   bundle: base64Schema({ maxChars: MIGRATION_BUNDLE_MAX_CHARS }).optional(),
 });
 /** The session as either device reads it. */
-export type MigrationSession = z.infer<typeof MigrationSessionSchema>;
+export type MigrationSession = z.output<typeof MigrationSessionSchema>;

@@ -35,4 +35,4 @@ export const ObjectRefSchema = z.looseObject({
     .refine((t) => isMediaType(t), { message: 'Must be a media type (type/subtype)' }),
 });
 /** An object reference (wire field names). */
-export type ObjectRef = z.infer<typeof ObjectRefSchema>;
+export type ObjectRef = z.output<typeof ObjectRefSchema>;

@@ -37,7 +37,7 @@ export interface TextPayload {
   /** Fields of a newer version, kept as-is. */
   [field: string]: unknown;
 }
-true satisfies SameType<z.infer<typeof TextPayloadSchema>, TextPayload>;
+true satisfies SameType<z.output<typeof TextPayloadSchema>, TextPayload>;
 
 /** Any other payload kind: a non-empty `type` other than `text`, other fields kept as-is. */
 export const OtherPayloadSchema = z.looseObject({
@@ -52,7 +52,7 @@ export interface OtherPayload {
   type: string;
   [field: string]: unknown;
 }
-true satisfies SameType<z.infer<typeof OtherPayloadSchema>, OtherPayload>;
+true satisfies SameType<z.output<typeof OtherPayloadSchema>, OtherPayload>;
 
 /** A message payload on the wire: text, or an open record with another `type`. */
 export const MessagePayloadSchema = z.union([TextPayloadSchema, OtherPayloadSchema]);
@@ -116,4 +116,4 @@ export interface SendMessageRequest {
   payload: TextPayload | OtherPayload;
   [field: string]: unknown;
 }
-true satisfies SameType<z.infer<typeof SendMessageRequestSchema>, SendMessageRequest>;
+true satisfies SameType<z.output<typeof SendMessageRequestSchema>, SendMessageRequest>;

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * true satisfies SameType<z.infer<typeof TextPayloadSchema>, TextPayload>;
+ * true satisfies SameType<z.output<typeof TextPayloadSchema>, TextPayload>;
  * ```
  *
  * @module

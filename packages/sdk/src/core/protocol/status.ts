@@ -58,7 +58,7 @@ export type StatusPayload = {
   /** How long to show it without a refresh, ms (1 000 to 60 000). */
   ttl_ms?: number | undefined;
 };
-true satisfies SameType<z.infer<typeof StatusPayloadSchema>, StatusPayload>;
+true satisfies SameType<z.output<typeof StatusPayloadSchema>, StatusPayload>;
 
 /**
  * Validates a status payload (e.g. the opened plaintext of a `status.update`).
@@ -74,9 +74,9 @@ export const StatusRequestSchema = z.strictObject({
   wire_envelope: z.string().min(1),
 });
 /** Body of the `setStatus` route. */
-export type StatusRequest = z.infer<typeof StatusRequestSchema>;
+export type StatusRequest = z.output<typeof StatusRequestSchema>;
 
 /** Answer of the `setStatus` route (202): whether any other member had an open WebSocket. */
 export const StatusAnswerSchema = z.looseObject({ delivered: z.boolean() });
 /** Answer of the `setStatus` route. */
-export type StatusAnswer = z.infer<typeof StatusAnswerSchema>;
+export type StatusAnswer = z.output<typeof StatusAnswerSchema>;

@@ -62,7 +62,7 @@ export const AgentStreamFrameSchema = z.discriminatedUnion('type', [
   agentFrame(STREAM_FRAMES.abort, StreamAbortBodySchema.shape),
 ]);
 /** A frame an agent sends to the service. */
-export type AgentStreamFrame = z.infer<typeof AgentStreamFrameSchema>;
+export type AgentStreamFrame = z.output<typeof AgentStreamFrameSchema>;
 
 const ErrorValue = z.enum(STREAM_ERROR_VALUES);
 
@@ -93,7 +93,7 @@ export const UserStreamFrameSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal(STREAM_FRAMES.error), stream_id: StreamIdSchema, reason: ErrorValue }),
 ]);
 /** A frame the service relays to the user's devices. */
-export type UserStreamFrame = z.infer<typeof UserStreamFrameSchema>;
+export type UserStreamFrame = z.output<typeof UserStreamFrameSchema>;
 
 /** A frame the service sends to the agent about one of its streams. */
 export const ServiceStreamFrameSchema = z.discriminatedUnion('type', [
@@ -107,7 +107,7 @@ export const ServiceStreamFrameSchema = z.discriminatedUnion('type', [
   }),
 ]);
 /** A frame the service sends to the agent about one of its streams. */
-export type ServiceStreamFrame = z.infer<typeof ServiceStreamFrameSchema>;
+export type ServiceStreamFrame = z.output<typeof ServiceStreamFrameSchema>;
 
 const STREAM_FRAME_TYPES: ReadonlySet<string> = new Set(Object.values(STREAM_FRAMES));
 

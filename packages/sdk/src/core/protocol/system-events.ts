@@ -46,6 +46,27 @@ export const SYSTEM_SEALED_EVENT_TYPES = [
 /** An event type the service seals with the system sender. */
 export type SystemSealedEventType = (typeof SYSTEM_SEALED_EVENT_TYPES)[number];
 
+/**
+ * The payload of a `delivery.failed` notice, signed by the system sender: a
+ * message the reader sent waited too long in a recipient's queue and was
+ * dropped (the reference server: 24 h in an agent's pending queue). A
+ * UserClient receives it as a message from `system`, so
+ * `msg.payload.type === 'delivery.failed'` narrows to it. Other fields of a
+ * newer service are kept as-is.
+ */
+export interface DeliveryFailedPayload {
+  type: 'delivery.failed';
+  /** The message that was not delivered. */
+  message_id: string;
+  /** Its conversation. */
+  conversation_id: string;
+  /** Who did not get it. */
+  recipient_id: string;
+  /** Why, e.g. `pending_expired`. */
+  reason: string;
+  [field: string]: unknown;
+}
+
 const SYSTEM_SET: ReadonlySet<string> = /* @__PURE__ */ new Set(SYSTEM_SEALED_EVENT_TYPES);
 
 /**

@@ -29,7 +29,7 @@ export const TurnStopPayloadSchema = z.looseObject({
   stop_id: IdentifierSchema,
 });
 /** A stop request payload. */
-export type TurnStopPayload = z.infer<typeof TurnStopPayloadSchema>;
+export type TurnStopPayload = z.output<typeof TurnStopPayloadSchema>;
 
 /** The agent's answer to a stop (agent → human). */
 export const TurnStoppedPayloadSchema = z.looseObject({
@@ -39,7 +39,7 @@ export const TurnStoppedPayloadSchema = z.looseObject({
   stopped: z.number().int().min(0).max(1_000_000),
 });
 /** The answer payload. */
-export type TurnStoppedPayload = z.infer<typeof TurnStoppedPayloadSchema>;
+export type TurnStoppedPayload = z.output<typeof TurnStoppedPayloadSchema>;
 
 /** The stop request in `payload`, or undefined when it is not a valid one. */
 export function readTurnStop(payload: unknown): TurnStopPayload | undefined {

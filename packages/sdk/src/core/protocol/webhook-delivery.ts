@@ -28,7 +28,7 @@ export const DeliveryMetadataSchema = z.looseObject({
   created_at: IsoUtcMillisSchema,
 });
 /** Metadata of a delivery (wire field names). */
-export type DeliveryMetadata = z.infer<typeof DeliveryMetadataSchema>;
+export type DeliveryMetadata = z.output<typeof DeliveryMetadataSchema>;
 
 /** The event type of a body: any non-empty string; known ones are typed. */
 export const EventTypeFieldSchema = z
@@ -84,19 +84,19 @@ export const InlineDeliveryBodySchema = z
   .looseObject({ ...common, ...inlineEnvelopeShape })
   .superRefine(checkPayload);
 /** A delivery with an inline envelope. */
-export type InlineDeliveryBody = z.infer<typeof InlineDeliveryBodySchema>;
+export type InlineDeliveryBody = z.output<typeof InlineDeliveryBodySchema>;
 
 /** An oversize delivery: `wire_envelope` is null and `ref` names the stored ciphertext. */
 export const ReferencedDeliveryBodySchema = z
   .looseObject({ ...common, ...referencedEnvelopeShape })
   .superRefine(checkPayload);
 /** A delivery whose ciphertext is fetched through `ref`. */
-export type ReferencedDeliveryBody = z.infer<typeof ReferencedDeliveryBodySchema>;
+export type ReferencedDeliveryBody = z.output<typeof ReferencedDeliveryBodySchema>;
 
 /** A webhook delivery body, either form. Prefer {@link parseWebhookDeliveryBody} for precise issues. */
 export const WebhookDeliveryBodySchema = z.union([InlineDeliveryBodySchema, ReferencedDeliveryBodySchema]);
 /** A webhook delivery body (wire field names). */
-export type WebhookDeliveryBody = z.infer<typeof WebhookDeliveryBodySchema>;
+export type WebhookDeliveryBody = z.output<typeof WebhookDeliveryBodySchema>;
 
 /** True when the delivery's ciphertext must be fetched through `ref`. */
 export function isReferencedDelivery(body: WebhookDeliveryBody): body is ReferencedDeliveryBody {

@@ -40,7 +40,7 @@ export const AuthFrameSchema = z.looseObject({
   share: z.literal(true).optional(),
 });
 /** The `auth` frame. */
-export type AuthFrame = z.infer<typeof AuthFrameSchema>;
+export type AuthFrame = z.output<typeof AuthFrameSchema>;
 
 /**
  * The terms of acknowledged delivery in `auth.ok` (gap decision): at most
@@ -52,7 +52,7 @@ export const AckTermsSchema = z.looseObject({
   timeout_ms: z.number().int().min(1).max(86_400_000),
 });
 /** The `ack` terms of `auth.ok`. */
-export type AckTerms = z.infer<typeof AckTermsSchema>;
+export type AckTerms = z.output<typeof AckTermsSchema>;
 
 /**
  * The terms of shared delivery in `auth.ok` (gap decision "Several live
@@ -62,7 +62,7 @@ export const ShareTermsSchema = z.looseObject({
   max_sockets: z.number().int().min(1).max(10_000),
 });
 /** The `share` terms of `auth.ok`. */
-export type ShareTerms = z.infer<typeof ShareTermsSchema>;
+export type ShareTerms = z.output<typeof ShareTermsSchema>;
 
 /**
  * `auth.ok` (server → client): authentication succeeded. `ack` is present
@@ -77,7 +77,7 @@ export const AuthOkFrameSchema = z.looseObject({
   share: ShareTermsSchema.optional().catch(undefined),
 });
 /** The `auth.ok` frame. */
-export type AuthOkFrame = z.infer<typeof AuthOkFrameSchema>;
+export type AuthOkFrame = z.output<typeof AuthOkFrameSchema>;
 
 /** The `auth.error` reasons the service names. Other values are not shown and are kept as-is. */
 export const AUTH_ERROR_REASONS = ['invalid_token'] as const;
@@ -94,7 +94,7 @@ export const AuthErrorFrameSchema = z.looseObject({
     .transform((r) => r as KnownAuthErrorReason | (string & {})),
 });
 /** The `auth.error` frame. */
-export type AuthErrorFrame = z.infer<typeof AuthErrorFrameSchema>;
+export type AuthErrorFrame = z.output<typeof AuthErrorFrameSchema>;
 
 /** `auth.renew` (client → server): a new access token for an open connection. */
 export const AuthRenewFrameSchema = z.looseObject({
@@ -102,12 +102,12 @@ export const AuthRenewFrameSchema = z.looseObject({
   access_token: z.string().min(1).max(FRAME_CREDENTIAL_MAX_CHARS),
 });
 /** The `auth.renew` frame. */
-export type AuthRenewFrame = z.infer<typeof AuthRenewFrameSchema>;
+export type AuthRenewFrame = z.output<typeof AuthRenewFrameSchema>;
 
 /** `session.invalidated` (server → client): the device session was revoked; the connection closes. */
 export const SessionInvalidatedFrameSchema = z.looseObject({ type: z.literal('session.invalidated') });
 /** The `session.invalidated` frame. */
-export type SessionInvalidatedFrame = z.infer<typeof SessionInvalidatedFrameSchema>;
+export type SessionInvalidatedFrame = z.output<typeof SessionInvalidatedFrameSchema>;
 
 /** Most delivery ids one `ack` frame carries. */
 export const ACK_FRAME_MAX_IDS = 1000;
@@ -118,7 +118,7 @@ export const AckFrameSchema = z.looseObject({
   delivery_ids: z.array(z.string().min(1).max(64)).min(1).max(ACK_FRAME_MAX_IDS),
 });
 /** The `ack` frame. */
-export type AckFrame = z.infer<typeof AckFrameSchema>;
+export type AckFrame = z.output<typeof AckFrameSchema>;
 
 /** Any control frame. */
 export const WsControlFrameSchema = z.discriminatedUnion('type', [
@@ -130,7 +130,7 @@ export const WsControlFrameSchema = z.discriminatedUnion('type', [
   SessionInvalidatedFrameSchema,
 ]);
 /** A control frame. */
-export type WsControlFrame = z.infer<typeof WsControlFrameSchema>;
+export type WsControlFrame = z.output<typeof WsControlFrameSchema>;
 
 /** Control frame types. */
 export const WS_CONTROL_FRAME_TYPES = [
@@ -179,7 +179,7 @@ export const WsEventFrameSchema = z
     refineCleartextPayload(v, ctx);
   });
 /** An event frame. */
-export type WsEventFrame = z.infer<typeof WsEventFrameSchema>;
+export type WsEventFrame = z.output<typeof WsEventFrameSchema>;
 
 /** The result of {@link parseWsFrame}. */
 export type ParsedWsFrame =

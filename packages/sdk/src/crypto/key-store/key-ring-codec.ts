@@ -75,7 +75,7 @@ export const KeyRingFileSchema = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/, { message: 'must be 64 lowercase hex digits' }),
 });
 /** The stored key ring, version 2. */
-export type KeyRingFile = z.infer<typeof KeyRingFileSchema>;
+export type KeyRingFile = z.output<typeof KeyRingFileSchema>;
 
 /** The legacy stored key ring, version 1: as version 2 without `sha256`. Read, never written. */
 export const LegacyKeyRingFileSchema = z.strictObject({
@@ -85,7 +85,7 @@ export const LegacyKeyRingFileSchema = z.strictObject({
   retired: retiredGenerations,
 });
 /** The legacy stored key ring, version 1. */
-export type LegacyKeyRingFile = z.infer<typeof LegacyKeyRingFileSchema>;
+export type LegacyKeyRingFile = z.output<typeof LegacyKeyRingFileSchema>;
 
 type Body = Omit<KeyRingFile, 'sha256'>;
 

@@ -47,12 +47,12 @@ export interface AgentView {
   keys?: AgentKeyView | null | undefined;
   key_rotation_pending?: boolean | undefined;
 }
-true satisfies SameType<z.infer<typeof AgentViewSchema>, AgentView>;
+true satisfies SameType<z.output<typeof AgentViewSchema>, AgentView>;
 
 /** `POST /agents`: the agent view plus its first token (shown once). */
 export const CreatedAgentSchema = AgentViewSchema.extend({ token: AgentTokenSchema });
 /** A newly created agent (wire field names). */
-export type CreatedAgent = z.infer<typeof CreatedAgentSchema>;
+export type CreatedAgent = z.output<typeof CreatedAgentSchema>;
 
 /** `POST /agents/:id/token/regenerate`. */
 export const TokenRegenerationSchema = z.looseObject({
@@ -64,7 +64,7 @@ export const TokenRegenerationSchema = z.looseObject({
   regenerations_left: z.number().int().nonnegative().optional(),
 });
 /** Answer of a token regeneration (wire field names). */
-export type TokenRegeneration = z.infer<typeof TokenRegenerationSchema>;
+export type TokenRegeneration = z.output<typeof TokenRegenerationSchema>;
 
 /** `DELETE /agents/:id/token`. */
 export const TokenRevocationSchema = z.looseObject({
@@ -73,7 +73,7 @@ export const TokenRevocationSchema = z.looseObject({
   disconnected: z.number().int().nonnegative().optional(),
 });
 /** Answer of a token revocation (wire field names). */
-export type TokenRevocation = z.infer<typeof TokenRevocationSchema>;
+export type TokenRevocation = z.output<typeof TokenRevocationSchema>;
 
 /** `GET /agents/:id/governance`: level `none`, `L1`, `L2`, `L3` (others kept as-is) and its reason. */
 export const GovernanceSchema = z.looseObject({
@@ -82,7 +82,7 @@ export const GovernanceSchema = z.looseObject({
   state: z.string().max(32).optional(),
 });
 /** Governance state (wire field names). */
-export type Governance = z.infer<typeof GovernanceSchema>;
+export type Governance = z.output<typeof GovernanceSchema>;
 
 /** `PUT /agents/:id/webhook`: the secret is shown once. */
 export const WebhookRegistrationSchema = z.looseObject({
@@ -92,7 +92,7 @@ export const WebhookRegistrationSchema = z.looseObject({
   delivery_mode: z.string().max(32).optional(),
 });
 /** A webhook registration (wire field names). */
-export type WebhookRegistration = z.infer<typeof WebhookRegistrationSchema>;
+export type WebhookRegistration = z.output<typeof WebhookRegistrationSchema>;
 
 /** `GET` / `DELETE /agents/:id/webhook`. */
 export const WebhookStateSchema = z.looseObject({
@@ -101,4 +101,4 @@ export const WebhookStateSchema = z.looseObject({
   delivery_mode: z.string().max(32).optional(),
 });
 /** Webhook state (wire field names). */
-export type WebhookState = z.infer<typeof WebhookStateSchema>;
+export type WebhookState = z.output<typeof WebhookStateSchema>;

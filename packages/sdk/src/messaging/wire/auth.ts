@@ -21,12 +21,12 @@ export const TokenAnswerSchema = z.looseObject({
   token_type: z.string().max(32).optional(),
 });
 /** A token answer (wire field names). The access token is a secret. */
-export type TokenAnswer = z.infer<typeof TokenAnswerSchema>;
+export type TokenAnswer = z.output<typeof TokenAnswerSchema>;
 
 /** `POST /auth/send-code`. */
 export const SendCodeAnswerSchema = z.looseObject({ expires_in_seconds: z.number().int().positive() });
 /** A send-code answer (wire field names). */
-export type SendCodeAnswer = z.infer<typeof SendCodeAnswerSchema>;
+export type SendCodeAnswer = z.output<typeof SendCodeAnswerSchema>;
 
 /** `POST /auth/reset-password` (not shown by the service; the reference server's answer). */
 export const PasswordResetAnswerSchema = z.looseObject({

@@ -36,7 +36,7 @@ export interface Conversation {
   created_at?: string | undefined;
   updated_at?: string | undefined;
 }
-true satisfies SameType<z.infer<typeof ConversationSchema>, Conversation>;
+true satisfies SameType<z.output<typeof ConversationSchema>, Conversation>;
 
 /** A list of conversations. */
 export const ConversationListSchema = z.array(ConversationSchema);
@@ -50,14 +50,14 @@ export const ConversationMemberSchema = z.union([
   z.looseObject({ id: IdentifierSchema, kind: z.string().max(32).optional(), public_key: z.null() }),
 ]);
 /** A conversation member (wire field names). */
-export type ConversationMember = z.infer<typeof ConversationMemberSchema>;
+export type ConversationMember = z.output<typeof ConversationMemberSchema>;
 
 /** `GET /conversations/:id` of a one-to-one conversation: the conversation plus its members' public keys. */
 export const DirectConversationDetailSchema = ConversationSchema.extend({
   members: z.array(ConversationMemberSchema).min(1).max(1024),
 });
 /** A one-to-one conversation with its members (wire field names). */
-export type DirectConversationDetail = z.infer<typeof DirectConversationDetailSchema>;
+export type DirectConversationDetail = z.output<typeof DirectConversationDetailSchema>;
 
 /**
  * `GET /conversations/:id`: a one-to-one conversation, or a group (`kind:
@@ -65,7 +65,7 @@ export type DirectConversationDetail = z.infer<typeof DirectConversationDetailSc
  */
 export const ConversationDetailSchema = z.union([DirectConversationDetailSchema, GroupDetailSchema]);
 /** A conversation of either kind with its members (wire field names). */
-export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
+export type ConversationDetail = z.output<typeof ConversationDetailSchema>;
 
 /** A sent message's view (the send endpoints answer it without `wire_envelope`). */
 export const SentMessageSchema = z.looseObject({
@@ -77,7 +77,7 @@ export const SentMessageSchema = z.looseObject({
   seq: z.number().int().nonnegative().optional(),
 });
 /** A sent message (wire field names). */
-export type SentMessage = z.infer<typeof SentMessageSchema>;
+export type SentMessage = z.output<typeof SentMessageSchema>;
 
 /** A stored message (`GET /conversations/:id/messages` items). */
 export const StoredMessageSchema = SentMessageSchema.extend({
@@ -86,7 +86,7 @@ export const StoredMessageSchema = SentMessageSchema.extend({
   wire_envelope: z.string().min(1),
 });
 /** A stored message (wire field names). */
-export type StoredMessage = z.infer<typeof StoredMessageSchema>;
+export type StoredMessage = z.output<typeof StoredMessageSchema>;
 
 /** The inbox page. */
 export const StoredMessageListSchema = z.array(StoredMessageSchema);
@@ -104,4 +104,4 @@ export const UserMessageFrameSchema = z.looseObject({
   seq: z.number().int().nonnegative().optional(),
 });
 /** A message frame on the user WebSocket (wire field names). */
-export type UserMessageFrame = z.infer<typeof UserMessageFrameSchema>;
+export type UserMessageFrame = z.output<typeof UserMessageFrameSchema>;

@@ -36,7 +36,7 @@ export interface GroupMember {
   role?: string | undefined;
   joined_at?: string | undefined;
 }
-true satisfies SameType<z.infer<typeof GroupMemberSchema>, GroupMember>;
+true satisfies SameType<z.output<typeof GroupMemberSchema>, GroupMember>;
 
 /** A member with its public keys, or `public_key: null` when it has none the caller may see. */
 export const GroupMemberKeysSchema = z.union([
@@ -75,7 +75,7 @@ export interface GroupMemberWithKeys extends GroupMember {
       }[]
     | undefined;
 }
-true satisfies SameType<z.infer<typeof GroupMemberKeysSchema>, GroupMemberKeys>;
+true satisfies SameType<z.output<typeof GroupMemberKeysSchema>, GroupMemberKeys>;
 
 const groupFields = {
   conversation_id: IdentifierSchema,
@@ -107,7 +107,7 @@ export interface GroupFields {
 export interface GroupView extends GroupFields {
   members: GroupMember[];
 }
-true satisfies SameType<z.infer<typeof GroupViewSchema>, GroupView>;
+true satisfies SameType<z.output<typeof GroupViewSchema>, GroupView>;
 
 /** The caller's groups. */
 export const GroupListSchema = z.array(GroupViewSchema);
@@ -129,7 +129,7 @@ export interface GroupDetail extends GroupFields {
   joined?: boolean | undefined;
   roster?: unknown;
 }
-true satisfies SameType<z.infer<typeof GroupDetailSchema>, GroupDetail>;
+true satisfies SameType<z.output<typeof GroupDetailSchema>, GroupDetail>;
 
 /** `POST /groups/:id/invites`. */
 export const GroupInviteSchema = z.looseObject({
@@ -138,7 +138,7 @@ export const GroupInviteSchema = z.looseObject({
   expires_at: TimestampWithZoneSchema.optional(),
 });
 /** An invite (wire field names). */
-export type GroupInviteView = z.infer<typeof GroupInviteSchema>;
+export type GroupInviteView = z.output<typeof GroupInviteSchema>;
 
 /** `POST /groups/:id/key/rotate`. */
 export const GroupKeyRotationSchema = z.looseObject({

@@ -49,7 +49,7 @@ export const RetiredPublicKeySchema = z.looseObject({
   retired_at: TimestampWithZoneSchema.nullable().optional(),
 });
 /** A retired key generation (wire field names). */
-export type RetiredPublicKey = z.infer<typeof RetiredPublicKeySchema>;
+export type RetiredPublicKey = z.output<typeof RetiredPublicKeySchema>;
 
 /**
  * Public keys of a principal (`GET /keys/:principal_id`, `GET /system/keys`).
@@ -75,7 +75,7 @@ export const PrincipalKeysSchema = z.looseObject({
   key_statements: z.array(KeyStatementSchema).max(64).optional(),
 });
 /** Public keys of a user, agent or the system sender (wire field names). */
-export type PrincipalKeys = z.infer<typeof PrincipalKeysSchema>;
+export type PrincipalKeys = z.output<typeof PrincipalKeysSchema>;
 
 /** `GET /agents/:id/keys/challenge`. */
 export const KeyChallengeAnswerSchema = z.looseObject({
@@ -84,7 +84,7 @@ export const KeyChallengeAnswerSchema = z.looseObject({
   expires_at: TimestampWithZoneSchema.optional(),
 });
 /** A key challenge (wire field names). */
-export type KeyChallengeAnswer = z.infer<typeof KeyChallengeAnswerSchema>;
+export type KeyChallengeAnswer = z.output<typeof KeyChallengeAnswerSchema>;
 
 /** One registered key generation (`keys` of the agent view, answer of `PUT /agents/:id/keys`). */
 export const AgentKeyViewSchema = z.looseObject({
@@ -108,7 +108,7 @@ export interface AgentKeyView {
   valid_until?: string | null | undefined;
   generation?: number | undefined;
 }
-true satisfies SameType<z.infer<typeof AgentKeyViewSchema>, AgentKeyView>;
+true satisfies SameType<z.output<typeof AgentKeyViewSchema>, AgentKeyView>;
 
 /** `POST /agents/:id/keys/check` on success (a mismatch is 409 AGENT_KEYS_MISMATCH). */
 export const KeyCheckAnswerSchema = z.looseObject({
@@ -118,4 +118,4 @@ export const KeyCheckAnswerSchema = z.looseObject({
   valid_until: TimestampWithZoneSchema.nullable().optional(),
 });
 /** A successful key check (wire field names). */
-export type KeyCheckAnswer = z.infer<typeof KeyCheckAnswerSchema>;
+export type KeyCheckAnswer = z.output<typeof KeyCheckAnswerSchema>;

@@ -125,6 +125,29 @@ npx --no-install tsc --strict --noEmit --module nodenext bot.mts webhook-bot.mts
 npx --no-install tsc --init >/dev/null
 npx --no-install tsc --noEmit -p tsconfig.json || fail "the docs' samples do not type-check with the tsconfig of 'tsc --init'"
 echo 'newcomer: README bot and webhook guide sample type-check (strict, and with the tsconfig of tsc --init)'
+
+# docs/ai-sdk.md, as printed: `ai` and zod beside the SDK, vitest beside the dev package (the
+# guide's two install lines, with our tarballs for our two packages), the agent's three blocks
+# saved as ai-sdk-agent.ts and the kit test as ai-sdk-agent.test.ts, then the guide's command:
+# a mock model streams a step and an approved tool call to a UserClient, which stops a second turn.
+mkdir ai && cd ai
+npm init -y >/dev/null
+ai_start=$SECONDS
+npm install --no-audit --no-fund --silent "$tarball" ai zod >install.log 2>&1 || fail "docs/ai-sdk.md: installing the SDK, ai and zod failed"
+npm install --no-audit --no-fund --silent -D "$dev_tarball" vitest >>install.log 2>&1 || fail "docs/ai-sdk.md: installing the dev package and vitest failed"
+for region in imports model agent; do
+  awk -v r="<!-- region: examples/ai-sdk-agent.ts#$region -->" 'index($0, r) == 1 {f=1; next} f && /^```ts$/ {c=1; next} c && /^```$/ {exit} c' "$repo/docs/ai-sdk.md"
+done >ai-sdk-agent.ts
+awk '/^<!-- file: examples\/ai-sdk-agent.test.ts -->$/ {f=1; next} f && /^```ts$/ {c=1; next} c && /^```$/ {exit} c' "$repo/docs/ai-sdk.md" >ai-sdk-agent.test.ts
+grep -q 'export function aiAgent' ai-sdk-agent.ts || fail "docs/ai-sdk.md: no agent block"
+grep -q "from './ai-sdk-agent.js'" ai-sdk-agent.test.ts || fail "docs/ai-sdk.md: no kit test block"
+ai_cmd=$(awk '/^```sh$/ {c=1; next} c && /^```$/ {c=0} c && /^npx vitest run/' "$repo/docs/ai-sdk.md")
+[ "$ai_cmd" = 'npx vitest run ai-sdk-agent.test.ts' ] || fail "docs/ai-sdk.md: unexpected command '$ai_cmd'"
+bash -c "$ai_cmd" >vitest.log 2>&1 || fail "docs/ai-sdk.md: '$ai_cmd' failed in a fresh project"
+sed 's/\x1b\[[0-9;]*m//g' vitest.log | grep -qE 'Tests +2 passed' || fail "docs/ai-sdk.md: the kit test did not pass its 2 tests"
+printf 'newcomer: docs/ai-sdk.md in a fresh project (ai %s, vitest %s): 2 passed in %ss\n' \
+  "$(node -p 'require("ai/package.json").version')" "$(node -p 'require("vitest/package.json").version')" $((SECONDS - ai_start))
+cd ..
 fi
 
 # The README's two commands, verbatim (the ```sh blocks after "Against a local server"): the

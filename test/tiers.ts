@@ -49,6 +49,8 @@ export const TIERS = {
       'test/security/',
       'test/integration/agent/',
       'test/integration/ai/',
+      // The kit test docs/ai-sdk.md prints, beside the agent it tests (as a reader saves them).
+      'examples/ai-sdk-agent.test.ts',
       'test/integration/capabilities/',
       'test/integration/chat/',
       'test/integration/cli/',

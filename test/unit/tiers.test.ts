@@ -19,7 +19,8 @@ function testFiles(dir: string): string[] {
   });
 }
 
-const files = testFiles('test').sort();
+// The tests beside the examples too (examples/ai-sdk-agent.test.ts, printed by docs/ai-sdk.md).
+const files = [...testFiles('test'), ...testFiles('examples')].sort();
 const names = Object.keys(TIERS) as TierName[];
 
 describe('test tiers (test/tiers.ts)', () => {

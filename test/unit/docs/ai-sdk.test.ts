@@ -1,6 +1,6 @@
 /**
  * docs/ai-sdk.md prints examples/ai-sdk-agent.ts's regions and its kit test
- * (test/integration/ai/ai-sdk-agent.test.ts) verbatim, and no other
+ * (examples/ai-sdk-agent.test.ts, beside it) verbatim, and no other
  * TypeScript block: what a reader copies is what CI runs.
  */
 import { readFileSync } from 'node:fs';
@@ -21,10 +21,8 @@ describe('docs/ai-sdk.md', () => {
     ].map((m) => [m[1], m[2]]);
     expect(regions.map(([name]) => name)).toEqual(['imports', 'model', 'agent']);
     expect(printed).toEqual(regions);
-    const kit = /<!-- file: test\/integration\/ai\/ai-sdk-agent\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(
-      doc,
-    );
-    expect(kit?.[1]).toBe(read('test/integration/ai/ai-sdk-agent.test.ts'));
+    const kit = /<!-- file: examples\/ai-sdk-agent\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(doc);
+    expect(kit?.[1]).toBe(read('examples/ai-sdk-agent.test.ts'));
   });
 
   it('has no other TypeScript block', () => {

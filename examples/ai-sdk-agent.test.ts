@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
 import type { UserClientEvents } from 'agent-messaging-sdk';
-import { aiAgent } from '../../../examples/ai-sdk-agent.js';
+import { aiAgent } from './ai-sdk-agent.js';
 
 type Ended = UserClientEvents['streamEnd'][0];
 type Failed = UserClientEvents['streamError'][0];

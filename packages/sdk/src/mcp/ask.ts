@@ -5,13 +5,8 @@
  * @module
  */
 import type { Agent } from '../index.js';
-import {
-  ARTIFACT_LIMITS,
-  TimeoutError,
-  type ArtifactContent,
-  type ArtifactDeniedReason,
-  type Clock,
-} from '../protocol.js';
+import { ARTIFACT_LIMITS, type ArtifactContent, type ArtifactDeniedReason, type Clock } from '../protocol.js';
+import { boundedWait } from './wait.js';
 
 /** How an artifact sent to the owner ended. */
 export type AskOutcome =
@@ -24,7 +19,7 @@ export interface AskOptions {
   readonly agent: Agent;
   readonly conversationId: string;
   readonly content: ArtifactContent;
-  /** Give up after this long (a {@link TimeoutError}); also the artifact's time to live. */
+  /** Give up after this long (a `TimeoutError`); also the artifact's time to live. */
   readonly timeoutMs: number;
   readonly clock: Clock;
   /** Stops waiting (the MCP request was cancelled); its reason is thrown. */
@@ -41,7 +36,7 @@ export function ttlFor(timeoutMs: number): number {
  * for the answer, at most `timeoutMs` on `clock`. The artifact lives as long
  * as the wait, so an unanswered question does not stay open after the tool gave up.
  *
- * @throws {@link TimeoutError} when the owner does not answer in time; the
+ * @throws `TimeoutError` when the owner does not answer in time; the
  * signal's reason when it aborts; what `agent.artifacts.send` throws.
  */
 export async function askOwner(options: AskOptions): Promise<AskOutcome> {
@@ -51,33 +46,17 @@ export async function askOwner(options: AskOptions): Promise<AskOutcome> {
     content: options.content,
     ttlMs: ttlFor(timeoutMs),
   });
-  const answer = new Promise<AskOutcome>((resolve, reject) => {
-    const done = (): void => {
-      clock.clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const timer = clock.setTimeout(() => {
-      done();
-      reject(new TimeoutError({ message: `No answer from the owner within ${timeoutMs} ms.`, timeoutMs }));
-    }, timeoutMs);
-    const onAbort = (): void => {
-      done();
-      reject(signal?.reason);
-    };
-    if (signal?.aborted === true) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    artifact.response().then(
-      (o) => {
-        done();
+  return boundedWait<AskOutcome>(
+    clock,
+    timeoutMs,
+    signal,
+    `No answer from the owner within ${timeoutMs} ms.`,
+    (resolve, reject) => {
+      artifact.response().then((o) => {
         if (o.status === 'approved') resolve({ status: 'approved', data: o.data });
         else if (o.status === 'denied') resolve({ status: 'denied', reason: o.reason, by: o.by });
         else resolve({ status: 'expired' });
-      },
-      (err: unknown) => {
-        done();
-        reject(err);
-      },
-    );
-  });
-  return answer;
+      }, reject);
+    },
+  );
 }

@@ -7,7 +7,8 @@
  * @module
  */
 import type { Agent, IncomingMessage, MessagePayload } from '../index.js';
-import { ConfigurationError, systemClock, TimeoutError, type Clock } from '../protocol.js';
+import { ConfigurationError, systemClock, type Clock } from '../protocol.js';
+import { boundedWait } from './wait.js';
 
 /** A message from the owner, as the bridge hands it to an MCP client. */
 export interface OwnerMessage {
@@ -150,33 +151,21 @@ export class OwnerChannel {
    * The oldest unread message of the owner, or the next one to arrive within
    * `timeoutMs` (on the channel's clock).
    *
-   * @throws {@link TimeoutError} when none arrives in time; the signal's reason when it aborts first.
+   * @throws `TimeoutError` when none arrives in time; the signal's reason when it aborts first.
    */
   nextMessage(timeoutMs: number, signal?: AbortSignal): Promise<OwnerMessage> {
     const first = this.#inbox.shift();
     if (first !== undefined) return Promise.resolve(first);
-    return new Promise((resolve, reject) => {
-      const done = (): void => {
-        this.#waiters.delete(waiter);
-        this.#clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const waiter = (m: OwnerMessage): void => {
-        done();
-        resolve(m);
-      };
-      const timer = this.#clock.setTimeout(() => {
-        done();
-        reject(new TimeoutError({ message: `No message from the owner within ${timeoutMs} ms.`, timeoutMs }));
-      }, timeoutMs);
-      const onAbort = (): void => {
-        done();
-        reject(signal?.reason);
-      };
-      if (signal?.aborted === true) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.add(waiter);
-    });
+    return boundedWait<OwnerMessage>(
+      this.#clock,
+      timeoutMs,
+      signal,
+      `No message from the owner within ${timeoutMs} ms.`,
+      (resolve) => {
+        this.#waiters.add(resolve);
+        return () => this.#waiters.delete(resolve);
+      },
+    );
   }
 
   /** How many unread messages of the owner are kept. */

@@ -71,7 +71,7 @@ echo 'README bot ok as bot.mjs in a CommonJS project'
 mkdir -p examples
 cp "$repo"/examples/*.ts examples/
 rm -f examples/demo.ts # the demo imports the repository's sources, not the packages
-for dep in express @types/express fastify hono @hono/node-server @types/node ioredis ai @modelcontextprotocol/sdk; do
+for dep in express @types/express fastify hono @hono/node-server @types/node ioredis ai @modelcontextprotocol/sdk vitest; do
   mkdir -p "node_modules/$(dirname "$dep")"
   ln -sfn "$repo/node_modules/$dep" "node_modules/$dep"
 done

@@ -213,7 +213,10 @@ export function buildApiReports(entries: readonly ApiEntry[] = apiEntries()): Ma
       '',
       '```ts',
     ];
-    reports.set(entry.report, [...header, blocks.join('\n\n'), '```', ''].join('\n'));
+    // A property keyed by a unique symbol prints as `__@NAME@<symbol id>`; the id moves whenever any
+    // file is added to the program, so the report names the key as `[NAME]` (what the source writes).
+    const body = blocks.join('\n\n').replace(/__@(\w+)@\d+/g, '[$1]');
+    reports.set(entry.report, [...header, body, '```', ''].join('\n'));
   }
   return reports;
 }

@@ -19,11 +19,13 @@
 import {
   answer,
   DROP,
+  forwardHooks,
   startFrameRelay,
   type FrameRelay,
   type FrameRewrite,
   type JsonRewrite,
   type RelayAnswer,
+  type RelayHooks,
   type RelayRecord,
   type RelaySocket,
 } from '../../packages/dev/src/testing/relay/frame-relay.js';
@@ -75,35 +77,8 @@ export async function startHostileRelay(upstream: string): Promise<HostileRelay>
   const inner: FrameRelay = await startFrameRelay(upstream);
   const seen: SeenItem[] = [];
   let converted = 0;
-  return {
+  const relay = {
     url: inner.url,
-    get onRequest() {
-      return inner.onRequest;
-    },
-    set onRequest(f) {
-      inner.onRequest = f;
-    },
-    get onResponse() {
-      return inner.onResponse;
-    },
-    set onResponse(f) {
-      inner.onResponse = f;
-    },
-    get onServerFrame() {
-      return inner.onServerFrame;
-    },
-    set onServerFrame(f) {
-      inner.onServerFrame = f;
-    },
-    get onClientFrame() {
-      return inner.onClientFrame;
-    },
-    set onClientFrame(f) {
-      inner.onClientFrame = f;
-    },
-    get sockets() {
-      return inner.sockets;
-    },
     get seen() {
       // Records are only appended: convert the new ones (earlier indexes stay valid).
       const records = inner.seen;
@@ -115,5 +90,6 @@ export async function startHostileRelay(upstream: string): Promise<HostileRelay>
     },
     inject: (frame, path) => inner.inject(frame, path),
     close: () => inner.close(),
-  };
+  } satisfies Omit<HostileRelay, keyof RelayHooks | 'sockets'>;
+  return forwardHooks(relay, inner);
 }

@@ -21,11 +21,13 @@ import {
 import {
   answer,
   DROP,
+  forwardHooks,
   startFrameRelay,
   type FrameRelay,
   type FrameRewrite,
   type JsonRewrite,
   type RelayAnswer,
+  type RelayHooks,
   type RelayRecord,
   type RelaySocket,
 } from './relay/frame-relay.js';
@@ -158,36 +160,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     throw err;
   }
   let closing: Promise<void> | undefined;
-  return {
+  const relay = {
     url: `http://${faults.host}:${faults.port}`,
     records: frames.seen,
-    get onRequest() {
-      return frames.onRequest;
-    },
-    set onRequest(hook) {
-      frames.onRequest = hook;
-    },
-    get onResponse() {
-      return frames.onResponse;
-    },
-    set onResponse(hook) {
-      frames.onResponse = hook;
-    },
-    get onServerFrame() {
-      return frames.onServerFrame;
-    },
-    set onServerFrame(hook) {
-      frames.onServerFrame = hook;
-    },
-    get onClientFrame() {
-      return frames.onClientFrame;
-    },
-    set onClientFrame(hook) {
-      frames.onClientFrame = hook;
-    },
-    get sockets() {
-      return frames.sockets;
-    },
     inject: (frame, path) => frames.inject(frame, path),
     assertNoPlaintext(marker) {
       const bytes = typeof marker === 'string' ? new TextEncoder().encode(marker) : marker;
@@ -207,5 +182,6 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       closing ??= faults.close().then(() => frames.close());
       return closing;
     },
-  };
+  } satisfies Omit<Relay, keyof RelayHooks | 'sockets'>;
+  return forwardHooks(relay, frames);
 }

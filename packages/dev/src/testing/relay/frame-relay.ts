@@ -91,6 +91,31 @@ export interface FrameRelay {
   close(): Promise<void>;
 }
 
+/** A frame relay's four rewrite hooks. */
+export type RelayHooks = Pick<FrameRelay, 'onRequest' | 'onResponse' | 'onServerFrame' | 'onClientFrame'>;
+
+const HOOK_NAMES = ['onRequest', 'onResponse', 'onServerFrame', 'onClientFrame'] as const;
+
+/**
+ * Gives `target` the relay's four hooks and `sockets` as live accessors (a hook
+ * set on `target` is set on the relay), for the relays that wrap a frame relay:
+ * the testing kit's `Relay` and the security tests' hostile relay.
+ */
+export function forwardHooks<T extends object>(
+  target: T,
+  relay: FrameRelay,
+): T & RelayHooks & { readonly sockets: readonly RelaySocket[] } {
+  for (const name of HOOK_NAMES) {
+    Object.defineProperty(target, name, {
+      get: () => relay[name],
+      set: (hook: unknown) => Reflect.set(relay, name, hook),
+      enumerable: true,
+    });
+  }
+  Object.defineProperty(target, 'sockets', { get: () => relay.sockets, enumerable: true });
+  return target as T & RelayHooks & { readonly sockets: readonly RelaySocket[] };
+}
+
 async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);

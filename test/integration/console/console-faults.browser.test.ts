@@ -180,6 +180,12 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: breaking things', () => 
     await page.fill('#owner-email', env['AMS_OWNER_EMAIL']!);
     await page.click('#sign-in-as button');
     await page.waitForSelector(`#agents button[data-agent-id="${env['AMS_AGENT_ID']}"]`);
+    // The page lists the owner's agents on sign-in and marks the user ready (`data-user-id`) only
+    // once its keys are published: wait for that mark, then check it is the new owner.
+    await page.waitForFunction((old) => {
+      const id = document.querySelector('#user')?.getAttribute('data-user-id');
+      return id !== null && id !== undefined && id !== old;
+    }, userId);
     expect(await page.getAttribute('#user', 'data-user-id')).not.toBe(userId);
     const bot = await startConsoleBot(server, '', {
       name: 'bootstrap',

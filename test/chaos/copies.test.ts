@@ -130,7 +130,8 @@ afterEach(async () => {
   await Promise.all([...r.copies, ...r.preloaded].map((c) => c.child.stop()));
   await r.world?.close();
   await r.redis?.stop();
-  rmSync(r.dir, { recursive: true, force: true });
+  if (process.env['AMS_DEBUG_COPIES']) console.info(`copies chaos: records kept in ${r.dir}`);
+  else rmSync(r.dir, { recursive: true, force: true });
 });
 
 interface Scenario {
@@ -247,7 +248,7 @@ function verdict(s: Scenario, label: string): void {
   console.info(`copies chaos (${label}): ${report.summary}; handled per copy: ${perCopy}`);
   if (process.env['AMS_DEBUG_COPIES'] && report.outOfOrder.length > 0) {
     const conv = report.outOfOrder[0]!.slice(0, 3);
-    console.info(trace.filter((t) => t.includes(conv)).join('\n'));
+    console.info(trace.filter((t) => t.includes(conv) || t.includes('fault')).join('\n'));
   }
   expectClean(report, MESSAGES);
   for (const copy of s.copies) expect(copy.handled, `${copy.name} did work`).toBeGreaterThan(0);
@@ -318,6 +319,16 @@ describe.skipIf(skipRedis)('chaos: copies of one agent sharing delivery (Redis d
         },
       },
     ];
+    if (process.env['AMS_DEBUG_COPIES']) {
+      for (const f of faults) {
+        const inner = f.run.bind(f);
+        (f as { run: Fault['run'] }).run = async (world) => {
+          trace.push(`${Date.now()} fault start: ${f.name}`);
+          await inner(world);
+          trace.push(`${Date.now()} fault end: ${f.name}`);
+        };
+      }
+    }
     const started = Date.now();
     await s.world.run(faults);
     verdict(s, `${Date.now() - started} ms`);

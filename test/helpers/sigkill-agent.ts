@@ -26,8 +26,9 @@
  * keeps one loaded on standby and a restart takes milliseconds, and can
  * hold the connection back until a given time (`notBefore`, epoch ms).
  *
- * Lines of the record: `handled <text>\t<epoch ms>`, `duplicate <by>`, `in_flight <key>`
- * (a claim found held by someone else).
+ * Lines of the record: `handled <text>\t<epoch ms>\t<delivery id> <pid>`, `duplicate <by>`, `in_flight <key>`;
+ * with AMS_DEBUG_COPIES also `claim <key> <status> <ms>`, `complete <key> <ms>` and `log <level> ...`
+ * (`in_flight`: a claim found held by someone else).
  * IPC to the parent: `{ type: 'connected' }` on each connection.
  * IPC from the parent: `{ type: 'go', notBefore }`, `{ type: 'arm', kill }`.
  *
@@ -56,12 +57,29 @@ function env(name: string): string {
 
 const agentId = env('AMS_AGENT_ID');
 const record = env('AMS_TEST_HANDLED_FILE');
+/** AMS_DEBUG_COPIES: the record also gets every claim, completion and warning (to explain a failed run). */
+const debug = process.env['AMS_DEBUG_COPIES'] !== undefined;
+const now = (): number => performance.timeOrigin + performance.now();
+const debugLogger = {
+  debug: () => undefined,
+  info: (message: string, fields?: unknown) =>
+    appendFileSync(record, `log info ${message} ${JSON.stringify(fields ?? {})} ${now()}\n`),
+  warn: (message: string, fields?: unknown) =>
+    appendFileSync(record, `log warn ${message} ${JSON.stringify(fields ?? {})} ${now()}\n`),
+  error: (message: string, fields?: unknown) =>
+    appendFileSync(record, `log error ${message} ${JSON.stringify(fields ?? {})} ${now()}\n`),
+};
+
 const redisUrl = process.env['AMS_TEST_REDIS_URL'] || undefined;
 const redis = redisUrl === undefined ? undefined : new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 const inner: DedupStore =
   redis === undefined
     ? createMemoryDedupStore()
-    : createRedisDedupStore({ client: redis, keyPrefix: env('AMS_TEST_PREFIX') });
+    : createRedisDedupStore({
+        client: redis,
+        keyPrefix: env('AMS_TEST_PREFIX'),
+        ...(debug ? { logger: debugLogger } : {}),
+      });
 
 let armed: KillPoint | undefined;
 let outstanding = 0;
@@ -80,10 +98,12 @@ const store: DedupStore = {
     outstanding++;
     const result = await inner.claim(key, leaseMs);
     if (result.status !== 'claimed') outstanding--;
+    if (debug) appendFileSync(record, `claim ${key} ${result.status} ${now()}\n`);
     if (result.status === 'in_flight') appendFileSync(record, `in_flight ${key}\n`);
     return result;
   },
   async complete(key, token) {
+    if (debug) appendFileSync(record, `complete ${key} ${now()}\n`);
     await inner.complete(key, token);
     outstanding--;
     if (armed === 'after-complete' && handledSinceArmed && outstanding === 0) die();
@@ -106,12 +126,13 @@ const agent = new Agent({
   reconnect: { baseMs: 20, capMs: 150, stableAfterMs: 60_000 },
   retry: { baseDelayMs: 20, maxDelayMs: 200 },
   heartbeat: { intervalMs: 250, timeoutMs: 2_000 },
+  ...(debug ? { logger: debugLogger } : {}),
 });
 
 agent.on('message.new', (m) => {
   if (armed === 'in-handler') die();
   // The time (epoch ms, sub-ms) orders the records of several copies' files (test/chaos/copies.test.ts).
-  appendFileSync(record, `handled ${m.text ?? ''}\t${performance.timeOrigin + performance.now()}\n`);
+  appendFileSync(record, `handled ${m.text ?? ''}\t${now()}\t${m.deliveryId} ${process.pid}\n`);
   if (armed !== undefined) handledSinceArmed = true;
 });
 agent.on('duplicate', (info) =>

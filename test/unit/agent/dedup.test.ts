@@ -66,6 +66,19 @@ describe('event de-duplication', () => {
     expect(log.lines).toHaveLength(3);
   });
 
+  it('a store that is recovering (Redis lost its keys) makes the claim unavailable: the event waits, no warning per event', async () => {
+    const recovering: DedupStore = {
+      claim: () => ({ status: 'recovering' }),
+      complete: () => undefined,
+      release: () => undefined,
+    };
+    const log = warnings();
+    const d = createEventDedup({ store: recovering, leaseMs: 1000, logger: log });
+    expect(await d.claimDelivery(DELIVERY)).toEqual({ status: 'unavailable' });
+    expect(await d.claimMessage('sender', 'm-1')).toEqual({ status: 'unavailable' });
+    expect(log.lines).toEqual([]);
+  });
+
   it('completion and release failures are logged, never thrown', async () => {
     const store: DedupStore = {
       claim: () => ({ status: 'claimed', token: 't' }),

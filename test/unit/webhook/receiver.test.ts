@@ -312,6 +312,19 @@ describe('webhook receiver', () => {
     await first;
   });
 
+  it('answers 503 with Retry-After while the store recovers from a Redis that lost its keys, without running the handler', async () => {
+    let ran = false;
+    const { receiver, events } = setup({
+      dedup: { claim: () => ({ status: 'recovering' }), complete: () => undefined, release: () => undefined },
+      handler: () => void (ran = true),
+    });
+    const res = await receiver.handle(await request(messageBody()));
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBeDefined();
+    expect(ran).toBe(false);
+    expect(events.filter((e) => e.type === 'duplicate')).toEqual([]);
+  });
+
   it('still answers 200 when recording completion fails, and reports it', async () => {
     const store = createMemoryDedupStore();
     const { receiver, events } = setup({

@@ -177,6 +177,10 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
         return { status: 'duplicate', state: 'completed' };
       case 'in_flight':
         return held.has(key) ? { status: 'duplicate', state: 'in_flight' } : { status: 'contended' };
+      case 'recovering':
+        // Redis lost its keys; the copies write back what they handled before anyone claims again.
+        logger.debug('the de-duplication store is recovering; the event waits', { key });
+        return { status: 'unavailable' };
       default:
         logger.warn('the de-duplication store is full; handling the event without de-duplication');
         return { status: 'claimed', claim: UNTRACKED };

@@ -145,6 +145,16 @@ class Receiver<T> implements WebhookReceiver {
       };
     }
     if (result.status === 'claimed') return { token: result.token };
+    if (result.status === 'recovering') {
+      // The store lost its memory and waits for every replica to write back what it handled.
+      return {
+        response: this.#retryLater(
+          503,
+          'WEBHOOK_STORE_UNAVAILABLE',
+          DEFAULT_WEBHOOK_OPTIONS.storeRetryAfterSeconds,
+        ),
+      };
+    }
     this.#emit({ type: 'duplicate', deliveryId, state: result.status });
     if (result.status === 'completed') return { response: okResponse(deliveryId, 'duplicate') };
     if (result.status === 'busy') {

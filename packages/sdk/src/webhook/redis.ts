@@ -24,6 +24,7 @@ export {
   type RedisClientLike,
   type RedisDedupStoreOptions,
 } from './dedup/redis.js';
+export { DEFAULT_REDIS_RECOVERY, type RedisRecoveryOptions } from './dedup/redis-recovery.js';
 export {
   createRedisRateLimiters,
   DEFAULT_SHARED_LIMIT_RETRY_MS,

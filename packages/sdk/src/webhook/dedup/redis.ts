@@ -22,11 +22,19 @@
  * released at once (compare-and-delete with its own token); if that release
  * cannot reach Redis either, the claim lapses with its lease.
  *
+ * When Redis loses its keys (restarted without persistence, flushed), claims
+ * wait for a grace period while every copy writes back what it handled
+ * (`redis-recovery.ts`), so events handled before the loss are not handled
+ * again when they come again.
+ *
  * @module
  */
 import { systemClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError } from '../../core/errors/configuration-error.js';
 import { WEBHOOK_DEDUP_WINDOW_MS } from '../../core/limits/webhook.js';
+import type { Logger } from '../../core/logger.js';
+import { DONE } from './redis-journal.js';
+import { RedisRecovery, type RedisRecoveryOptions } from './redis-recovery.js';
 import { withTimeLimit } from './time-limit.js';
 import type { DedupClaimResult, DedupStore } from './types.js';
 
@@ -64,11 +72,21 @@ export interface RedisDedupStoreOptions {
    * @defaultValue `1000` ({@link DEFAULT_REDIS_OPERATION_TIMEOUT_MS})
    */
   operationTimeoutMs?: number;
-  /** Source of time for the time limits. @defaultValue `systemClock` */
+  /** Source of time for the time limits, the grace period and the checks. @defaultValue `systemClock` */
   clock?: Clock;
+  /**
+   * What happens when Redis loses its keys (restarted without persistence,
+   * flushed): claims wait for a grace period while every copy writes back the
+   * completions it recorded lately (docs/production.md). `false` turns it off
+   * (one round trip less per claim; events in flight when Redis loses its keys
+   * may then be handled twice). @defaultValue on, with {@link RedisRecoveryOptions}' defaults
+   */
+  recovery?: RedisRecoveryOptions | false;
+  /** Told when Redis lost its keys and this process wrote its marks back. @defaultValue none */
+  logger?: Logger;
 }
 
-const DONE = 'done';
+const RECOVERING: DedupClaimResult = Object.freeze({ status: 'recovering' });
 const RELEASE_SCRIPT =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
@@ -128,13 +146,24 @@ export function createRedisDedupStore(options: RedisDedupStoreOptions): DedupSto
     });
   const release = (key: string, token: string): Promise<unknown> =>
     client.eval(RELEASE_SCRIPT, 1, key, token);
+  const recovery =
+    options.recovery === false
+      ? undefined
+      : new RedisRecovery({
+          client,
+          prefix,
+          clock,
+          limited,
+          logger: options.logger,
+          recovery: options.recovery ?? {},
+        });
   return {
-    claim(deliveryId, leaseMs): Promise<DedupClaimResult> {
+    async claim(deliveryId, leaseMs): Promise<DedupClaimResult> {
       const key = prefix + deliveryId;
       const token = randomToken();
       const lease = boundedLease(leaseMs, windowMs);
       let abandoned = false;
-      return limited(
+      const first = await limited<DedupClaimResult>(
         'claim',
         async () => {
           if ((await client.set(key, token, 'PX', lease, 'NX')) === 'OK') {
@@ -150,19 +179,42 @@ export function createRedisDedupStore(options: RedisDedupStoreOptions): DedupSto
           abandoned = true;
         },
       );
+      if (first.status !== 'claimed' || recovery === undefined) return first;
+      // The claim stands only if Redis still holds the generation this process knows (no loss, no grace).
+      let stands: boolean;
+      try {
+        stands = await recovery.confirm();
+      } catch (error) {
+        void release(key, token).catch(() => undefined);
+        throw error;
+      }
+      if (!stands) {
+        void release(key, token).catch(() => undefined);
+        return RECOVERING;
+      }
+      recovery.journal.claimed(key, token, lease, clock.now());
+      recovery.watch();
+      return first;
     },
     async complete(deliveryId) {
-      await limited('complete', () => client.set(prefix + deliveryId, DONE, 'PX', windowMs));
+      const key = prefix + deliveryId;
+      // Remembered first: if Redis is down now, the mark is written back when it returns.
+      recovery?.journal.completed(key, windowMs, clock.now());
+      recovery?.watch();
+      await limited('complete', () => client.set(key, DONE, 'PX', windowMs));
     },
     async release(deliveryId, token) {
+      recovery?.journal.released(prefix + deliveryId, token);
       await limited('release', () => release(prefix + deliveryId, token));
     },
     async renew(deliveryId, token, leaseMs) {
-      const lease = String(boundedLease(leaseMs, windowMs));
-      const renewed = await limited('renew', () =>
-        client.eval(RENEW_SCRIPT, 1, prefix + deliveryId, token, lease),
-      );
-      return Number(renewed) === 1;
+      const key = prefix + deliveryId;
+      const lease = boundedLease(leaseMs, windowMs);
+      const renewed = await limited('renew', () => client.eval(RENEW_SCRIPT, 1, key, token, String(lease)));
+      const owned = Number(renewed) === 1;
+      if (owned) recovery?.journal.renewed(key, token, lease, clock.now());
+      else recovery?.journal.released(key, token);
+      return owned;
     },
   };
 }

@@ -17,7 +17,12 @@ export type DedupClaimResult =
   /** Another copy is being handled right now: answer a status the service retries. */
   | { readonly status: 'in_flight' }
   /** The store is at its bound and cannot take the id yet: answer a status the service retries. */
-  | { readonly status: 'busy' };
+  | { readonly status: 'busy' }
+  /**
+   * The store lost its memory (Redis restarted empty) and waits while every
+   * copy writes back what it handled: answer a status the service retries.
+   */
+  | { readonly status: 'recovering' };
 
 /**
  * Atomic claim / complete / release of delivery ids. Methods may return a

@@ -12,6 +12,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../packages/sdk/src/core/clock.js';
+import { silentLogger } from '../../../packages/sdk/src/core/logger.js';
 import type { DedupClaimResult } from '../../../packages/sdk/src/webhook/index.js';
 import { createRedisDedupStore, type RedisClientLike } from '../../../packages/sdk/src/webhook/redis.js';
 import { newDeliveryId } from '../../fixtures/webhook/deliveries.js';
@@ -128,6 +129,23 @@ describe.skipIf(skipRedis)('Redis dedup store: Redis loses its keys (real redis-
     await checkA(id);
     expect(await client.get(keyPrefix + id)).toBe('done');
     expect((await b.claim(id, 60_000)).status).toBe('completed');
+  });
+
+  it('a copy that meets the new generation in many claims at once writes its marks back once', async () => {
+    const keyPrefix = prefix();
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+    const a = createRedisDedupStore({ client, keyPrefix, logger, recovery: { graceMs: 60_000 } });
+    const b = createRedisDedupStore({ client: other, keyPrefix, recovery: { graceMs: 60_000 } });
+    const handled = newDeliveryId();
+    await a.complete(handled, token(await a.claim(handled, 60_000)));
+    await b.claim(newDeliveryId(), 60_000);
+    await deleteKeys(client, keyPrefix);
+    expect((await b.claim(newDeliveryId(), 60_000)).status).toBe('recovering'); // B starts the grace period
+    const answers = await Promise.all(Array.from({ length: 20 }, () => a.claim(newDeliveryId(), 60_000)));
+    expect(new Set(answers.map((r) => r.status))).toEqual(new Set(['recovering']));
+    expect(warnings).toHaveLength(1);
+    expect((await b.claim(handled, 60_000)).status).toBe('completed');
   });
 
   it('new claims go through once the grace period ends', async () => {

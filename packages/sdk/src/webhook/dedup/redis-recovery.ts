@@ -120,6 +120,8 @@ export class RedisRecovery {
   /** The generation this process last saw and wrote its marks to. */
   #known: string | undefined;
   #recovering: Promise<void> | undefined;
+  /** The write-back under way, and the generation it writes to. */
+  #adopting: { readonly id: string; readonly done: Promise<void> } | undefined;
   #timer: TimerHandle | undefined;
 
   constructor(options: {
@@ -201,8 +203,22 @@ export class RedisRecovery {
     return this.#recovering;
   }
 
-  /** Writes this process's marks into generation `id`, then remembers it. */
-  async #adopt(id: string): Promise<void> {
+  /** Writes this process's marks into generation `id`, then remembers it (once, however many ask at once). */
+  #adopt(id: string): Promise<void> {
+    if (this.#adopting?.id !== id) {
+      const adopting = {
+        id,
+        done: this.#writeBack(id).finally(() => {
+          if (this.#adopting === adopting) this.#adopting = undefined;
+        }),
+      };
+      this.#adopting = adopting;
+    }
+    return this.#adopting!.done;
+  }
+
+  async #writeBack(id: string): Promise<void> {
+    if (this.#known === id) return;
     if (this.#known === undefined) {
       this.#known = id;
       return;

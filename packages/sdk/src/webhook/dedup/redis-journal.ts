@@ -29,6 +29,9 @@ export interface JournalMark {
   readonly pxLeft: number;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 /** The value of a completion mark. */
 export const DONE = 'done';
 
@@ -93,8 +96,13 @@ export class RedisJournal {
 
   #put(key: string, entry: Entry): void {
     // Re-inserted so that the map stays in order of last write (the oldest go first).
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    if (this.#entries.delete(key)) {
+      this.#entries.set(key, entry);
+    } else {
+      // A fresh flat copy: a key built by concatenation (or sliced from a frame) would keep its
+      // pieces, or the whole frame, alive (about 900 bytes an entry instead of 210).
+      this.#entries.set(decoder.decode(encoder.encode(key)), entry);
+    }
     if (this.#entries.size > this.#max) {
       const oldest = this.#entries.keys().next();
       if (oldest.done !== true) this.#entries.delete(oldest.value);

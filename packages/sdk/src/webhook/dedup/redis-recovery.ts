@@ -48,7 +48,10 @@ export interface RedisRecoveryOptions {
   readonly checkEveryMs?: number;
   /** How long a copy remembers a completion it recorded, ms. @defaultValue `300_000` (5 min) */
   readonly journalMs?: number;
-  /** At most this many remembered keys per copy (the oldest are dropped). @defaultValue `100_000` */
+  /**
+   * At most this many remembered keys per copy (the oldest are dropped); about 210 bytes of heap each.
+   * @defaultValue `20_000`
+   */
   readonly journalMax?: number;
 }
 
@@ -57,7 +60,7 @@ export const DEFAULT_REDIS_RECOVERY = {
   graceMs: 5_000,
   checkEveryMs: 1_000,
   journalMs: 300_000,
-  journalMax: 100_000,
+  journalMax: 20_000,
 } as const;
 
 /** The Redis commands the recovery uses (a subset of the store's client). */

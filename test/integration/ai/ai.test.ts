@@ -5,11 +5,16 @@
  * approval through a confirm artifact (approved, denied); the human's stop
  * aborting the model call; a model error ending the stream with a typed error.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, it } from 'vitest';
 import { stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { z } from 'zod';
-import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
+import {
+  createTestWorld,
+  type ArtifactReply,
+  type TestReply,
+  type TestWorld,
+} from '@agent-messaging/dev/testing';
 import { isMessage, type MessageContext, type UserClientEvents } from 'agent-messaging-sdk';
 import {
   isModelStreamError,
@@ -175,6 +180,24 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
         }),
     });
 
+  /**
+   * The human's view of a question nobody needs answered any more: a new revision saying so replaces
+   * it, the question itself can no longer be answered, and the new revision expires in the shortest
+   * time the service allows (1 s of the service's clock), after which it cannot be answered either.
+   */
+  const expectClosed = async (asked: ArtifactReply, closed: TestReply, why: RegExp): Promise<void> => {
+    assert(closed.kind === 'artifact');
+    expect(closed.artifact).toMatchObject({ artifactId: asked.artifact.artifactId, revision: 2 });
+    expect(closed.content).toEqual({
+      kind: 'confirm',
+      title: `No longer needed: ${asked.content.title}`,
+      body: expect.stringMatching(why),
+    });
+    await expect(asked.artifact.approve()).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
+    await world.advanceTime(1_000);
+    expect(await closed.artifact.approve()).toMatchObject({ accepted: false, state: 'expired' });
+  };
+
   it('asks the human with a confirm artifact; approved, the tool runs and the model goes on', async () => {
     nextOutcome();
     turn = approvalTurn('Oslo');
@@ -238,7 +261,8 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
         approvalTimeoutMs: 50,
       });
     await world.sendAsUser('weather in Tromsø?');
-    await world.waitForReply({ kind: 'artifact' }); // asked, never answered
+    const asked = await world.waitForReply({ kind: 'artifact' }); // asked, never answered
+    await expectClosed(asked, await world.waitForReply(), /No answer came in time/);
     const reply = await world.waitForReply({ kind: 'stream' });
     expect(reply.text).toBe('Checking Tromsø. I may not check.');
     const run = (await outcome).value as ApprovedRun;
@@ -289,6 +313,26 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
     const reply = (await outcome).value as PipedReply;
     expect(reply).toMatchObject({ stopped: true, finishReason: undefined, usage: undefined });
     expect(reply.text).toMatch(/^1 2 3 /);
+  });
+
+  it('the human stops while a question is open: the wait ends, the question is closed, the stream ends "stopped"', async () => {
+    nextOutcome();
+    turn = approvalTurn('Narvik');
+    const failure = failed();
+    await world.sendAsUser('weather in Narvik?');
+    const asked = await world.waitForReply({ kind: 'artifact' });
+    await world.user.stopTurn(world.conversationId);
+    expect(await failure).toMatchObject({ reason: 'aborted', detail: 'stopped' });
+    const run = (await outcome).value as ApprovedRun;
+    expect(run).toMatchObject({ stopped: true, decisions: [] });
+    // The stream's end (the Agent aborts it on the stop) and the closing revision race to the human.
+    const replies = [await world.waitForReply(), await world.waitForReply()];
+    expect(replies.find((r) => r.kind === 'stream')).toMatchObject({ status: 'failed' });
+    await expectClosed(
+      asked,
+      replies.find((r) => r.kind === 'artifact')!,
+      /The turn was stopped/,
+    );
   });
 
   it('a model error ends the stream and rejects with a ModelStreamError', async () => {

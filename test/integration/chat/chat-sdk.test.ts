@@ -139,6 +139,14 @@ beforeAll(async () => {
         () => undefined,
         (err: unknown) => err,
       );
+    } else if (text === 'dropcard') {
+      const sent = await thread.post(
+        Card({
+          title: 'Restart the worker?',
+          children: [Actions([Button({ id: 'restart', label: 'Restart' })])],
+        }),
+      );
+      await sent.delete();
     } else if (text === 'file') {
       await thread.post({
         markdown: 'your report',
@@ -277,6 +285,84 @@ describe('agent-messaging-sdk/chat: a Chat SDK bot on the service', () => {
     );
     expect(isValidationError(editRefused)).toBe(true);
     expect((editRefused as Error).message).toMatch(/only be edited into a card with buttons or selects/);
+  });
+
+  it('deleting a card closes its artifact: a last revision says so, the question can no longer be answered', async () => {
+    await world.sendAsUser('dropcard');
+    const asked = await world.waitForReply({ kind: 'artifact' });
+    const closed = await world.waitForReply({ kind: 'artifact' });
+    expect(closed.artifact).toMatchObject({ artifactId: asked.artifact.artifactId, revision: 2 });
+    expect(closed.content).toEqual({
+      kind: 'confirm',
+      title: 'No longer needed: Restart the worker?',
+      body: 'This card was deleted: it no longer needs an answer.',
+    });
+    await expect(asked.artifact.approve()).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
+    await world.advanceTime(1_000);
+    expect(await closed.artifact.approve()).toMatchObject({ accepted: false, state: 'expired' });
+  });
+
+  it("a card's answer survives a restart: posted by one adapter, it reaches onAction through another sharing the state", async () => {
+    const state = createMemoryState();
+    const sets: { key: string; value: unknown; ttlMs: number | undefined }[] = [];
+    const set = state.set.bind(state);
+    state.set = async <T>(key: string, value: T, ttlMs?: number): Promise<void> => {
+      sets.push({ key, value, ttlMs });
+      await set(key, value, ttlMs);
+    };
+    const ttlMs = 3_600_000;
+    const threadId = encodeAmsThreadId({ conversationId: world.conversationId, kind: 'dm' });
+    const first = new Chat({
+      userName: 'helper',
+      adapters: { ams: createAmsAdapter({ agent: world.agent, cards: { ttlMs } }) },
+      state,
+      logger: 'silent',
+    });
+    await first.initialize();
+    await first.getAdapter('ams').postMessage(
+      threadId,
+      Card({
+        title: 'Roll out 2.0?',
+        children: [
+          CardText('Rolling restart of 12 hosts.'),
+          Actions([
+            Button({ id: 'go', label: 'Go now', value: 'v2.0' }),
+            Button({ id: 'hold', label: 'Hold' }),
+          ]),
+        ],
+      }),
+    );
+    const ask = await world.waitForReply({ kind: 'artifact' });
+    await first.shutdown(); // the process restarts: its in-memory map is gone
+
+    const second = new Chat({
+      userName: 'helper',
+      adapters: { ams: createAmsAdapter({ agent: world.agent, cards: { ttlMs } }) },
+      state,
+      logger: 'silent',
+    });
+    const clicked = new Promise<ActionEvent>((resolve) => second.onAction((e) => resolve(e)));
+    await second.initialize();
+    try {
+      await world.answerArtifact(ask, { approve: { action: 'Go now' } });
+      expect(await clicked).toMatchObject({
+        actionId: 'go',
+        value: 'v2.0',
+        messageId: ask.artifact.artifactId,
+        threadId,
+        user: { userId: world.user.session!.userId },
+      });
+    } finally {
+      await second.shutdown();
+    }
+    // Kept as long as the artifact lives, with action ids and values only: no text of the card.
+    const kept = sets.find((e) => e.key === `ams:card:${ask.artifact.artifactId}`)!;
+    expect(kept.ttlMs).toBeGreaterThan(ttlMs - 60_000);
+    expect(kept.ttlMs).toBeLessThanOrEqual(ttlMs);
+    const json = JSON.stringify(kept.value);
+    expect(json).toContain('"actionId":"go"');
+    for (const text of ['Go now', 'Hold', 'Roll out 2.0?', 'Rolling restart'])
+      expect(json).not.toContain(text);
   });
 
   it('reactions both ways', async () => {

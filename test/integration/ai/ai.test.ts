@@ -335,6 +335,40 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
     );
   });
 
+  it('toModelMessages gives files as file parts when asked: downloaded and checked, within a cap', async () => {
+    nextOutcome();
+    turn = async (ctx) => ctx.messages;
+    const content = 'Zanzibar-file 5512: the plan';
+    await world.sendFileAsUser(content, { name: 'plan.txt', contentType: 'text/plain' });
+    const history = (await outcome).value as MessageContext['messages'];
+    const asText = [{ role: 'user', content: `[file: plan.txt (text/plain, ${content.length} bytes)]` }];
+    expect(toModelMessages(history)).toEqual(asText); // by default: one line, nothing downloaded
+    const files = { from: world.agent.files, maxBytes: 1_024 };
+    expect(await toModelMessages(history, { names: true, files })).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `${world.user.session!.userId}:` },
+          {
+            type: 'file',
+            data: new TextEncoder().encode(content),
+            mediaType: 'text/plain',
+            filename: 'plan.txt',
+          },
+        ],
+      },
+    ]);
+    // Over the cap, or a media type not asked for: one line of text, as without files.
+    expect(await toModelMessages(history, { files: { ...files, maxBytes: 16 } })).toEqual(asText);
+    expect(
+      await toModelMessages(history, { files: { ...files, mediaTypes: (t) => t.startsWith('image/') } }),
+    ).toEqual(asText);
+    // The download's own checks hold: a file whose signed size or hash does not match is refused.
+    const forged = [{ ...history[0]!, payload: { ...history[0]!.payload, size: content.length - 1 } }];
+    await expect(toModelMessages(forged, { files })).rejects.toMatchObject({ code: 'FILE_CORRUPT' });
+    world.relay!.assertNoPlaintext('Zanzibar-file');
+  });
+
   it('a model error ends the stream and rejects with a ModelStreamError', async () => {
     const model = new MockLanguageModelV4({
       doStream: answer(...text('t', 'Half an ans'), { type: 'error', error: new Error('overloaded') }),

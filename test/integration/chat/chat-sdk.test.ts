@@ -352,6 +352,11 @@ describe('agent-messaging-sdk/chat: a Chat SDK bot on the service', () => {
         threadId,
         user: { userId: world.user.session!.userId },
       });
+      // Editing needs the artifact's handle, which the first process held: a typed error, nothing sent.
+      const edit = second
+        .getAdapter('ams')
+        .editMessage(threadId, ask.artifact.artifactId, Card({ title: 'Roll out 2.1?', children: [] }));
+      await expect(edit).rejects.toMatchObject({ name: 'ValidationError' });
     } finally {
       await second.shutdown();
     }

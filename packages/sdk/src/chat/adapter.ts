@@ -327,7 +327,8 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
    * revision of the artifact (the human answers the newest one).
    *
    * @throws {@link ValidationError} when a card sent as an artifact would become text or a card without
-   * buttons or selects (an artifact cannot turn into a message).
+   * buttons or selects (an artifact cannot turn into a message), or when the card was posted by another
+   * process or before a restart (its artifact's handle is in that process's memory).
    */
   async editMessage(
     threadId: string,
@@ -348,6 +349,11 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
       sentCard.actions = artifact.actions;
       await this.#store(messageId, sentCard);
       return { id: messageId, threadId, raw: { conversationId, messageId, senderId: this.agent.agentId } };
+    }
+    if ((await this.#stored(messageId)) !== undefined) {
+      throw new ValidationError({
+        message: 'A card posted by another process (or before a restart) cannot be edited: post a new card',
+      });
     }
     const text = this.#converter.renderPostable(message);
     await this.agent.edit(conversationId, messageId, text);

@@ -196,6 +196,7 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
     await expect(asked.artifact.approve()).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
     await world.advanceTime(1_000);
     expect(await closed.artifact.approve()).toMatchObject({ accepted: false, state: 'expired' });
+    world.relay!.assertNoPlaintext('No longer needed'); // sealed, as the question was
   };
 
   it('asks the human with a confirm artifact; approved, the tool runs and the model goes on', async () => {

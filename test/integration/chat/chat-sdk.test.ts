@@ -28,6 +28,14 @@ import {
 import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
 import { isValidationError, type UserClientEvents } from 'agent-messaging-sdk';
 import { MemoryKeyStore } from 'agent-messaging-sdk/crypto';
+import fc from 'fast-check';
+import {
+  answerToActions,
+  isStoredCard,
+  storedAnswerToActions,
+  storedCardOf,
+  type CardActionMap,
+} from '../../../packages/sdk/src/chat/cards.js';
 
 const MARK = 'chat-sdk-plaintext-7Q2x';
 
@@ -300,6 +308,8 @@ describe('agent-messaging-sdk/chat: a Chat SDK bot on the service', () => {
     await expect(asked.artifact.approve()).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
     await world.advanceTime(1_000);
     expect(await closed.artifact.approve()).toMatchObject({ accepted: false, state: 'expired' });
+    world.relay!.assertNoPlaintext('Restart the worker?');
+    world.relay!.assertNoPlaintext('No longer needed');
   });
 
   it("a card's answer survives a restart: posted by one adapter, it reaches onAction through another sharing the state", async () => {
@@ -499,5 +509,58 @@ describe('agent-messaging-sdk/chat: an Agent in webhook mode', () => {
     expect((await hooked.waitForReply({ kind: 'text' })).text).toBe('by webhook: hello');
     await hooked.sendAsUser('stream');
     expect((await hooked.waitForReply({ kind: 'stream' })).text).toBe(`Streaming ${MARK} in parts.`);
+  });
+});
+
+describe('a card record in the state', () => {
+  const choice = fc.record({
+    label: fc.string({ minLength: 1, maxLength: 40 }),
+    actionId: fc.string({ maxLength: 20 }),
+    value: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
+  });
+  const map: fc.Arbitrary<CardActionMap> = fc.oneof(
+    fc.record({
+      kind: fc.constant('confirm' as const),
+      fields: fc.record({ confirm: fc.array(choice, { minLength: 1, maxLength: 1 }) }),
+    }),
+    fc.record({
+      kind: fc.constant('form' as const),
+      fields: fc.dictionary(
+        fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/),
+        fc.uniqueArray(choice, { selector: (c) => c.label, minLength: 1, maxLength: 5 }),
+        { minKeys: 1, maxKeys: 4 },
+      ),
+    }),
+  );
+
+  it('fuzz: maps any answer as the in-memory map does, keeps no label, and rejects what is not a record', async () => {
+    await fc.assert(
+      fc.asyncProperty(map, fc.nat(), async (actions, pick) => {
+        const stored = await storedCardOf('ams:d:YQ', actions, 1);
+        expect(isStoredCard(JSON.parse(JSON.stringify(stored)))).toBe(true);
+        for (const choices of Object.values(stored.actions.fields)) {
+          for (const c of choices) expect(c.label).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        }
+        // An answer picking one label per field (or nothing, or a label the card never had).
+        const data = Object.fromEntries(
+          Object.entries(actions.fields).map(([field, choices], i) => [
+            field,
+            (pick + i) % 3 === 2 ? 'not a label' : choices[(pick + i) % choices.length]!.label,
+          ]),
+        );
+        const strip = (cs: readonly { actionId: string; value?: string | undefined }[]) =>
+          cs.map((c) => [c.actionId, c.value]);
+        expect(strip(await storedAnswerToActions(stored, data))).toEqual(
+          strip(answerToActions(actions, data)),
+        );
+      }),
+      { seed: 29, numRuns: 100 },
+    );
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        expect(isStoredCard(value)).toBe(false);
+      }),
+      { seed: 29, numRuns: 200 },
+    );
   });
 });

@@ -101,6 +101,7 @@ async function expectClosed(asked: ReceivedArtifact, closed: ReceivedArtifact, w
   await expect(asked.deny('user_rejected')).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
   await world.advanceTime(1_000);
   expect(await closed.approve()).toMatchObject({ accepted: false, state: 'expired' });
+  world.relay!.assertNoPlaintext('No longer needed'); // sealed, as the question was
 }
 
 describe('createMcpServer: the tools, end to end', () => {

@@ -564,7 +564,9 @@ function defaultQuestion(request: { toolCall: { toolName: string; input: unknown
  * `tool-approval-response` the next call gets, so the AI SDK runs the tool (or
  * tells the model it was denied) and the model goes on. No answer within
  * `approvalTimeoutMs` (on the agent's clock) denies the call; a stop
- * (`ctx.signal`) ends the wait and the stream `stopped`.
+ * (`ctx.signal`) ends the wait and the stream `stopped`. A question whose
+ * answer would be ignored (the stop, the timeout, a failure) is closed first:
+ * a last revision "No longer needed: …" living 1 s, so the human cannot answer it.
  *
  * @throws {@link ModelStreamError} when a model call fails; as {@link pipeToReply} otherwise.
  * @example

@@ -304,7 +304,10 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
       });
       const sent = { threadId, actions: artifact.actions, handle, expiresAt };
       this.#remember(handle.artifactId, sent);
-      await this.#store(handle.artifactId, sent);
+      // The card was sent: a state that fails costs only answers after a restart, not this post.
+      await this.#store(handle.artifactId, sent).catch((err: unknown) =>
+        this.#logger.warn('ams: keeping a card in the state failed', { error: String(err) }),
+      );
       last = { conversationId, messageId: handle.artifactId, senderId: this.agent.agentId };
     } else {
       const text = this.#converter.renderPostable(message);

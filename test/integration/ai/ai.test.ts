@@ -5,11 +5,16 @@
  * approval through a confirm artifact (approved, denied); the human's stop
  * aborting the model call; a model error ending the stream with a typed error.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, it } from 'vitest';
 import { stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { z } from 'zod';
-import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
+import {
+  createTestWorld,
+  type ArtifactReply,
+  type TestReply,
+  type TestWorld,
+} from '@agent-messaging/dev/testing';
 import { isMessage, type MessageContext, type UserClientEvents } from 'agent-messaging-sdk';
 import {
   isModelStreamError,
@@ -175,6 +180,25 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
         }),
     });
 
+  /**
+   * The human's view of a question nobody needs answered any more: a new revision saying so replaces
+   * it, the question itself can no longer be answered, and the new revision expires in the shortest
+   * time the service allows (1 s of the service's clock), after which it cannot be answered either.
+   */
+  const expectClosed = async (asked: ArtifactReply, closed: TestReply, why: RegExp): Promise<void> => {
+    assert(closed.kind === 'artifact');
+    expect(closed.artifact).toMatchObject({ artifactId: asked.artifact.artifactId, revision: 2 });
+    expect(closed.content).toEqual({
+      kind: 'confirm',
+      title: `No longer needed: ${asked.content.title}`,
+      body: expect.stringMatching(why),
+    });
+    await expect(asked.artifact.approve()).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
+    await world.advanceTime(1_000);
+    expect(await closed.artifact.approve()).toMatchObject({ accepted: false, state: 'expired' });
+    world.relay!.assertNoPlaintext('No longer needed'); // sealed, as the question was
+  };
+
   it('asks the human with a confirm artifact; approved, the tool runs and the model goes on', async () => {
     nextOutcome();
     turn = approvalTurn('Oslo');
@@ -238,7 +262,8 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
         approvalTimeoutMs: 50,
       });
     await world.sendAsUser('weather in Tromsø?');
-    await world.waitForReply({ kind: 'artifact' }); // asked, never answered
+    const asked = await world.waitForReply({ kind: 'artifact' }); // asked, never answered
+    await expectClosed(asked, await world.waitForReply(), /No answer came in time/);
     const reply = await world.waitForReply({ kind: 'stream' });
     expect(reply.text).toBe('Checking Tromsø. I may not check.');
     const run = (await outcome).value as ApprovedRun;
@@ -289,6 +314,60 @@ describe('agent-messaging-sdk/ai against the reference server', () => {
     const reply = (await outcome).value as PipedReply;
     expect(reply).toMatchObject({ stopped: true, finishReason: undefined, usage: undefined });
     expect(reply.text).toMatch(/^1 2 3 /);
+  });
+
+  it('the human stops while a question is open: the wait ends, the question is closed, the stream ends "stopped"', async () => {
+    nextOutcome();
+    turn = approvalTurn('Narvik');
+    const failure = failed();
+    await world.sendAsUser('weather in Narvik?');
+    const asked = await world.waitForReply({ kind: 'artifact' });
+    await world.user.stopTurn(world.conversationId);
+    expect(await failure).toMatchObject({ reason: 'aborted', detail: 'stopped' });
+    const run = (await outcome).value as ApprovedRun;
+    expect(run).toMatchObject({ stopped: true, decisions: [] });
+    // The stream's end (the Agent aborts it on the stop) and the closing revision race to the human.
+    const replies = [await world.waitForReply(), await world.waitForReply()];
+    expect(replies.find((r) => r.kind === 'stream')).toMatchObject({ status: 'failed' });
+    await expectClosed(
+      asked,
+      replies.find((r) => r.kind === 'artifact')!,
+      /The turn was stopped/,
+    );
+  });
+
+  it('toModelMessages gives files as file parts when asked: downloaded and checked, within a cap', async () => {
+    nextOutcome();
+    turn = async (ctx) => ctx.messages;
+    const content = 'Zanzibar-file 5512: the plan';
+    await world.sendFileAsUser(content, { name: 'plan.txt', contentType: 'text/plain' });
+    const history = (await outcome).value as MessageContext['messages'];
+    const asText = [{ role: 'user', content: `[file: plan.txt (text/plain, ${content.length} bytes)]` }];
+    expect(toModelMessages(history)).toEqual(asText); // by default: one line, nothing downloaded
+    const files = { from: world.agent.files, maxBytes: 1_024 };
+    expect(await toModelMessages(history, { names: true, files })).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `${world.user.session!.userId}:` },
+          {
+            type: 'file',
+            data: new TextEncoder().encode(content),
+            mediaType: 'text/plain',
+            filename: 'plan.txt',
+          },
+        ],
+      },
+    ]);
+    // Over the cap, or a media type not asked for: one line of text, as without files.
+    expect(await toModelMessages(history, { files: { ...files, maxBytes: 16 } })).toEqual(asText);
+    expect(
+      await toModelMessages(history, { files: { ...files, mediaTypes: (t) => t.startsWith('image/') } }),
+    ).toEqual(asText);
+    // The download's own checks hold: a file whose signed size or hash does not match is refused.
+    const forged = [{ ...history[0]!, payload: { ...history[0]!.payload, size: content.length - 1 } }];
+    await expect(toModelMessages(forged, { files })).rejects.toMatchObject({ code: 'FILE_CORRUPT' });
+    world.relay!.assertNoPlaintext('Zanzibar-file');
   });
 
   it('a model error ends the stream and rejects with a ModelStreamError', async () => {

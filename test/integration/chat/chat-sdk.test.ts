@@ -28,6 +28,14 @@ import {
 import { createTestWorld, type TestWorld } from '@agent-messaging/dev/testing';
 import { isValidationError, type UserClientEvents } from 'agent-messaging-sdk';
 import { MemoryKeyStore } from 'agent-messaging-sdk/crypto';
+import fc from 'fast-check';
+import {
+  answerToActions,
+  isStoredCard,
+  storedAnswerToActions,
+  storedCardOf,
+  type CardActionMap,
+} from '../../../packages/sdk/src/chat/cards.js';
 
 const MARK = 'chat-sdk-plaintext-7Q2x';
 
@@ -139,6 +147,14 @@ beforeAll(async () => {
         () => undefined,
         (err: unknown) => err,
       );
+    } else if (text === 'dropcard') {
+      const sent = await thread.post(
+        Card({
+          title: 'Restart the worker?',
+          children: [Actions([Button({ id: 'restart', label: 'Restart' })])],
+        }),
+      );
+      await sent.delete();
     } else if (text === 'file') {
       await thread.post({
         markdown: 'your report',
@@ -279,6 +295,91 @@ describe('agent-messaging-sdk/chat: a Chat SDK bot on the service', () => {
     expect((editRefused as Error).message).toMatch(/only be edited into a card with buttons or selects/);
   });
 
+  it('deleting a card closes its artifact: a last revision says so, the question can no longer be answered', async () => {
+    await world.sendAsUser('dropcard');
+    const asked = await world.waitForReply({ kind: 'artifact' });
+    const closed = await world.waitForReply({ kind: 'artifact' });
+    expect(closed.artifact).toMatchObject({ artifactId: asked.artifact.artifactId, revision: 2 });
+    expect(closed.content).toEqual({
+      kind: 'confirm',
+      title: 'No longer needed: Restart the worker?',
+      body: 'This card was deleted: it no longer needs an answer.',
+    });
+    await expect(asked.artifact.approve()).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
+    await world.advanceTime(1_000);
+    expect(await closed.artifact.approve()).toMatchObject({ accepted: false, state: 'expired' });
+    world.relay!.assertNoPlaintext('Restart the worker?');
+    world.relay!.assertNoPlaintext('No longer needed');
+  });
+
+  it("a card's answer survives a restart: posted by one adapter, it reaches onAction through another sharing the state", async () => {
+    const state = createMemoryState();
+    const sets: { key: string; value: unknown; ttlMs: number | undefined }[] = [];
+    const set = state.set.bind(state);
+    state.set = async <T>(key: string, value: T, ttlMs?: number): Promise<void> => {
+      sets.push({ key, value, ttlMs });
+      await set(key, value, ttlMs);
+    };
+    const ttlMs = 3_600_000;
+    const threadId = encodeAmsThreadId({ conversationId: world.conversationId, kind: 'dm' });
+    const first = new Chat({
+      userName: 'helper',
+      adapters: { ams: createAmsAdapter({ agent: world.agent, cards: { ttlMs } }) },
+      state,
+      logger: 'silent',
+    });
+    await first.initialize();
+    await first.getAdapter('ams').postMessage(
+      threadId,
+      Card({
+        title: 'Roll out 2.0?',
+        children: [
+          CardText('Rolling restart of 12 hosts.'),
+          Actions([
+            Button({ id: 'go', label: 'Go now', value: 'v2.0' }),
+            Button({ id: 'hold', label: 'Hold' }),
+          ]),
+        ],
+      }),
+    );
+    const ask = await world.waitForReply({ kind: 'artifact' });
+    await first.shutdown(); // the process restarts: its in-memory map is gone
+
+    const second = new Chat({
+      userName: 'helper',
+      adapters: { ams: createAmsAdapter({ agent: world.agent, cards: { ttlMs } }) },
+      state,
+      logger: 'silent',
+    });
+    const clicked = new Promise<ActionEvent>((resolve) => second.onAction((e) => resolve(e)));
+    await second.initialize();
+    try {
+      await world.answerArtifact(ask, { approve: { action: 'Go now' } });
+      expect(await clicked).toMatchObject({
+        actionId: 'go',
+        value: 'v2.0',
+        messageId: ask.artifact.artifactId,
+        threadId,
+        user: { userId: world.user.session!.userId },
+      });
+      // Editing needs the artifact's handle, which the first process held: a typed error, nothing sent.
+      const edit = second
+        .getAdapter('ams')
+        .editMessage(threadId, ask.artifact.artifactId, Card({ title: 'Roll out 2.1?', children: [] }));
+      await expect(edit).rejects.toMatchObject({ name: 'ValidationError' });
+    } finally {
+      await second.shutdown();
+    }
+    // Kept as long as the artifact lives, with action ids and values only: no text of the card.
+    const kept = sets.find((e) => e.key === `ams:card:${ask.artifact.artifactId}`)!;
+    expect(kept.ttlMs).toBeGreaterThan(ttlMs - 60_000);
+    expect(kept.ttlMs).toBeLessThanOrEqual(ttlMs);
+    const json = JSON.stringify(kept.value);
+    expect(json).toContain('"actionId":"go"');
+    for (const text of ['Go now', 'Hold', 'Roll out 2.0?', 'Rolling restart'])
+      expect(json).not.toContain(text);
+  });
+
   it('reactions both ways', async () => {
     const sent = await world.sendAsUser('react');
     const got = userNext(world.user, 'reaction');
@@ -408,5 +509,58 @@ describe('agent-messaging-sdk/chat: an Agent in webhook mode', () => {
     expect((await hooked.waitForReply({ kind: 'text' })).text).toBe('by webhook: hello');
     await hooked.sendAsUser('stream');
     expect((await hooked.waitForReply({ kind: 'stream' })).text).toBe(`Streaming ${MARK} in parts.`);
+  });
+});
+
+describe('a card record in the state', () => {
+  const choice = fc.record({
+    label: fc.string({ minLength: 1, maxLength: 40 }),
+    actionId: fc.string({ maxLength: 20 }),
+    value: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
+  });
+  const map: fc.Arbitrary<CardActionMap> = fc.oneof(
+    fc.record({
+      kind: fc.constant('confirm' as const),
+      fields: fc.record({ confirm: fc.array(choice, { minLength: 1, maxLength: 1 }) }),
+    }),
+    fc.record({
+      kind: fc.constant('form' as const),
+      fields: fc.dictionary(
+        fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/),
+        fc.uniqueArray(choice, { selector: (c) => c.label, minLength: 1, maxLength: 5 }),
+        { minKeys: 1, maxKeys: 4 },
+      ),
+    }),
+  );
+
+  it('fuzz: maps any answer as the in-memory map does, keeps no label, and rejects what is not a record', async () => {
+    await fc.assert(
+      fc.asyncProperty(map, fc.nat(), async (actions, pick) => {
+        const stored = await storedCardOf('ams:d:YQ', actions, 1);
+        expect(isStoredCard(JSON.parse(JSON.stringify(stored)))).toBe(true);
+        for (const choices of Object.values(stored.actions.fields)) {
+          for (const c of choices) expect(c.label).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        }
+        // An answer picking one label per field (or nothing, or a label the card never had).
+        const data = Object.fromEntries(
+          Object.entries(actions.fields).map(([field, choices], i) => [
+            field,
+            (pick + i) % 3 === 2 ? 'not a label' : choices[(pick + i) % choices.length]!.label,
+          ]),
+        );
+        const strip = (cs: readonly { actionId: string; value?: string | undefined }[]) =>
+          cs.map((c) => [c.actionId, c.value]);
+        expect(strip(await storedAnswerToActions(stored, data))).toEqual(
+          strip(answerToActions(actions, data)),
+        );
+      }),
+      { seed: 29, numRuns: 100 },
+    );
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        expect(isStoredCard(value)).toBe(false);
+      }),
+      { seed: 29, numRuns: 200 },
+    );
   });
 });

@@ -86,6 +86,24 @@ const timerSet = (c: ManualClock): Promise<void> =>
     { timeout: 5000, interval: 10 },
   );
 
+/**
+ * The owner's view of a question nobody waits for: a new revision saying so replaces it, the
+ * question itself can no longer be answered, and the new revision expires in the shortest time the
+ * service allows (1 s of the service's clock), after which it cannot be answered either.
+ */
+async function expectClosed(asked: ReceivedArtifact, closed: ReceivedArtifact, why: RegExp): Promise<void> {
+  expect(closed).toMatchObject({ artifactId: asked.artifactId, revision: 2 });
+  expect(closed.content).toEqual({
+    kind: 'confirm',
+    title: `No longer needed: ${asked.content.title}`,
+    body: expect.stringMatching(why),
+  });
+  await expect(asked.deny('user_rejected')).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
+  await world.advanceTime(1_000);
+  expect(await closed.approve()).toMatchObject({ accepted: false, state: 'expired' });
+  world.relay!.assertNoPlaintext('No longer needed'); // sealed, as the question was
+}
+
 describe('createMcpServer: the tools, end to end', () => {
   it('lists the four tools with their input schemas', async () => {
     const { tools } = await client.listTools();
@@ -156,16 +174,38 @@ describe('createMcpServer: the tools, end to end', () => {
     expect(textOf(r)).toBe('The owner declined (user_rejected).');
   });
 
-  it('ask_owner: no answer in time is a clear tool error (manual clock)', async () => {
+  it('ask_owner: no answer in time is a clear tool error (manual clock); the question is closed', async () => {
     onArtifact = () => undefined;
     const pending = call('ask_owner', { question: 'Anyone there?', timeout_seconds: 90 });
-    await nextArtifact();
+    const asked = await nextArtifact();
     await timerSet(clock);
+    const closing = nextArtifact();
     clock.advance(90_000);
     const r = await pending;
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe('No answer from the owner within 90 s.');
     expect(clock.pendingTimers).toBe(0);
+    await expectClosed(asked, await closing, /No answer came in time/);
+  });
+
+  it('ask_owner: a cancelled call closes its question', async () => {
+    onArtifact = () => undefined;
+    const ac = new AbortController();
+    const pending = client.callTool(
+      {
+        name: 'ask_owner',
+        arguments: { question: 'Still there?', fields: [{ name: 'why', label: 'Why', type: 'text' }] },
+      },
+      undefined,
+      { signal: ac.signal },
+    );
+    const asked = await nextArtifact();
+    expect(asked.content.kind).toBe('form');
+    await timerSet(clock);
+    const closing = nextArtifact();
+    ac.abort();
+    await expect(pending).rejects.toThrow();
+    await expectClosed(asked, await closing, /withdrawn/);
   });
 
   it('wait_for_reply: a message that arrived before the call is returned at once', async () => {
@@ -302,13 +342,15 @@ describe('createElicitationHandler: elicitation/create answered by the owner', (
     expect(await asker.elicitInput(form)).toEqual({ action: 'decline' });
   });
 
-  it('cancel: no answer in time (manual clock)', async () => {
+  it('cancel: no answer in time (manual clock); the question is closed', async () => {
     onArtifact = () => undefined;
     const pending = asker.elicitInput(form);
-    await nextArtifact();
+    const asked = await nextArtifact();
     await timerSet(elicitClock);
+    const closing = nextArtifact();
     elicitClock.advance(120_000);
     expect(await pending).toEqual({ action: 'cancel' });
+    await expectClosed(asked, await closing, /No answer came in time/);
   });
 
   it('URL mode: a confirmation showing the link; approval accepts', async () => {

@@ -20,6 +20,7 @@
  * @module ai
  */
 import type {
+  FilePart,
   FinishReason,
   LanguageModelUsage,
   ModelMessage,
@@ -28,7 +29,14 @@ import type {
   ToolApprovalResponse,
   ToolSet,
 } from 'ai';
-import type { Agent, Context, IncomingMessage, MessagePayload, StreamWriter } from 'agent-messaging-sdk';
+import type {
+  Agent,
+  Context,
+  FilePayload,
+  IncomingMessage,
+  MessagePayload,
+  StreamWriter,
+} from 'agent-messaging-sdk';
 
 /**
  * What {@link pipeToReply} reads of a `streamText` result (a `StreamTextResult`
@@ -346,38 +354,155 @@ function payloadText(payload: MessagePayload): string | undefined {
 }
 
 /**
+ * How {@link toModelMessages} gives files as file parts: each `file` message of
+ * the history is downloaded (the service's ciphertext, decrypted and checked by
+ * the SDK: the hash, every chunk, the size) and becomes an AI SDK `FilePart`.
+ */
+export interface ModelFileOptions {
+  /** What downloads the files: `agent.files` (a UserClient's `files` fits too). */
+  readonly from: Pick<Agent['files'], 'download'>;
+  /**
+   * A file larger than this, by its signed size, is not downloaded and stays one line of text;
+   * the bytes read are counted too, and a download that passes it is stopped.
+   * @defaultValue 5 MiB (5 242 880 bytes)
+   */
+  readonly maxBytes?: number;
+  /** Which media types become file parts; the others stay one line of text. @defaultValue every type */
+  readonly mediaTypes?: (mediaType: string) => boolean;
+  /** Aborts the downloads; its reason is rethrown. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link toModelMessages} with files as file parts. */
+export interface ToModelMessagesWithFilesOptions extends ToModelMessagesOptions {
+  /** Download files and give them as file parts (see {@link ModelFileOptions}). */
+  readonly files: ModelFileOptions;
+}
+
+/** The default size cap of a file given as a file part: 5 MiB. */
+const MAX_FILE_PART_BYTES = 5 * 1024 * 1024;
+
+/** One entry as a model message, files as text; undefined for what the model should not see. */
+function messageOf(entry: HistoryEntry, options: ToModelMessagesOptions): ModelMessage | undefined {
+  if ('role' in entry) return { role: entry.role, content: entry.text };
+  const text = payloadText(entry.payload);
+  if (text === undefined) return undefined;
+  if (options.agentId !== undefined && entry.senderId === options.agentId) {
+    return { role: 'assistant', content: text };
+  }
+  return { role: 'user', content: options.names === true ? `${entry.senderId}: ${text}` : text };
+}
+
+/**
+ * The bytes of a file, downloaded and checked; undefined when more than `maxBytes` arrive
+ * (the download is stopped). A failed check rejects with the SDK's `FileIntegrityError`.
+ */
+async function fileBytes(
+  file: FilePayload,
+  from: ModelFileOptions['from'],
+  maxBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array | undefined> {
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(signal?.reason);
+  if (signal?.aborted === true) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const download = await from.download(file, { signal: stop.signal });
+    const pieces: Uint8Array[] = [];
+    let total = 0;
+    for await (const piece of download.stream()) {
+      total += piece.byteLength;
+      if (total > maxBytes) {
+        stop.abort(new Error('over the size cap'));
+        return undefined;
+      }
+      pieces.push(piece);
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const piece of pieces) {
+      bytes.set(piece, at);
+      at += piece.byteLength;
+    }
+    return bytes;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function messageWithFile(
+  entry: HistoryEntry,
+  options: ToModelMessagesOptions,
+  files: ModelFileOptions,
+): Promise<ModelMessage | undefined> {
+  if ('role' in entry || entry.payload.type !== 'file') return messageOf(entry, options);
+  const file = entry.payload as FilePayload;
+  const maxBytes = files.maxBytes ?? MAX_FILE_PART_BYTES;
+  if (file.size > maxBytes || (files.mediaTypes !== undefined && !files.mediaTypes(file.content_type))) {
+    return messageOf(entry, options);
+  }
+  const data = await fileBytes(file, files.from, maxBytes, files.signal);
+  if (data === undefined) return messageOf(entry, options);
+  const part: FilePart = { type: 'file', data, mediaType: file.content_type, filename: file.name };
+  if (options.agentId !== undefined && entry.senderId === options.agentId) {
+    return { role: 'assistant', content: [part] };
+  }
+  return {
+    role: 'user',
+    content: options.names === true ? [{ type: 'text', text: `${entry.senderId}:` }, part] : [part],
+  };
+}
+
+/**
  * A conversation's history as the AI SDK's `ModelMessage[]`, oldest first:
  * messages from this agent (`options.agentId`) are `assistant` messages, the
  * others `user` messages. Text is text; a file becomes a line naming it (its
- * bytes are encrypted: download them with `ctx.downloadFile()` and add a file
- * part yourself when the model should read them); an artifact or its answer
- * becomes a one-line summary; reactions are left out.
+ * bytes are encrypted and never downloaded silently); an artifact or its
+ * answer becomes a one-line summary; reactions are left out.
+ *
+ * With `files` (`{ from: agent.files, maxBytes? }`) it resolves instead, and
+ * each file within the cap becomes an AI SDK file part (`data`, `mediaType`,
+ * `filename`): downloaded, decrypted and checked by the SDK, one after the other.
  *
  * The service keeps ciphertext for delivery only: the history an agent passes
  * is its own memory (`ctx.messages` for the turn, plus what it kept).
  *
+ * @throws `FileIntegrityError` (with `files`) when a download fails a check; the download's other
+ * errors as they are (a `ServiceError` for a file the service no longer has, the signal's reason).
  * @example
  * ```ts
  * const messages = [...kept, ...toModelMessages(ctx.messages, { agentId: ctx.agentId })];
+ * const withFiles = await toModelMessages(ctx.messages, { agentId: ctx.agentId, files: { from: agent.files } });
  * ```
  */
 export function toModelMessages(
   history: readonly HistoryEntry[],
-  options: ToModelMessagesOptions = {},
-): ModelMessage[] {
+  options?: ToModelMessagesOptions,
+): ModelMessage[];
+export function toModelMessages(
+  history: readonly HistoryEntry[],
+  options: ToModelMessagesWithFilesOptions,
+): Promise<ModelMessage[]>;
+export function toModelMessages(
+  history: readonly HistoryEntry[],
+  options: ToModelMessagesOptions | ToModelMessagesWithFilesOptions = {},
+): ModelMessage[] | Promise<ModelMessage[]> {
+  if ('files' in options && options.files !== undefined) {
+    const { files } = options;
+    return (async () => {
+      const out: ModelMessage[] = [];
+      for (const entry of history) {
+        const message = await messageWithFile(entry, options, files);
+        if (message !== undefined) out.push(message);
+      }
+      return out;
+    })();
+  }
   const out: ModelMessage[] = [];
   for (const entry of history) {
-    if ('role' in entry) {
-      out.push({ role: entry.role, content: entry.text });
-      continue;
-    }
-    const text = payloadText(entry.payload);
-    if (text === undefined) continue;
-    if (options.agentId !== undefined && entry.senderId === options.agentId) {
-      out.push({ role: 'assistant', content: text });
-    } else {
-      out.push({ role: 'user', content: options.names === true ? `${entry.senderId}: ${text}` : text });
-    }
+    const message = messageOf(entry, options);
+    if (message !== undefined) out.push(message);
   }
   return out;
 }
@@ -439,7 +564,9 @@ function defaultQuestion(request: { toolCall: { toolName: string; input: unknown
  * `tool-approval-response` the next call gets, so the AI SDK runs the tool (or
  * tells the model it was denied) and the model goes on. No answer within
  * `approvalTimeoutMs` (on the agent's clock) denies the call; a stop
- * (`ctx.signal`) ends the wait and the stream `stopped`.
+ * (`ctx.signal`) ends the wait and the stream `stopped`. A question whose
+ * answer would be ignored (the stop, the timeout, a failure) is closed first:
+ * a last revision "No longer needed: …" living 1 s, so the human cannot answer it.
  *
  * @throws {@link ModelStreamError} when a model call fails; as {@link pipeToReply} otherwise.
  * @example
@@ -513,7 +640,47 @@ export async function runWithApprovals<TOOLS extends ToolSet>(
   }
 }
 
-/** Asks the human about one tool call: a confirm artifact, its answer as a `tool-approval-response`. */
+/** An artifact this bridge sent (the handle `agent.artifacts.send` resolves with). */
+type ArtifactHandle = Awaited<ReturnType<Agent['artifacts']['send']>>;
+
+/** The time to live of a closed question: the shortest the service allows (`ARTIFACT_LIMITS.minTtlMs`). */
+const CLOSED_TTL_MS = 1_000;
+/** What a closed question says, by why nobody needs its answer any more. */
+const CLOSED_BODY = {
+  stopped: 'The turn was stopped: this question no longer needs an answer.',
+  timeout: 'No answer came in time: the tool call was denied. This question no longer needs an answer.',
+  failed: 'The turn failed: this question no longer needs an answer.',
+} as const;
+
+/**
+ * Closes a question whose answer would be ignored: a new revision that says so
+ * (the human's client shows it in place of the question, and an answer to the
+ * question itself is refused as stale), living the shortest time the service
+ * allows. Best effort: an artifact the service already closed cannot be updated.
+ */
+async function closeQuestion(
+  artifact: ArtifactHandle,
+  q: ApprovalQuestion,
+  why: keyof typeof CLOSED_BODY,
+): Promise<void> {
+  if (artifact.outcome !== undefined) return; // answered, denied or expired meanwhile: already closed
+  const title = `No longer needed: ${q.title}`;
+  await artifact
+    .replace({
+      content: {
+        kind: 'confirm',
+        title: title.length <= 200 ? title : `${title.slice(0, 199)}…`,
+        body: CLOSED_BODY[why],
+      },
+      ttlMs: CLOSED_TTL_MS,
+    })
+    .catch(() => undefined);
+}
+
+/**
+ * Asks the human about one tool call: a confirm artifact, its answer as a `tool-approval-response`.
+ * A question left unanswered (the turn stopped, the wait timed out) is closed before this returns.
+ */
 async function ask<TOOLS extends ToolSet>(
   ctx: Context,
   agent: Pick<Agent, 'artifacts'>,
@@ -534,13 +701,22 @@ async function ask<TOOLS extends ToolSet>(
       }),
       aborted.promise,
     ]);
-    if (outcome === 'aborted') return 'stopped';
+    if (outcome === 'aborted') {
+      await closeQuestion(artifact, q, 'stopped');
+      return 'stopped';
+    }
     const base = { type: 'tool-approval-response', approvalId: request.approvalId } as const;
-    if (outcome === 'timeout') return { ...base, approved: false, reason: 'no answer in time' };
+    if (outcome === 'timeout') {
+      await closeQuestion(artifact, q, 'timeout');
+      return { ...base, approved: false, reason: 'no answer in time' };
+    }
     if (outcome.status === 'approved') return { ...base, approved: true };
     if (outcome.status === 'denied')
       return { ...base, approved: false, reason: `denied (${outcome.reason})` };
     return { ...base, approved: false, reason: 'the question expired' };
+  } catch (err) {
+    await closeQuestion(artifact, q, 'failed');
+    throw err;
   } finally {
     aborted.dispose();
   }

@@ -42,7 +42,15 @@ import {
   type MessagePayload,
   type ReactionEvent,
 } from '../index.js';
-import { answerToActions, cardToArtifact, type CardActionMap } from './cards.js';
+import {
+  answerToActions,
+  cardToArtifact,
+  isStoredCard,
+  storedAnswerToActions,
+  storedCardOf,
+  type CardActionMap,
+  type CardChoice,
+} from './cards.js';
 import { AMS_ADAPTER_NAME, decodeAmsThreadId, encodeAmsThreadId, type AmsThreadId } from './thread-id.js';
 import { streamToWriter } from './stream.js';
 import { cardOf, filesOf, isFilePayload, textOf, toBufferLike, toBytes, toUnicode } from './payloads.js';
@@ -98,8 +106,14 @@ class AmsFormatConverter extends BaseFormatConverter {
   }
 }
 
-/** Sent cards kept to map answers back (in memory; see docs/chat-sdk.md). */
+/** Sent cards kept in memory (their handles, for edits); answers map back through the Chat SDK's state too. */
 const MAX_CARDS = 10_000;
+/** The default time to live of a card's artifact (the service's default): 24 h. */
+const CARD_TTL_MS = 24 * 3_600_000;
+/** A card's action map in the Chat SDK's state: this prefix and the artifact id. */
+const CARD_KEY = 'ams:card:';
+/** The time to live of a deleted card's closing revision: the shortest the service allows. */
+const CLOSED_TTL_MS = 1_000;
 /** A status text is at most 200 characters. */
 const STATUS_MAX = 200;
 
@@ -108,6 +122,8 @@ interface SentCard {
   readonly threadId: string;
   actions: CardActionMap;
   readonly handle: ArtifactHandleLike;
+  /** When its artifact expires (ms since the epoch). */
+  readonly expiresAt: number;
 }
 type ArtifactHandleLike = Awaited<ReturnType<Agent['artifacts']['send']>>;
 
@@ -279,12 +295,19 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     const artifact = card === undefined ? undefined : cardToArtifact(card);
     if (artifact !== undefined) {
       const { cards } = this.#config;
+      const ttlMs = cards?.ttlMs ?? CARD_TTL_MS;
+      const expiresAt = Date.now() + ttlMs;
       const handle = await this.agent.artifacts.send(conversationId, {
         content: artifact.content,
         ...(cards?.sensitivity === undefined ? {} : { sensitivity: cards.sensitivity }),
-        ...(cards?.ttlMs === undefined ? {} : { ttlMs: cards.ttlMs }),
+        ttlMs,
       });
-      this.#remember(handle.artifactId, { threadId, actions: artifact.actions, handle });
+      const sent = { threadId, actions: artifact.actions, handle, expiresAt };
+      this.#remember(handle.artifactId, sent);
+      // The card was sent: a state that fails costs only answers after a restart, not this post.
+      await this.#store(handle.artifactId, sent).catch((err: unknown) =>
+        this.#logger.warn('ams: keeping a card in the state failed', { error: String(err) }),
+      );
       last = { conversationId, messageId: handle.artifactId, senderId: this.agent.agentId };
     } else {
       const text = this.#converter.renderPostable(message);
@@ -307,7 +330,8 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
    * revision of the artifact (the human answers the newest one).
    *
    * @throws {@link ValidationError} when a card sent as an artifact would become text or a card without
-   * buttons or selects (an artifact cannot turn into a message).
+   * buttons or selects (an artifact cannot turn into a message), or when the card was posted by another
+   * process or before a restart (its artifact's handle is in that process's memory).
    */
   async editMessage(
     threadId: string,
@@ -326,7 +350,13 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
       }
       await sentCard.handle.replace({ content: artifact.content });
       sentCard.actions = artifact.actions;
+      await this.#store(messageId, sentCard);
       return { id: messageId, threadId, raw: { conversationId, messageId, senderId: this.agent.agentId } };
+    }
+    if ((await this.#stored(messageId)) !== undefined) {
+      throw new ValidationError({
+        message: 'A card posted by another process (or before a restart) cannot be edited: post a new card',
+      });
     }
     const text = this.#converter.renderPostable(message);
     await this.agent.edit(conversationId, messageId, text);
@@ -334,8 +364,30 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     return { id: messageId, threadId, raw };
   }
 
-  /** Deletes one of the agent's messages: a sealed `message.delete`. */
+  /**
+   * Deletes one of the agent's messages: a sealed `message.delete`. A card sent
+   * as an artifact is closed instead: a last revision saying it no longer needs
+   * an answer, living the shortest time the service allows; its answer no
+   * longer reaches `onAction`.
+   */
   async deleteMessage(threadId: string, messageId: string): Promise<void> {
+    const sentCard = this.#cards.get(messageId);
+    if (sentCard !== undefined || (await this.#stored(messageId)) !== undefined) {
+      this.#cards.delete(messageId);
+      await this.#chat?.getState().delete(`${CARD_KEY}${messageId}`);
+      if (sentCard !== undefined && sentCard.handle.outcome === undefined) {
+        const title = `No longer needed: ${sentCard.handle.content.title}`;
+        await sentCard.handle.replace({
+          content: {
+            kind: 'confirm',
+            title: title.length <= 200 ? title : `${title.slice(0, 199)}…`,
+            body: 'This card was deleted: it no longer needs an answer.',
+          },
+          ttlMs: CLOSED_TTL_MS,
+        });
+      }
+      return;
+    }
     await this.agent.delete(decodeAmsThreadId(threadId).conversationId, messageId);
   }
 
@@ -434,17 +486,23 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     const chat = await this.#chatReady();
     const artifactId = (e.payload as { artifact_id?: unknown }).artifact_id;
     if (typeof artifactId !== 'string' || e.status !== 'approved') return;
-    const card = this.#cards.get(artifactId);
-    if (card === undefined) return;
     const data = (e.payload as { data?: unknown }).data;
-    for (const choice of answerToActions(card.actions, data)) {
+    // This process's own map first; else the Chat SDK's state (a card posted before a restart, or by
+    // another process sharing the state).
+    const card = this.#cards.get(artifactId);
+    const stored = card === undefined ? await this.#stored(artifactId) : undefined;
+    const threadId = card?.threadId ?? stored?.threadId;
+    let choices: CardChoice[] = [];
+    if (card !== undefined) choices = answerToActions(card.actions, data);
+    else if (stored !== undefined) choices = await storedAnswerToActions(stored, data);
+    for (const choice of choices) {
       await chat.processAction(
         {
           adapter: this,
           actionId: choice.actionId,
           ...(choice.value === undefined ? {} : { value: choice.value }),
           messageId: artifactId,
-          threadId: card.threadId,
+          threadId: threadId!,
           user: this.#author(e.senderId),
           raw: e,
         },
@@ -544,6 +602,35 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
       size: file.size,
       fetchData: async () => toBufferLike(await (await this.agent.files.download(file)).toBytes()),
     };
+  }
+
+  /**
+   * Keeps a card's action map in the Chat SDK's state until its artifact expires: action ids and
+   * values, labels as digests (see {@link storedCardOf}). Before `initialize()` there is no state:
+   * the map is kept in memory only.
+   */
+  async #store(artifactId: string, card: SentCard): Promise<void> {
+    const state = this.#chat?.getState();
+    if (state === undefined) return;
+    const ttlMs = Math.max(1, card.expiresAt - Date.now());
+    await state.set(
+      `${CARD_KEY}${artifactId}`,
+      await storedCardOf(card.threadId, card.actions, card.expiresAt),
+      ttlMs,
+    );
+  }
+
+  /** A card's action map from the Chat SDK's state, if it is there and well formed. */
+  async #stored(artifactId: string) {
+    const value = await this.#chat?.getState().get(`${CARD_KEY}${artifactId}`);
+    if (value === undefined || value === null) return undefined;
+    if (!isStoredCard(value)) {
+      this.#logger.warn(
+        'ams: a card record in the state does not fit its shape; its answer is not passed on',
+      );
+      return undefined;
+    }
+    return value;
   }
 
   #remember(artifactId: string, card: SentCard): void {

@@ -158,3 +158,80 @@ export function answerToActions(actions: CardActionMap, data: unknown): CardChoi
   }
   return picked;
 }
+
+/**
+ * A card's action map as kept in the Chat SDK's state (so an answer after a
+ * restart, or on another process sharing the state, still reaches `onAction`):
+ * the thread, the action ids and values, and each label as a SHA-256 digest,
+ * never the label itself (the state holds no text of the card).
+ */
+export interface StoredCard {
+  /** The format of this record. */
+  readonly v: 1;
+  /** The thread the card was posted in. */
+  readonly threadId: string;
+  /** The map back to the actions, labels as digests. */
+  readonly actions: CardActionMap;
+  /** When the artifact expires (ms since the epoch, the agent's clock): the state keeps the record until then. */
+  readonly expiresAt: number;
+}
+
+/** A label's digest: SHA-256, base64url, 128 bits (what {@link StoredCard} keeps instead of the label). */
+async function labelDigest(label: string): Promise<string> {
+  const hash = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(label));
+  return Buffer.from(hash).toString('base64url').slice(0, 22);
+}
+
+/** The record of a card to keep in the Chat SDK's state: its labels replaced by their digests. */
+export async function storedCardOf(
+  threadId: string,
+  actions: CardActionMap,
+  expiresAt: number,
+): Promise<StoredCard> {
+  const fields: Record<string, CardChoice[]> = {};
+  for (const [name, choices] of Object.entries(actions.fields)) {
+    fields[name] = await Promise.all(
+      choices.map(async (c) => ({
+        label: await labelDigest(c.label),
+        actionId: c.actionId,
+        ...(c.value === undefined ? {} : { value: c.value }),
+      })),
+    );
+  }
+  return { v: 1, threadId, actions: { kind: actions.kind, fields }, expiresAt };
+}
+
+/** True when `value` has the shape of a {@link StoredCard} (the state is the bot's, but check what it gives). */
+export function isStoredCard(value: unknown): value is StoredCard {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Partial<StoredCard>;
+  if (r.v !== 1 || typeof r.threadId !== 'string' || typeof r.expiresAt !== 'number') return false;
+  const a = r.actions;
+  if (typeof a !== 'object' || a === null || (a.kind !== 'confirm' && a.kind !== 'form')) return false;
+  if (typeof a.fields !== 'object' || a.fields === null) return false;
+  return Object.values(a.fields).every(
+    (choices) =>
+      Array.isArray(choices) &&
+      choices.every(
+        (c: Partial<CardChoice>) =>
+          typeof c === 'object' &&
+          c !== null &&
+          typeof c.label === 'string' &&
+          typeof c.actionId === 'string' &&
+          (c.value === undefined || typeof c.value === 'string'),
+      ),
+  );
+}
+
+/** The actions an approved answer clicks, by a stored card (the answer's labels digested to match). */
+export async function storedAnswerToActions(stored: StoredCard, data: unknown): Promise<CardChoice[]> {
+  if (stored.actions.kind === 'confirm' || typeof data !== 'object' || data === null) {
+    return answerToActions(stored.actions, data);
+  }
+  const digested: Record<string, string> = {};
+  for (const field of Object.keys(stored.actions.fields)) {
+    const label = (data as Record<string, unknown>)[field];
+    if (typeof label === 'string') digested[field] = await labelDigest(label);
+  }
+  return answerToActions(stored.actions, digested);
+}

@@ -5,7 +5,13 @@
  * @module
  */
 import type { Agent } from '../index.js';
-import { ARTIFACT_LIMITS, type ArtifactContent, type ArtifactDeniedReason, type Clock } from '../protocol.js';
+import {
+  ARTIFACT_LIMITS,
+  TimeoutError,
+  type ArtifactContent,
+  type ArtifactDeniedReason,
+  type Clock,
+} from '../protocol.js';
 import { boundedWait } from './wait.js';
 
 /** How an artifact sent to the owner ended. */
@@ -31,10 +37,43 @@ export function ttlFor(timeoutMs: number): number {
   return Math.min(Math.max(timeoutMs, ARTIFACT_LIMITS.minTtlMs), ARTIFACT_LIMITS.maxTtlMs);
 }
 
+/** What a closed question says, by why nobody needs its answer any more. */
+const CLOSED_BODY = {
+  timeout: 'No answer came in time: this question no longer needs an answer.',
+  cancelled: 'The question was withdrawn: this no longer needs an answer.',
+} as const;
+
+/**
+ * Closes a question whose answer nobody waits for: a new revision that says so
+ * (the owner's client shows it in place of the question, and an answer to the
+ * question itself is refused as stale), living the shortest time the service
+ * allows. Best effort: an artifact the service already closed cannot be updated.
+ */
+async function closeQuestion(
+  artifact: Awaited<ReturnType<Agent['artifacts']['send']>>,
+  content: ArtifactContent,
+  why: keyof typeof CLOSED_BODY,
+): Promise<void> {
+  if (artifact.outcome !== undefined) return; // answered, denied or expired meanwhile: already closed
+  const title = `No longer needed: ${content.title}`;
+  await artifact
+    .replace({
+      content: {
+        kind: 'confirm',
+        title: title.length <= 200 ? title : `${title.slice(0, 199)}…`,
+        body: CLOSED_BODY[why],
+      },
+      ttlMs: ARTIFACT_LIMITS.minTtlMs,
+    })
+    .catch(() => undefined);
+}
+
 /**
  * Sends `content` to the owner as an artifact (sealed end to end) and waits
  * for the answer, at most `timeoutMs` on `clock`. The artifact lives as long
- * as the wait, so an unanswered question does not stay open after the tool gave up.
+ * as the wait; when the wait ends without an answer (timeout, abort) the
+ * question is closed before this rejects, so the owner cannot answer a
+ * question nobody waits for.
  *
  * @throws `TimeoutError` when the owner does not answer in time; the
  * signal's reason when it aborts; what `agent.artifacts.send` throws.
@@ -46,17 +85,22 @@ export async function askOwner(options: AskOptions): Promise<AskOutcome> {
     content: options.content,
     ttlMs: ttlFor(timeoutMs),
   });
-  return boundedWait<AskOutcome>(
-    clock,
-    timeoutMs,
-    signal,
-    `No answer from the owner within ${timeoutMs} ms.`,
-    (resolve, reject) => {
-      artifact.response().then((o) => {
-        if (o.status === 'approved') resolve({ status: 'approved', data: o.data });
-        else if (o.status === 'denied') resolve({ status: 'denied', reason: o.reason, by: o.by });
-        else resolve({ status: 'expired' });
-      }, reject);
-    },
-  );
+  try {
+    return await boundedWait<AskOutcome>(
+      clock,
+      timeoutMs,
+      signal,
+      `No answer from the owner within ${timeoutMs} ms.`,
+      (resolve, reject) => {
+        artifact.response().then((o) => {
+          if (o.status === 'approved') resolve({ status: 'approved', data: o.data });
+          else if (o.status === 'denied') resolve({ status: 'denied', reason: o.reason, by: o.by });
+          else resolve({ status: 'expired' });
+        }, reject);
+      },
+    );
+  } catch (err) {
+    await closeQuestion(artifact, options.content, err instanceof TimeoutError ? 'timeout' : 'cancelled');
+    throw err;
+  }
 }

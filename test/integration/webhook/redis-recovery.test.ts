@@ -111,9 +111,14 @@ describe.skipIf(skipRedis)('Redis dedup store: Redis loses its keys (real redis-
 
   it('a completion recorded while Redis was unreachable is written back once it returns', async () => {
     let down = false;
+    const real: RedisClientLike = client;
     const flaky: RedisClientLike = {
-      set: ((...args: Parameters<Redis['set']>) =>
-        down ? Promise.reject(new Error('down')) : client.set(...args)) as RedisClientLike['set'],
+      set: (key: string, value: string, px: 'PX', ms: number, nx?: 'NX') =>
+        down
+          ? Promise.reject(new Error('down'))
+          : nx === undefined
+            ? real.set(key, value, px, ms)
+            : real.set(key, value, px, ms, nx),
       get: (key) => client.get(key),
       eval: (script, numKeys, ...args) => client.eval(script, numKeys, ...args),
     };

@@ -94,6 +94,31 @@ describe('event de-duplication', () => {
     await expect(c.claim.release()).resolves.toBeUndefined();
     expect(log.lines).toHaveLength(2);
   });
+  it('renews on after a renewal found the claim gone (a store that lost its keys writes it back), warning once', async () => {
+    const clock = new ManualClock(0);
+    const answers = [false, false, true, true];
+    let renewals = 0;
+    const store: DedupStore = {
+      claim: () => ({ status: 'claimed', token: 't' }),
+      complete: () => undefined,
+      release: () => undefined,
+      renew: () => answers[renewals++] ?? true,
+    };
+    const log = warnings();
+    const d = createEventDedup({ store, leaseMs: 3_000, logger: log, clock });
+    const c = await d.claimDelivery(DELIVERY);
+    if (c.status !== 'claimed') throw new Error('expected a claim');
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1_000);
+      for (let k = 0; k < 4; k++) await Promise.resolve();
+    }
+    expect(renewals).toBe(5);
+    expect(log.lines).toEqual(['a claim lapsed while its handler ran']);
+    await c.claim.complete();
+    clock.advance(10_000);
+    expect(renewals).toBe(5);
+  });
+
   it('renews a held claim every third of its lease until it is settled; a dead holder’s claim lapses', async () => {
     const clock = new ManualClock(0);
     const store = createMemoryDedupStore({ clock });

@@ -19,7 +19,9 @@
  * in-memory and Redis stores), a claim is renewed every third of its lease
  * while it is held, so a handler running for ten minutes keeps its claim
  * while the claim of a process that died lapses one lease later (15 s by
- * default). A renewal that finds the claim gone is logged; the handler runs on. A store that answers "full" lets the event through without
+ * default). A renewal that finds the claim gone is logged once; the handler
+ * runs on and the renewals go on (a Redis store that lost its keys writes
+ * the claim back). A store that answers "full" lets the event through without
  * de-duplication (at least once rather than at most once), with a warning.
  *
  * @module
@@ -99,24 +101,26 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
     if (renew === undefined) return () => undefined;
     let timer: TimerHandle | undefined;
     let stopped = false;
+    let lapsed = false;
     const tick = (): void => {
       timer = undefined;
       void Promise.resolve()
         .then(() => renew(key, token, leaseMs))
         .then(
           (owned) => {
-            if (!owned && !stopped) logger.warn('a claim lapsed while its handler ran', { key });
-            return owned;
+            if (!owned && !stopped && !lapsed) logger.warn('a claim lapsed while its handler ran', { key });
+            lapsed = !owned;
           },
           (error: unknown) => {
             logger.warn('the de-duplication store failed to renew a claim', {
               error: (error as Error)?.name,
             });
-            return true;
           },
         )
-        .then((owned) => {
-          if (owned && !stopped) timer = clock.setTimeout(tick, renewEveryMs, { background: true });
+        .then(() => {
+          // Renewed on even after a failed renewal: a store that lost its keys writes the claim back
+          // (redis-recovery.ts), and a renewal of a claim another process took changes nothing.
+          if (!stopped) timer = clock.setTimeout(tick, renewEveryMs, { background: true });
         });
     };
     timer = clock.setTimeout(tick, renewEveryMs, { background: true });

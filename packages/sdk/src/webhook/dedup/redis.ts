@@ -212,8 +212,9 @@ export function createRedisDedupStore(options: RedisDedupStoreOptions): DedupSto
       const lease = boundedLease(leaseMs, windowMs);
       const renewed = await limited('renew', () => client.eval(RENEW_SCRIPT, 1, key, token, String(lease)));
       const owned = Number(renewed) === 1;
+      // Not owned (lapsed, or Redis lost its keys): the journal keeps the claim until its lease ends, so
+      // a write-back after a loss restores it and the next renewal finds it again.
       if (owned) recovery?.journal.renewed(key, token, lease, clock.now());
-      else recovery?.journal.released(key, token);
       return owned;
     },
   };

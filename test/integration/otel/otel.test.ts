@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanStatusCode, type Context, type ContextManager } from '@opentelemetry/api';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -219,16 +219,50 @@ describe('instrument(agent)', () => {
     );
   });
 
-  it('stream and upload are spans of their own; the file message of an upload is a send under it', async () => {
+  it('a stream span lasts until the stream is over: done, stopped, timed out, with its counts', async () => {
+    const streamSpan = (streamId: string): ReadableSpan | undefined =>
+      spans.getFinishedSpans().find((s) => s.name === 'stream' && s.attributes['ams.stream.id'] === streamId);
     const w = await world.agent.stream(world.conversationId);
+    await w.step({ id: 'plan', title: `step ${MARKER}`, status: 'running' });
     await w.write(`streamed ${MARKER}`);
-    await w.end();
+    expect(spans.getFinishedSpans().filter((s) => s.name === 'stream')).toEqual([]); // still open
+    const summary = await w.end();
     await world.waitForReply({ kind: 'stream' });
-    const stream = spans.getFinishedSpans().find((s) => s.name === 'stream');
-    expect(stream?.attributes).toMatchObject({
+    const done = streamSpan(w.streamId);
+    expect(done?.attributes).toMatchObject({
       'messaging.operation.type': 'create',
       'ams.conversation.id': world.conversationId,
+      'ams.stream.outcome': 'done',
+      'ams.stream.deltas': summary.deltas,
+      'ams.stream.parts': 1,
     });
+    expect(done?.status.code).not.toBe(SpanStatusCode.ERROR);
+
+    const stopped = await world.agent.stream(world.conversationId);
+    await stopped.write('half a thought');
+    await stopped.abort(`changed my mind ${MARKER}`);
+    await world.waitForReply({ kind: 'stream' });
+    expect(streamSpan(stopped.streamId)?.attributes).toMatchObject({
+      'ams.stream.outcome': 'stopped',
+      'ams.stream.parts': 0,
+    });
+
+    // The service times a stream out while nobody writes: its span ends then, as an error.
+    const idle = await world.agent.stream(world.conversationId);
+    await idle.write('and then nothing');
+    // (The relay sends it to every socket: the user's client sees the stream fail too.)
+    world.relay!.inject({ type: 'stream.error', stream_id: idle.streamId, reason: 'stream_timeout' });
+    await world.waitForReply({ kind: 'stream' });
+    const timedOut = await until(() => streamSpan(idle.streamId), 'the timed-out stream span');
+    expect(timedOut.attributes).toMatchObject({
+      'ams.stream.outcome': 'timed_out',
+      'error.type': 'STREAM_TIMEOUT',
+    });
+    expect(timedOut.status.code).toBe(SpanStatusCode.ERROR);
+    await expect(idle.end()).rejects.toMatchObject({ code: 'STREAM_TIMEOUT' });
+  });
+
+  it('upload is a span of its own; the file message of an upload is a send under it', async () => {
     await world.agent.files.upload(world.conversationId, new TextEncoder().encode(`file ${MARKER}`), {
       name: 'note.txt',
       contentType: 'text/plain',

@@ -30,14 +30,14 @@ import {
   type Span,
   type TracerProvider,
 } from '@opentelemetry/api';
-import {
-  errorTypeOf,
-  type AgentObserver,
-  type DeliveryObserver,
-  type ObservedDelivery,
-  type ObservedOperation,
-  type ObservedStep,
-  type ObservedStreamEnd,
+import { errorTypeOf } from './core/errors/error-type.js';
+import type {
+  AgentObserver,
+  DeliveryObserver,
+  ObservedDelivery,
+  ObservedOperation,
+  ObservedStep,
+  ObservedStreamEnd,
 } from './agent/observer.js';
 
 // The observer surface `agent.observe()` takes (kept out of the root entry's 80 names).

@@ -274,7 +274,7 @@ describe('instrument(agent)', () => {
     expect(sends.some((s) => s.parentSpanContext?.spanId === upload?.spanContext().spanId)).toBe(true);
   });
 
-  it('a webhook delivery is a receive span with its handle child (the HTTP answer is the ack)', async () => {
+  it('a webhook delivery is a receive span with its open and handle children (the HTTP answer is the ack)', async () => {
     const hooked = await world.addAgent({ name: 'Webhook bot', mode: 'webhook' });
     const stop = instrument(hooked.agent, { tracerProvider, meterProvider });
     hooked.agent.on('message.new', async (m) => {
@@ -286,7 +286,15 @@ describe('instrument(agent)', () => {
     const root = await until(() => receiveOf(delivered.deliveryId), 'the webhook receive span');
     stop();
     expect(root.attributes).toMatchObject({ 'ams.transport': 'webhook', 'ams.agent.id': hooked.agentId });
-    expect(childrenOf(root).map((s) => s.name)).toEqual(['handle message.new']);
+    const children = childrenOf(root);
+    expect(children.map((s) => s.name)).toEqual(['open message.new', 'handle message.new']);
+    const [open, handle] = children;
+    expect(open!.attributes).toMatchObject({
+      'messaging.operation.type': 'process',
+      'ams.delivery.id': delivered.deliveryId,
+    });
+    const ns = ([s, n]: readonly [number, number]): bigint => BigInt(s) * 1_000_000_000n + BigInt(n);
+    expect(ns(open!.endTime) <= ns(handle!.startTime)).toBe(true); // opened, then handled
     expect(await counted(METRIC_NAMES.deliveries, { 'ams.transport': 'webhook' })).toBeGreaterThanOrEqual(1);
   });
 

@@ -87,7 +87,8 @@ import { handleStop } from './turns/stop.js';
 import { checkStrategy, type TurnStrategy } from './turns/strategy.js';
 import type { IncomingMessage } from './events.js';
 import { holdWhileOpen, resolveStatusOptions, StatusBeacon } from './presence.js';
-import { errorTypeOf, observeOperation, type AgentObserver, type ObservedStreamEnd } from './observer.js';
+import { errorTypeOf } from '../core/errors/error-type.js';
+import { observeOperation, type AgentObserver, type ObservedStreamEnd } from './observer.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';

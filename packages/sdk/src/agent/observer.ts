@@ -11,6 +11,9 @@
  * @module
  */
 import type { AgentTransport } from './events.js';
+import type { ObservedStreamEnd } from './streams/writer.js';
+
+export type { ObservedStreamEnd, ObservedStreamOutcome } from './streams/writer.js';
 
 /** One delivery as the agent received it (unsigned delivery metadata: ids only). */
 export interface ObservedDelivery {
@@ -53,27 +56,6 @@ export interface DeliveryObserver {
 }
 
 /**
- * How a stream ended: `done` (`end()` was relayed), `stopped` (aborted: by
- * your code, a human's stop, a newer message superseding the turn, or
- * shutdown), `timed_out` (the service ended it with `STREAM_TIMEOUT`),
- * `failed` (any other stream error, or the connection was lost).
- */
-export type ObservedStreamOutcome = 'done' | 'stopped' | 'timed_out' | 'failed';
-
-/** The end of a stream: its outcome and counts, never its content. */
-export interface ObservedStreamEnd {
-  readonly outcome: ObservedStreamOutcome;
-  /** The stream id; undefined when the opening failed. */
-  readonly streamId: string | undefined;
-  /** Deltas sent (after coalescing; each typed part travels inside one). */
-  readonly deltas: number;
-  /** Typed parts written (reasoning, step, tool call, tool result, source). */
-  readonly parts: number;
-  /** The error's code or class name when it `failed` or `timed_out` (never its message). */
-  readonly errorType?: string;
-}
-
-/**
  * An outbound operation: `send` (one sealed message), `stream` (a streamed
  * reply: `run` opens it, `streamEnd` tells when it is over), `upload` (a file).
  */
@@ -100,17 +82,6 @@ export interface AgentObserver {
    * returns (a promise that settles when the operation is done).
    */
   operation?<T>(info: ObservedOperation, run: () => Promise<T>): Promise<T>;
-}
-
-/** An error's code or class name for an observer, never its message (a message may quote content). */
-export function errorTypeOf(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const name = (error as { name?: unknown }).name;
-    if (typeof name === 'string') return name;
-  }
-  return 'unknown';
 }
 
 /** Runs `run` through every observer's `operation` (outermost first). */

@@ -41,7 +41,7 @@ import {
   type StreamCipher,
 } from '../../crypto/stream/stream-crypto.js';
 import type { StreamTransport } from '../../messaging/stream-transport.js';
-import { errorTypeOf, type ObservedStreamEnd, type ObservedStreamOutcome } from '../observer.js';
+import { errorTypeOf } from '../../core/errors/error-type.js';
 import {
   encodeStreamPart,
   encodeStreamText,
@@ -58,6 +58,27 @@ export interface StreamWriterOptions {
   readonly coalesceBytes?: number;
   /** `write()` waits while more than this many bytes are queued towards the service. @defaultValue 262144 */
   readonly highWaterMark?: number;
+}
+
+/**
+ * How a stream ended: `done` (`end()` was relayed), `stopped` (aborted: by
+ * your code, a human's stop, a newer message superseding the turn, or
+ * shutdown), `timed_out` (the service ended it with `STREAM_TIMEOUT`),
+ * `failed` (any other stream error, or the connection was lost).
+ */
+export type ObservedStreamOutcome = 'done' | 'stopped' | 'timed_out' | 'failed';
+
+/** The end of a stream: its outcome and counts, never its content. */
+export interface ObservedStreamEnd {
+  readonly outcome: ObservedStreamOutcome;
+  /** The stream id; undefined when the opening failed. */
+  readonly streamId: string | undefined;
+  /** Deltas sent (after coalescing; each typed part travels inside one). */
+  readonly deltas: number;
+  /** Typed parts written (reasoning, step, tool call, tool result, source). */
+  readonly parts: number;
+  /** The error's code or class name when it `failed` or `timed_out` (never its message). */
+  readonly errorType?: string;
 }
 
 /** What `end()` reports. */

@@ -284,18 +284,40 @@ describe('instrument(agent)', () => {
     const delivered = await world.waitForDelivery(undefined, { agent: hooked });
     await world.waitForReply({ kind: 'text', from: hooked });
     const root = await until(() => receiveOf(delivered.deliveryId), 'the webhook receive span');
-    stop();
     expect(root.attributes).toMatchObject({ 'ams.transport': 'webhook', 'ams.agent.id': hooked.agentId });
     const children = childrenOf(root);
+    // In the order they ended: opened, then handled.
     expect(children.map((s) => s.name)).toEqual(['open message.new', 'handle message.new']);
-    const [open, handle] = children;
+    const [open] = children;
     expect(open!.attributes).toMatchObject({
       'messaging.operation.type': 'process',
       'ams.delivery.id': delivered.deliveryId,
     });
-    const ns = ([s, n]: readonly [number, number]): bigint => BigInt(s) * 1_000_000_000n + BigInt(n);
-    expect(ns(open!.endTime) <= ns(handle!.startTime)).toBe(true); // opened, then handled
     expect(await counted(METRIC_NAMES.deliveries, { 'ams.transport': 'webhook' })).toBeGreaterThanOrEqual(1);
+
+    // An envelope tampered with on its way in (the user's request, through the relay): its open
+    // span fails with the decrypt failure's code, and the delivery is skipped.
+    const failures: DecryptFailure[] = [];
+    hooked.agent.on('decryptFailure', (f) => void failures.push(f));
+    const relay = world.relay!;
+    relay.onRequest = (method, path, json) => {
+      const body = json as { wire_envelope?: unknown };
+      if (method !== 'POST' || !path.includes('/messages') || typeof body.wire_envelope !== 'string')
+        return json;
+      relay.onRequest = undefined;
+      const bytes = Buffer.from(body.wire_envelope, 'base64');
+      bytes[bytes.length - 40]! ^= 0xff; // inside the ciphertext
+      return { ...body, wire_envelope: bytes.toString('base64') };
+    };
+    await world.sendAsUser('tampered on the way to the webhook', { conversationId: hooked.conversationId });
+    const failure = await until(() => failures[0], 'the webhook decrypt failure');
+    const failedRoot = await until(() => receiveOf(failure.deliveryId), 'its receive span');
+    stop();
+    expect(failedRoot.attributes['ams.outcome']).toBe('skipped');
+    const failedOpen = childrenOf(failedRoot);
+    expect(failedOpen.map((s) => s.name)).toEqual(['open message.new']);
+    expect(failedOpen[0]!.attributes['error.type']).toBe(failure.code);
+    expect(failedOpen[0]!.status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it('no exported attribute holds content, a key or a token', async () => {

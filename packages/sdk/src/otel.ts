@@ -6,8 +6,9 @@
  * One trace per delivery: a `receive` span (kind consumer) with the children
  * `open` (fetch and open the envelope), `handle` (the handlers, the active
  * span while they run) and `ack` (the WebSocket acknowledgement); a span for
- * each `send`, `stream` (from its opening to its end, with its outcome) and `upload`. Metrics: deliveries,
- * redeliveries, decrypt failures by reason, 429s, handler duration.
+ * each `send`, `stream` (from its opening to its end, with its outcome) and
+ * `upload`. Metrics: deliveries, redeliveries, decrypt failures by reason,
+ * 429s, handler duration.
  *
  * Attributes are ids, types and counts only (agent, conversation and
  * delivery ids, event type, outcome, reason): never content, keys or tokens.
@@ -130,8 +131,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-/** Marks `span` failed with the error's code or class (never its message). */
-function failSpan(span: Span, error: unknown, type = errorTypeOf(error)): void {
+/** Marks `span` failed with an error's code or class (`errorTypeOf`: never its message). */
+function failSpan(span: Span, type: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
   span.setAttribute('error.type', type);
 }
@@ -144,8 +145,7 @@ function endStream(span: Span, end: ObservedStreamEnd): void {
     'ams.stream.deltas': end.deltas,
     'ams.stream.parts': end.parts,
   });
-  if (end.outcome === 'failed' || end.outcome === 'timed_out')
-    failSpan(span, undefined, end.errorType ?? 'unknown');
+  if (end.outcome === 'failed' || end.outcome === 'timed_out') failSpan(span, end.errorType ?? 'unknown');
   span.end();
 }
 
@@ -163,7 +163,7 @@ function endWith<T>(span: Span, result: T, onEnd?: (failed: boolean) => void): T
       return value;
     },
     (error: unknown) => {
-      failSpan(span, error);
+      failSpan(span, errorTypeOf(error));
       span.end();
       onEnd?.(true);
       throw error;
@@ -327,7 +327,7 @@ export function instrument(agent: InstrumentableAgent, options: InstrumentOption
           return writer;
         },
         (error: unknown) => {
-          failSpan(span, error);
+          failSpan(span, errorTypeOf(error));
           span.end();
           throw error;
         },

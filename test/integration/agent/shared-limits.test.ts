@@ -2,7 +2,8 @@
  * Send limits shared by every copy of one agent through a real Redis
  * (`createRedisRateLimiters`): three copies together stay within the
  * service's 5 messages per second, on one virtual clock shared with the
- * reference server; fallback to local limits with one warning and back; a
+ * reference server; two `Agent` copies proposing a manifest in the same
+ * minute wait for each other; fallback to local limits with one warning and back; a
  * frozen clock never stalls; what the limiter leaves in Redis is only times
  * and random ids.
  */

@@ -63,9 +63,9 @@ export interface ObservedOperation {
   readonly operation: 'send' | 'stream' | 'upload';
   readonly conversationId: string;
   /**
-   * For `stream` only: settles (never rejects) when the stream is over, after
-   * `run` resolved with the writer. When the opening fails (`run` rejects) it
-   * resolves with `failed` and no delta.
+   * For `stream` only: resolves (never rejects) when the stream is over,
+   * after `run` resolved with the writer; a stream left open never is. When
+   * the opening fails (`run` rejects) it resolves with `failed` and no delta.
    */
   readonly streamEnd?: Promise<ObservedStreamEnd>;
 }

@@ -6,8 +6,9 @@
  * One trace per delivery: a `receive` span (kind consumer) with the children
  * `open` (fetch and open the envelope), `handle` (the handlers, the active
  * span while they run) and `ack` (the WebSocket acknowledgement); a span for
- * each `send`, `stream` (opening it) and `upload`. Metrics: deliveries,
- * redeliveries, decrypt failures by reason, 429s, handler duration.
+ * each `send`, `stream` (from its opening to its end, with its outcome) and
+ * `upload`. Metrics: deliveries, redeliveries, decrypt failures by reason,
+ * 429s, handler duration.
  *
  * Attributes are ids, types and counts only (agent, conversation and
  * delivery ids, event type, outcome, reason): never content, keys or tokens.
@@ -30,7 +31,15 @@ import {
   type Span,
   type TracerProvider,
 } from '@opentelemetry/api';
-import type { AgentObserver, DeliveryObserver, ObservedDelivery, ObservedStep } from './agent/observer.js';
+import { errorTypeOf } from './core/errors/error-type.js';
+import type {
+  AgentObserver,
+  DeliveryObserver,
+  ObservedDelivery,
+  ObservedOperation,
+  ObservedStep,
+  ObservedStreamEnd,
+} from './agent/observer.js';
 
 // The observer surface `agent.observe()` takes (kept out of the root entry's 80 names).
 export type {
@@ -40,6 +49,8 @@ export type {
   ObservedOperation,
   ObservedOutcome,
   ObservedStep,
+  ObservedStreamEnd,
+  ObservedStreamOutcome,
 } from './agent/observer.js';
 
 /** What a decrypt failure tells the metrics (a subset of the Agent's `decryptFailure` event). */
@@ -120,6 +131,24 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+/** Marks `span` failed with an error's code or class (`errorTypeOf`: never its message). */
+function failSpan(span: Span, type: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+  span.setAttribute('error.type', type);
+}
+
+/** Ends a `stream` span with its outcome and counts; a failure or a timeout is an error. */
+function endStream(span: Span, end: ObservedStreamEnd): void {
+  span.setAttributes({
+    ...(end.streamId === undefined ? {} : { 'ams.stream.id': end.streamId }),
+    'ams.stream.outcome': end.outcome,
+    'ams.stream.deltas': end.deltas,
+    'ams.stream.parts': end.parts,
+  });
+  if (end.outcome === 'failed' || end.outcome === 'timed_out') failSpan(span, end.errorType ?? 'unknown');
+  span.end();
+}
+
 /** Ends `span` when `result` settles (at once for a plain value); records a rejection. */
 function endWith<T>(span: Span, result: T, onEnd?: (failed: boolean) => void): T {
   if (!isThenable(result)) {
@@ -134,24 +163,12 @@ function endWith<T>(span: Span, result: T, onEnd?: (failed: boolean) => void): T
       return value;
     },
     (error: unknown) => {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(error) });
-      span.setAttribute('error.type', errorType(error));
+      failSpan(span, errorTypeOf(error));
       span.end();
       onEnd?.(true);
       throw error;
     },
   ) as T;
-}
-
-/** An error's class or code, never its message (a message may quote content). */
-function errorType(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const name = (error as { name?: unknown }).name;
-    if (typeof name === 'string') return name;
-  }
-  return 'unknown';
 }
 
 /**
@@ -264,7 +281,7 @@ export function instrument(agent: InstrumentableAgent, options: InstrumentOption
         try {
           result = context.with(trace.setSpan(parent, span), run);
         } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(error) });
+          span.setStatus({ code: SpanStatusCode.ERROR, message: errorTypeOf(error) });
           span.end();
           onEnd?.(true);
           throw error;
@@ -283,10 +300,7 @@ export function instrument(agent: InstrumentableAgent, options: InstrumentOption
 
   const observer: AgentObserver = {
     delivery: follow,
-    operation<T>(
-      info: { operation: 'send' | 'stream' | 'upload'; conversationId: string },
-      run: () => Promise<T>,
-    ) {
+    operation<T>(info: ObservedOperation, run: () => Promise<T>) {
       const how = OPERATION_KIND[info.operation];
       const span = tracer.startSpan(info.operation, {
         kind: how.kind,
@@ -300,11 +314,24 @@ export function instrument(agent: InstrumentableAgent, options: InstrumentOption
       try {
         result = context.with(trace.setSpan(context.active(), span), run);
       } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(error) });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorTypeOf(error) });
         span.end();
         throw error;
       }
-      return endWith(span, result);
+      const streamEnd = info.streamEnd;
+      if (streamEnd === undefined) return endWith(span, result);
+      // A stream's span lasts until the stream is over (its opening failing ends it at once).
+      return result.then(
+        (writer) => {
+          void streamEnd.then((end) => endStream(span, end));
+          return writer;
+        },
+        (error: unknown) => {
+          failSpan(span, errorTypeOf(error));
+          span.end();
+          throw error;
+        },
+      );
     },
   };
 

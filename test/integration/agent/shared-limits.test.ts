@@ -2,19 +2,24 @@
  * Send limits shared by every copy of one agent through a real Redis
  * (`createRedisRateLimiters`): three copies together stay within the
  * service's 5 messages per second, on one virtual clock shared with the
- * reference server; fallback to local limits with one warning and back; a
+ * reference server; two `Agent` copies proposing a manifest in the same
+ * minute wait for each other; fallback to local limits with one warning and back; a
  * frozen clock never stalls; what the limiter leaves in Redis is only times
  * and random ids.
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, type Clock } from '../../../packages/sdk/src/core/clock.js';
+import { Agent } from '../../../packages/sdk/src/index.js';
+import { MemoryKeyStore } from '../../../packages/sdk/src/crypto/index.js';
+import type { ManifestRevision } from '../../../packages/sdk/src/protocol.js';
 import { createRestClient, type RestClient } from '../../../packages/sdk/src/transport/rest/index.js';
 import { createRedisRateLimiters, type RedisEvalClient } from '../../../packages/sdk/src/webhook/redis.js';
 import type { ReferenceServer } from '../../../packages/dev/src/testing/index.js';
 import { recordingLogger, signUp, startAgent } from '../../helpers/client-setup.js';
 import { connectRedis, deleteKeys, skipRedis, uniquePrefix } from '../../helpers/redis.js';
 import { startAgentServer } from '../../helpers/server-agents.js';
+import { sampleManifest } from '../../fixtures/manifests/manifests.js';
 
 const T0 = Date.parse('2026-11-27T12:00:00Z');
 const PLAINTEXT_MARKER = 'PLAINTEXT-MARKER-7f3a shared limits';
@@ -41,7 +46,7 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
     redis.disconnect();
   });
 
-  describe('three copies of one agent against the reference server', () => {
+  describe('copies of one agent against the reference server', () => {
     const clock = new ManualClock(T0);
     let server: ReferenceServer;
     let agentId: string;
@@ -109,6 +114,97 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
       expect(new Set(outcomes)).toEqual(new Set([403])); // admitted, then refused for the made-up conversation
       expect(copies.flatMap((c) => c.rateLimited)).toEqual([]);
     });
+
+    describe('two copies of one agent updating its manifest in the same minute', () => {
+      // Its own agent on the same server and clock: the manifest's head version starts at 0.
+      let copyAgentId: string;
+      let copyToken: string;
+
+      beforeAll(async () => {
+        const { client } = await signUp(server);
+        const created = await client.createAgent({ name: 'Manifest copies' });
+        copyAgentId = created.agentId;
+        copyToken = created.token;
+        tokensUsed.push(copyToken);
+        await startAgent(server, copyAgentId, copyToken, { clock });
+      });
+
+      /** One copy as an `Agent` (REST only, never connected); `shared`: its limiters come from Redis. */
+      function agentCopy(shared: boolean): { agent: Agent; rateLimited: string[]; heads: number[] } {
+        const agent = new Agent({
+          baseUrl: server.url,
+          agentId: copyAgentId,
+          token: copyToken,
+          keyStore: new MemoryKeyStore({ clock }),
+          clock,
+          logger: false,
+          shutdownSignals: false,
+          ...(shared
+            ? {
+                rateLimiters: createRedisRateLimiters({
+                  client: redis,
+                  agentId: copyAgentId,
+                  keyPrefix: prefix,
+                  clock,
+                }),
+              }
+            : {}),
+        });
+        const rateLimited: string[] = [];
+        agent.on('rateLimited', (info) => void rateLimited.push(info.code));
+        return { agent, rateLimited, heads: [] };
+      }
+
+      /** Proposes a manifest the way a starting copy does: read the head, propose on it, re-read on a conflict. */
+      function propose(copy: ReturnType<typeof agentCopy>, name: string, done: ManifestRevision[]): void {
+        void copy.agent.manifest
+          .updateWithRetry((state) => {
+            copy.heads.push(state.head_version);
+            return sampleManifest(name);
+          })
+          .then((revision) => void done.push(revision));
+      }
+
+      it("each copy limiting itself: the second update in the minute meets the service's 429", async () => {
+        const copies = [agentCopy(false), agentCopy(false)];
+        const done: ManifestRevision[] = [];
+        propose(copies[0]!, '1.0.0', done);
+        await settle(() => done.length === 1);
+        const controller = new AbortController();
+        const second = copies[1]!.agent.manifest.update(sampleManifest('1.0.1'), {
+          basedOnVersion: 1,
+          signal: controller.signal,
+        });
+        await settle(() => copies[1]!.rateLimited.length === 1);
+        expect(copies[1]!.rateLimited).toEqual(['MANIFEST_UPDATE_RATE_LIMITED']);
+        controller.abort(new Error('enough'));
+        await expect(second).rejects.toThrow('enough');
+      });
+
+      it('sharing the manifests limiter through Redis: one update reaches the service, the other waits its minute', async () => {
+        clock.advance(60_000);
+        const base = (await agentCopy(false).agent.manifest.get()).head_version;
+        const copies = [agentCopy(true), agentCopy(true)];
+        const done: ManifestRevision[] = [];
+        propose(copies[0]!, '2.0.0', done);
+        propose(copies[1]!, '2.0.1', done);
+        // One is accepted; the other waits on the shared limiter (a timer on the virtual clock).
+        await settle(() => done.length === 1 && clock.pendingTimers >= 1);
+        expect(done[0]!.version).toBe(base + 1);
+        const loser = done[0]!.manifest.version === '2.0.0' ? copies[1]! : copies[0]!;
+        expect((await loser.agent.manifest.get()).head_version).toBe(base + 1);
+        // A minute later it proposes on the head it read (a conflict: re-read) and waits the next minute.
+        clock.advance(60_000);
+        await settle(() => loser.heads.length === 2 && clock.pendingTimers >= 1);
+        expect(done).toHaveLength(1);
+        clock.advance(60_000);
+        await settle(() => done.length === 2);
+        expect(done[1]!.version).toBe(base + 2);
+        expect(loser.heads).toEqual([base, base + 1]);
+        // Never a 429: the copies waited for each other instead.
+        expect(copies.flatMap((c) => c.rateLimited)).toEqual([]);
+      });
+    });
   });
 
   it('falls back to local limits with one warning while Redis fails, and shares again when it answers', async () => {
@@ -132,8 +228,13 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
     down = true;
     for (let i = 0; i < 5; i += 1) await limits.messages.acquire();
     for (let i = 0; i < 3; i += 1) await limits.objects.acquire();
+    await limits.manifests.acquire();
     expect(limits.messages.mode).toBe('local');
     expect(limits.objects.mode).toBe('local');
+    expect(limits.manifests.mode).toBe('local');
+    // The manifest limit holds locally too: a second update in the minute waits for it.
+    let secondManifest = false;
+    void limits.manifests.acquire().then(() => (secondManifest = true));
     // Local limits still hold: the sixth local start in this second waits.
     let sixth = false;
     void limits.messages.acquire().then(() => (sixth = true));
@@ -145,6 +246,9 @@ describe.skipIf(skipRedis)('shared send limits through Redis (real redis-server)
     clock.advance(5000);
     await limits.files.acquire();
     expect(limits.messages.mode).toBe('shared');
+    expect(secondManifest).toBe(false);
+    clock.advance(60_000);
+    await settle(() => secondManifest);
     const warnings = logger.lines.filter((l) => l.level === 'warn');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toMatch(/Redis is unreachable, using local limits/);

@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanStatusCode, type Context, type ContextManager } from '@opentelemetry/api';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -219,16 +219,50 @@ describe('instrument(agent)', () => {
     );
   });
 
-  it('stream and upload are spans of their own; the file message of an upload is a send under it', async () => {
+  it('a stream span lasts until the stream is over: done, stopped, timed out, with its counts', async () => {
+    const streamSpan = (streamId: string): ReadableSpan | undefined =>
+      spans.getFinishedSpans().find((s) => s.name === 'stream' && s.attributes['ams.stream.id'] === streamId);
     const w = await world.agent.stream(world.conversationId);
+    await w.step({ id: 'plan', title: `step ${MARKER}`, status: 'running' });
     await w.write(`streamed ${MARKER}`);
-    await w.end();
+    expect(spans.getFinishedSpans().filter((s) => s.name === 'stream')).toEqual([]); // still open
+    const summary = await w.end();
     await world.waitForReply({ kind: 'stream' });
-    const stream = spans.getFinishedSpans().find((s) => s.name === 'stream');
-    expect(stream?.attributes).toMatchObject({
+    const done = streamSpan(w.streamId);
+    expect(done?.attributes).toMatchObject({
       'messaging.operation.type': 'create',
       'ams.conversation.id': world.conversationId,
+      'ams.stream.outcome': 'done',
+      'ams.stream.deltas': summary.deltas,
+      'ams.stream.parts': 1,
     });
+    expect(done?.status.code).not.toBe(SpanStatusCode.ERROR);
+
+    const stopped = await world.agent.stream(world.conversationId);
+    await stopped.write('half a thought');
+    await stopped.abort(`changed my mind ${MARKER}`);
+    await world.waitForReply({ kind: 'stream' });
+    expect(streamSpan(stopped.streamId)?.attributes).toMatchObject({
+      'ams.stream.outcome': 'stopped',
+      'ams.stream.parts': 0,
+    });
+
+    // The service times a stream out while nobody writes: its span ends then, as an error.
+    const idle = await world.agent.stream(world.conversationId);
+    await idle.write('and then nothing');
+    // (The relay sends it to every socket: the user's client sees the stream fail too.)
+    world.relay!.inject({ type: 'stream.error', stream_id: idle.streamId, reason: 'stream_timeout' });
+    await world.waitForReply({ kind: 'stream' });
+    const timedOut = await until(() => streamSpan(idle.streamId), 'the timed-out stream span');
+    expect(timedOut.attributes).toMatchObject({
+      'ams.stream.outcome': 'timed_out',
+      'error.type': 'STREAM_TIMEOUT',
+    });
+    expect(timedOut.status.code).toBe(SpanStatusCode.ERROR);
+    await expect(idle.end()).rejects.toMatchObject({ code: 'STREAM_TIMEOUT' });
+  });
+
+  it('upload is a span of its own; the file message of an upload is a send under it', async () => {
     await world.agent.files.upload(world.conversationId, new TextEncoder().encode(`file ${MARKER}`), {
       name: 'note.txt',
       contentType: 'text/plain',
@@ -240,7 +274,7 @@ describe('instrument(agent)', () => {
     expect(sends.some((s) => s.parentSpanContext?.spanId === upload?.spanContext().spanId)).toBe(true);
   });
 
-  it('a webhook delivery is a receive span with its handle child (the HTTP answer is the ack)', async () => {
+  it('a webhook delivery is a receive span with its open and handle children (the HTTP answer is the ack)', async () => {
     const hooked = await world.addAgent({ name: 'Webhook bot', mode: 'webhook' });
     const stop = instrument(hooked.agent, { tracerProvider, meterProvider });
     hooked.agent.on('message.new', async (m) => {
@@ -250,10 +284,40 @@ describe('instrument(agent)', () => {
     const delivered = await world.waitForDelivery(undefined, { agent: hooked });
     await world.waitForReply({ kind: 'text', from: hooked });
     const root = await until(() => receiveOf(delivered.deliveryId), 'the webhook receive span');
-    stop();
     expect(root.attributes).toMatchObject({ 'ams.transport': 'webhook', 'ams.agent.id': hooked.agentId });
-    expect(childrenOf(root).map((s) => s.name)).toEqual(['handle message.new']);
+    const children = childrenOf(root);
+    // In the order they ended: opened, then handled.
+    expect(children.map((s) => s.name)).toEqual(['open message.new', 'handle message.new']);
+    const [open] = children;
+    expect(open!.attributes).toMatchObject({
+      'messaging.operation.type': 'process',
+      'ams.delivery.id': delivered.deliveryId,
+    });
     expect(await counted(METRIC_NAMES.deliveries, { 'ams.transport': 'webhook' })).toBeGreaterThanOrEqual(1);
+
+    // An envelope tampered with on its way in (the user's request, through the relay): its open
+    // span fails with the decrypt failure's code, and the delivery is skipped.
+    const failures: DecryptFailure[] = [];
+    hooked.agent.on('decryptFailure', (f) => void failures.push(f));
+    const relay = world.relay!;
+    relay.onRequest = (method, path, json) => {
+      const body = json as { wire_envelope?: unknown };
+      if (method !== 'POST' || !path.includes('/messages') || typeof body.wire_envelope !== 'string')
+        return json;
+      relay.onRequest = undefined;
+      const bytes = Buffer.from(body.wire_envelope, 'base64');
+      bytes[bytes.length - 40]! ^= 0xff; // inside the ciphertext
+      return { ...body, wire_envelope: bytes.toString('base64') };
+    };
+    await world.sendAsUser('tampered on the way to the webhook', { conversationId: hooked.conversationId });
+    const failure = await until(() => failures[0], 'the webhook decrypt failure');
+    const failedRoot = await until(() => receiveOf(failure.deliveryId), 'its receive span');
+    stop();
+    expect(failedRoot.attributes['ams.outcome']).toBe('skipped');
+    const failedOpen = childrenOf(failedRoot);
+    expect(failedOpen.map((s) => s.name)).toEqual(['open message.new']);
+    expect(failedOpen[0]!.attributes['error.type']).toBe(failure.code);
+    expect(failedOpen[0]!.status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it('no exported attribute holds content, a key or a token', async () => {

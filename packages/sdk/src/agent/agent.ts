@@ -87,7 +87,8 @@ import { handleStop } from './turns/stop.js';
 import { checkStrategy, type TurnStrategy } from './turns/strategy.js';
 import type { IncomingMessage } from './events.js';
 import { holdWhileOpen, resolveStatusOptions, StatusBeacon } from './presence.js';
-import { observeOperation, type AgentObserver } from './observer.js';
+import { errorTypeOf } from '../core/errors/error-type.js';
+import { observeOperation, type AgentObserver, type ObservedStreamEnd } from './observer.js';
 
 /** Where the agent is in its life. */
 export type AgentState = 'idle' | 'connecting' | 'running' | 'closing' | 'closed' | 'fatal';
@@ -555,18 +556,25 @@ export class Agent {
    */
   stream(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
     // A stream opened while a turn runs in the conversation is aborted with it (stop, supersede, shutdown).
-    const observers = this.#pipeline.observers;
-    const opened =
-      observers.length === 0
-        ? this.#streams.open(conversationId, options)
-        : observeOperation(observers, { operation: 'stream', conversationId }, () =>
-            this.#streams.open(conversationId, options),
-          );
-    return opened.then((writer) => {
+    return this.#openStream(conversationId, options).then((writer) => {
       this.#parts.turns.track(conversationId, writer);
       // The turn's status lasts as long as the stream, even past the handler that opened it.
       holdWhileOpen(writer, this.#status.hold(conversationId));
       return writer;
+    });
+  }
+
+  /** Opens a stream under the observers: the `stream` operation lasts until the stream is over. */
+  #openStream(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
+    const observers = this.#pipeline.observers;
+    if (observers.length === 0) return this.#streams.open(conversationId, options);
+    let ended!: (end: ObservedStreamEnd) => void;
+    const streamEnd = new Promise<ObservedStreamEnd>((resolve) => (ended = resolve));
+    return observeOperation(observers, { operation: 'stream', conversationId, streamEnd }, () =>
+      this.#streams.open(conversationId, options, ended),
+    ).catch((error: unknown) => {
+      ended({ outcome: 'failed', streamId: undefined, deltas: 0, parts: 0, errorType: errorTypeOf(error) });
+      throw error;
     });
   }
 
@@ -631,7 +639,9 @@ export class Agent {
     options?: StreamWriterOptions,
   ): Promise<StreamSummary> {
     const release = this.#status.hold(conversationId);
-    return this.#streams.pipe(conversationId, source, options).finally(release);
+    return this.#streams
+      .pipe(conversationId, source, options, (c, o) => this.#openStream(c, o))
+      .finally(release);
   }
 
   /**

@@ -11,6 +11,9 @@
  * @module
  */
 import type { AgentTransport } from './events.js';
+import type { ObservedStreamEnd } from './streams/writer.js';
+
+export type { ObservedStreamEnd, ObservedStreamOutcome } from './streams/writer.js';
 
 /** One delivery as the agent received it (unsigned delivery metadata: ids only). */
 export interface ObservedDelivery {
@@ -52,10 +55,19 @@ export interface DeliveryObserver {
   end(outcome: ObservedOutcome): void;
 }
 
-/** An outbound operation: `send` (one sealed message), `stream` (opening a streamed reply), `upload` (a file). */
+/**
+ * An outbound operation: `send` (one sealed message), `stream` (a streamed
+ * reply: `run` opens it, `streamEnd` tells when it is over), `upload` (a file).
+ */
 export interface ObservedOperation {
   readonly operation: 'send' | 'stream' | 'upload';
   readonly conversationId: string;
+  /**
+   * For `stream` only: resolves (never rejects) when the stream is over,
+   * after `run` resolved with the writer; a stream left open never is. When
+   * the opening fails (`run` rejects) it resolves with `failed` and no delta.
+   */
+  readonly streamEnd?: Promise<ObservedStreamEnd>;
 }
 
 /**

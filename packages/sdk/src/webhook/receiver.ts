@@ -27,7 +27,7 @@ import { parseWebhookDelivery, type WebhookDelivery } from './delivery.js';
 import type { WebhookEvent, WebhookReceiverEvent } from './events.js';
 import { checkReceiverOptions, type WebhookReceiverOptions } from './receiver-options.js';
 import type { WebhookHeaderSource } from './headers.js';
-import { openDelivery } from './open-step.js';
+import { openDelivery, type OpenOutcome } from './open-step.js';
 import { errorResponse, okResponse, responseForError, type WebhookResponse } from './responses.js';
 import { createWebhookVerifier, type VerifiedSignature, type WebhookVerifier } from './verify.js';
 import type { WebhookBody } from './verify-input.js';
@@ -56,16 +56,29 @@ export interface WebhookReceiver {
 
 type ClaimStep = { readonly token: string } | { readonly response: WebhookResponse };
 
+/**
+ * Wraps the open step (fetch the `ref`, open the envelope) of a claimed
+ * delivery: must call `open` once and return what it resolves with. The
+ * Agent's pipeline uses it to trace the step (docs/observability.md).
+ */
+export type AroundOpen = <T>(
+  delivery: WebhookDelivery,
+  deliveryId: string,
+  open: () => Promise<OpenOutcome<T>>,
+) => Promise<OpenOutcome<T>>;
+
 class Receiver<T> implements WebhookReceiver {
   readonly verifier: WebhookVerifier;
   readonly #o: WebhookReceiverOptions<T>;
   readonly #dedup: DedupStore;
   readonly #leaseMs: number;
   readonly #background = new Set<Promise<void>>();
+  readonly #aroundOpen: AroundOpen | undefined;
 
-  constructor(options: WebhookReceiverOptions<T>) {
+  constructor(options: WebhookReceiverOptions<T>, aroundOpen?: AroundOpen) {
     const clock: Clock = options.clock ?? systemClock;
     this.#o = options;
+    this.#aroundOpen = aroundOpen;
     this.verifier = createWebhookVerifier({
       secret: options.secret,
       clock,
@@ -91,8 +104,12 @@ class Receiver<T> implements WebhookReceiver {
     const claim = await this.#claim(deliveryId);
     if ('response' in claim) return claim.response;
     let payload = delivery as T;
-    if (this.#o.open !== undefined) {
-      const opened = await openDelivery(delivery, deliveryId, this.#o.open, this.#o.fetchRef);
+    const open = this.#o.open;
+    if (open !== undefined) {
+      const step = (): Promise<OpenOutcome<T>> => openDelivery(delivery, deliveryId, open, this.#o.fetchRef);
+      const opened = await (this.#aroundOpen === undefined
+        ? step()
+        : this.#aroundOpen(delivery, deliveryId, step));
       if (!opened.ok) {
         this.#emit(opened.event);
         await (opened.claim === 'complete'
@@ -247,4 +264,18 @@ export function createWebhookReceiver<T = WebhookDelivery>(
 ): WebhookReceiver {
   checkReceiverOptions(options);
   return new Receiver(options);
+}
+
+/**
+ * {@link createWebhookReceiver} whose open step runs inside `aroundOpen`
+ * (the Agent's pipeline: its `open` span). Not part of the `./webhook` entry.
+ *
+ * @throws {@link index!ConfigurationError | ConfigurationError} as {@link createWebhookReceiver}.
+ */
+export function createWebhookReceiverAroundOpen<T>(
+  options: WebhookReceiverOptions<T>,
+  aroundOpen: AroundOpen,
+): WebhookReceiver {
+  checkReceiverOptions(options);
+  return new Receiver(options, aroundOpen);
 }

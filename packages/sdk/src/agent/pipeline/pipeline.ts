@@ -251,6 +251,11 @@ export class EventPipeline {
     return d;
   }
 
+  /** Starts following a webhook delivery before it is opened (so its `open` step is observed too). */
+  followWebhook(inbound: InboundEvent): DeliveryObserver | undefined {
+    return this.#follow(inbound, 'webhook');
+  }
+
   /** The observer following the delivery of `inbound` (see `agent.observe()`), if any. */
   deliveryObserver(inbound: InboundEvent): DeliveryObserver | undefined {
     return this.#followed.get(inbound);
@@ -340,7 +345,7 @@ export class EventPipeline {
     deliveryId: string,
     opened: OpenedEnvelope,
   ): Promise<TaskOutcome> {
-    const d = this.#follow(inbound, 'webhook');
+    const d = this.#followed.get(inbound) ?? this.#follow(inbound, 'webhook');
     if (d === undefined) return this.#handleOpened(inbound, deliveryId, opened);
     try {
       const outcome = await this.#handleOpened(inbound, deliveryId, opened);

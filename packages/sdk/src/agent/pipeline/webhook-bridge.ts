@@ -25,7 +25,13 @@ import type { OpenedEnvelope } from '../../crypto/open-options.js';
 import type { DedupStore } from '../../webhook/dedup/types.js';
 import type { WebhookDelivery } from '../../webhook/delivery.js';
 import type { WebhookReceiverEvent } from '../../webhook/events.js';
-import { createWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../../webhook/receiver.js';
+import type { OpenOutcome } from '../../webhook/open-step.js';
+import {
+  createWebhookReceiverAroundOpen,
+  type WebhookReceiver,
+  type WebhookRequest,
+} from '../../webhook/receiver.js';
+import { errorTypeOf } from '../../core/errors/error-type.js';
 import { errorResponse, type WebhookResponse } from '../../webhook/responses.js';
 import type { WebhookSecretInput } from '../../webhook/secrets.js';
 import { asAmsError } from './outcomes.js';
@@ -146,6 +152,53 @@ function report(
   }
 }
 
+/** Thrown inside the observed `open` step when it did not open (its span records `code`). */
+class OpenStepFailed extends Error {
+  constructor(readonly code: string) {
+    super(code);
+  }
+}
+
+/** The `error.type` of an open step that failed: the decrypt failure's code, or the error's. */
+function openFailureType(event: WebhookReceiverEvent): string {
+  if (event.type === 'decryptFailure') return event.code;
+  return 'error' in event ? errorTypeOf(event.error) : event.type;
+}
+
+/**
+ * Follows a webhook delivery from its open step (traces: receive → open →
+ * handle). Remembers the inbound event of each opened delivery for the handler.
+ */
+function observeOpen(pipeline: EventPipeline, inbounds: WeakMap<WebhookDelivery, InboundEvent>) {
+  return async <T>(
+    delivery: WebhookDelivery,
+    deliveryId: string,
+    open: () => Promise<OpenOutcome<T>>,
+  ): Promise<OpenOutcome<T>> => {
+    const inbound = inboundOf(delivery, deliveryId);
+    const d = pipeline.followWebhook(inbound);
+    if (d === undefined) return open();
+    let failed: OpenOutcome<T> | undefined;
+    try {
+      const opened = await d.step('open', async () => {
+        const outcome = await open();
+        if (!outcome.ok) {
+          failed = outcome;
+          throw new OpenStepFailed(openFailureType(outcome.event));
+        }
+        return outcome;
+      });
+      inbounds.set(delivery, inbound);
+      return opened;
+    } catch (error) {
+      if (failed === undefined || failed.ok) throw error;
+      // A decrypt failure is acknowledged (skipped); anything else comes again.
+      d.end(failed.event.type === 'decryptFailure' ? 'skipped' : 'retry');
+      return failed;
+    }
+  };
+}
+
 /**
  * Builds the agent's webhook receiver over the pipeline.
  *
@@ -154,26 +207,30 @@ function report(
 export function createPipelineReceiver(options: PipelineReceiverOptions): PipelineReceiver {
   const { pipeline, logger } = options;
   const rejections = new RejectionReport(options.clock, logger, (error) => pipeline.outcomes.notify(error));
-  const inner = createWebhookReceiver<OpenedEnvelope>({
-    secret: options.secret,
-    dedup: options.dedup,
-    clock: options.clock,
-    claimLeaseMs: options.claimLeaseMs,
-    ...(options.respondEarly === undefined ? {} : { respondEarly: options.respondEarly }),
-    inFlightRetryAfterSeconds: options.inFlightRetryAfterSeconds ?? AGENT_IN_FLIGHT_RETRY_AFTER_SECONDS,
-    ...(options.toleranceMs === undefined ? {} : { toleranceMs: options.toleranceMs }),
-    fetchRef: (ref) => pipeline.fetchRef(ref),
-    open: (bytes, delivery) => {
-      pipeline.outcomes.count('received');
-      return pipeline.open(bytes, delivery.ref !== undefined);
+  const inbounds = new WeakMap<WebhookDelivery, InboundEvent>();
+  const inner = createWebhookReceiverAroundOpen<OpenedEnvelope>(
+    {
+      secret: options.secret,
+      dedup: options.dedup,
+      clock: options.clock,
+      claimLeaseMs: options.claimLeaseMs,
+      ...(options.respondEarly === undefined ? {} : { respondEarly: options.respondEarly }),
+      inFlightRetryAfterSeconds: options.inFlightRetryAfterSeconds ?? AGENT_IN_FLIGHT_RETRY_AFTER_SECONDS,
+      ...(options.toleranceMs === undefined ? {} : { toleranceMs: options.toleranceMs }),
+      fetchRef: (ref) => pipeline.fetchRef(ref),
+      open: (bytes, delivery) => {
+        pipeline.outcomes.count('received');
+        return pipeline.open(bytes, delivery.ref !== undefined);
+      },
+      handler: async (event) => {
+        const inbound = inbounds.get(event.delivery) ?? inboundOf(event.delivery, event.deliveryId);
+        const outcome = await pipeline.handleOpened(inbound, event.deliveryId, event.payload);
+        if (outcome === 'dropped') throw closingError();
+      },
+      onEvent: (event) => report(pipeline, logger, rejections, event),
     },
-    handler: async (event) => {
-      const inbound = inboundOf(event.delivery, event.deliveryId);
-      const outcome = await pipeline.handleOpened(inbound, event.deliveryId, event.payload);
-      if (outcome === 'dropped') throw closingError();
-    },
-    onEvent: (event) => report(pipeline, logger, rejections, event),
-  });
+    observeOpen(pipeline, inbounds),
+  );
   let active = 0;
   const waiters: (() => void)[] = [];
   const receiver: WebhookReceiver = {

@@ -38,6 +38,7 @@ import {
   type StreamWriterOptions,
 } from './writer.js';
 import { StreamFrameRouter, WsStreamTransport, type FrameSocket } from './ws-transport.js';
+import type { ObservedStreamEnd } from '../observer.js';
 
 /** What an Agent's streams need. */
 export interface AgentStreamsDeps {
@@ -79,7 +80,11 @@ export class AgentStreams {
    * ServiceError `CONVERSATION_FORBIDDEN`; TransportError when the WebSocket is not open; CryptoError
    * `MEMBERS_CHANGED` under the `'block'` key-change policy when the conversation gained a member (as `send()`).
    */
-  async open(conversationId: string, options?: StreamWriterOptions): Promise<StreamWriter> {
+  async open(
+    conversationId: string,
+    options?: StreamWriterOptions,
+    onClose?: (end: ObservedStreamEnd) => void,
+  ): Promise<StreamWriter> {
     const ring = await this.#d.ring();
     const streamId = globalThis.crypto.randomUUID();
     const key = defaultSyncBackend().randomBytes(STREAM_KEY_BYTES);
@@ -117,6 +122,7 @@ export class AgentStreams {
       signing: { publicKey: signing.publicKey, privateKey: signing.privateKey },
       transport,
       options,
+      onClose,
     });
   }
 
@@ -125,8 +131,10 @@ export class AgentStreams {
     conversationId: string,
     source: AsyncIterable<string> | Iterable<string>,
     options?: StreamWriterOptions,
+    open: (conversationId: string, options?: StreamWriterOptions) => Promise<StreamWriter> = (c, o) =>
+      this.open(c, o),
   ): Promise<StreamSummary> {
-    return pipeToWriter(await this.open(conversationId, options), source);
+    return pipeToWriter(await open(conversationId, options), source);
   }
 
   #transport(streamId: string): StreamTransport {

@@ -41,6 +41,7 @@ import {
   type StreamCipher,
 } from '../../crypto/stream/stream-crypto.js';
 import type { StreamTransport } from '../../messaging/stream-transport.js';
+import { errorTypeOf } from '../../core/errors/error-type.js';
 import {
   encodeStreamPart,
   encodeStreamText,
@@ -57,6 +58,27 @@ export interface StreamWriterOptions {
   readonly coalesceBytes?: number;
   /** `write()` waits while more than this many bytes are queued towards the service. @defaultValue 262144 */
   readonly highWaterMark?: number;
+}
+
+/**
+ * How a stream ended: `done` (`end()` was relayed), `stopped` (aborted: by
+ * your code, a human's stop, a newer message superseding the turn, or
+ * shutdown), `timed_out` (the service ended it with `STREAM_TIMEOUT`),
+ * `failed` (any other stream error, or the connection was lost).
+ */
+export type ObservedStreamOutcome = 'done' | 'stopped' | 'timed_out' | 'failed';
+
+/** The end of a stream: its outcome and counts, never its content. */
+export interface ObservedStreamEnd {
+  readonly outcome: ObservedStreamOutcome;
+  /** The stream id; undefined when the opening failed. */
+  readonly streamId: string | undefined;
+  /** Deltas sent (after coalescing; each typed part travels inside one). */
+  readonly deltas: number;
+  /** Typed parts written (reasoning, step, tool call, tool result, source). */
+  readonly parts: number;
+  /** The error's code or class name when it `failed` or `timed_out` (never its message). */
+  readonly errorType?: string;
 }
 
 /** What `end()` reports. */
@@ -169,6 +191,12 @@ export interface StreamWriterDeps {
   readonly signing: RawKeyPair;
   readonly transport: StreamTransport;
   readonly options?: StreamWriterOptions | undefined;
+  /**
+   * Called once when the stream is over: ended (`done`), aborted (`stopped`),
+   * or failed (`timed_out` for the service's `STREAM_TIMEOUT`, `failed`
+   * otherwise), with the counts of deltas and parts sent (for observers).
+   */
+  readonly onClose?: ((end: ObservedStreamEnd) => void) | undefined;
 }
 
 /** Runs `fn` once the current turn of the event loop is done (`setImmediate` where it exists). */
@@ -219,8 +247,31 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
   let tailScheduled = false;
   /** Deltas sent since the last checkpoint. */
   let unsigned = 0;
+  /** Typed parts accepted (reasoning, step, tool call, tool result, source). */
+  let parts = 0;
+  let over = false;
 
   const failure = (): AmsError | undefined => transport.failure;
+
+  /** Reports the end of the stream once (the first outcome wins). */
+  function finish(outcome: ObservedStreamOutcome, error?: unknown): void {
+    if (over) return;
+    over = true;
+    d.onClose?.({
+      outcome,
+      streamId: d.streamId,
+      deltas: chain.seq,
+      parts,
+      ...(error === undefined ? {} : { errorType: errorTypeOf(error) }),
+    });
+  }
+
+  /** The outcome of a failure: the service's stream timeout, or any other error. */
+  function failed(error: unknown): void {
+    finish(errorTypeOf(error) === 'STREAM_TIMEOUT' ? 'timed_out' : 'failed', error);
+  }
+
+  if (d.onClose !== undefined) transport.onFailure(failed);
 
   function send(piece: Uint8Array, checkpoint: boolean): void {
     const seq = chain.seq + 1;
@@ -282,6 +333,7 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
     checkOpen();
     const encoded = encodeStreamPart(record);
     if ('problem' in encoded) throw badPart(encoded.problem);
+    parts += 1;
     return append(encoded.text);
   }
 
@@ -358,11 +410,17 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
       releaseTail(false);
       const finalSeq = chain.seq;
       const signature = signStream(d.signing, 'end', d.streamId, finalSeq, chain.hash);
-      await transport.end({
-        final_seq: finalSeq,
-        transcript_hash: toBase64(chain.hash),
-        signature: toBase64(signature),
-      });
+      try {
+        await transport.end({
+          final_seq: finalSeq,
+          transcript_hash: toBase64(chain.hash),
+          signature: toBase64(signature),
+        });
+      } catch (error) {
+        failed(error);
+        throw error;
+      }
+      finish('done');
       return { streamId: d.streamId, text, deltas: finalSeq };
     },
 
@@ -377,7 +435,13 @@ export function createStreamWriter(d: StreamWriterDeps): StreamWriter {
       const bytes = splitUtf8(utf8(reason), STREAM_ABORT_REASON_MAX_BYTES)[0] ?? new Uint8Array(0);
       const n = chain.seq;
       const signature = signStream(d.signing, 'aborted', d.streamId, n, chain.hash, undefined, bytes);
-      await transport.abort(toBase64(cipher.sealAbort(n, concatBytes(signature, bytes))));
+      try {
+        await transport.abort(toBase64(cipher.sealAbort(n, concatBytes(signature, bytes))));
+      } catch (error) {
+        failed(error);
+        throw error;
+      }
+      finish('stopped');
     },
   };
 }

@@ -85,29 +85,20 @@ export async function uploadFile(
   let ourSha256 = '';
   const expectedCiphertext =
     opened.size === undefined ? undefined : ciphertextSize(opened.size, params.chunkSize);
-  /**
-   * Hashes and counts `sealed` (the pieces one source read produced: 16 chunks
-   * and their tags for a 1 MiB read); returns them joined, so the HTTP client
-   * makes one socket write (and the body stream one step) per source read
-   * instead of two per chunk, one of them for a 16-byte tag.
-   */
-  const outgoing = (sealed: Uint8Array[]): Uint8Array[] => {
-    if (sealed.length <= 1) {
-      for (const piece of sealed) {
-        hash.update(piece);
-        sent += piece.length;
-      }
-      return sealed;
-    }
-    const joined = Buffer.concat(sealed);
-    hash.update(joined);
-    sent += joined.length;
-    return [joined];
-  };
   async function* body(): AsyncGenerator<Uint8Array> {
     const encryptor = new FileEncryptor(params, { maxBytes: FILE_MAX_BYTES });
-    for await (const piece of bytesOnly(opened.pieces)) yield* outgoing(encryptor.push(piece));
-    yield* outgoing(encryptor.end());
+    for await (const piece of bytesOnly(opened.pieces)) {
+      for (const sealed of encryptor.push(piece)) {
+        hash.update(sealed);
+        sent += sealed.length;
+        yield sealed;
+      }
+    }
+    for (const sealed of encryptor.end()) {
+      hash.update(sealed);
+      sent += sealed.length;
+      yield sealed;
+    }
     plaintextSize = encryptor.plaintextSize;
     const digest = hash.digest();
     ourSha256 = digest.toString('hex');

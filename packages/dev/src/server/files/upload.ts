@@ -62,34 +62,27 @@ export async function receiveUpload(
   const cap = uploadBodyCap(ctx);
   const pending = await fileObjectsOf(ctx).create();
   const hash = createHash('sha256');
-  let tail: Uint8Array = new Uint8Array(0);
+  let tail = new Uint8Array(0);
   let total = 0;
-  /** Hashes and stores `bytes`; a promise only when the store asks to wait. */
-  const emit = (bytes: Uint8Array): Promise<void> | undefined => {
-    if (bytes.length === 0) return undefined;
+  const emit = async (bytes: Uint8Array): Promise<void> => {
+    if (bytes.length === 0) return;
     hash.update(bytes);
-    return pending.write(bytes);
+    await pending.write(bytes);
   };
   try {
     for (let piece = await body.read(); piece !== undefined; piece = await body.read()) {
       total += piece.length;
       if (total > cap) throw tooLarge(ctx);
-      // Everything but the last 32 bytes seen so far is ciphertext. The store keeps the
-      // pieces as they are (views, no copy: the request's pieces are never reused) and
-      // asks to wait only when a batch is due, so most pieces cost no promise.
+      // Everything but the last 32 bytes seen so far is ciphertext.
       if (piece.length >= UPLOAD_DIGEST_BYTES) {
-        const cut = piece.length - UPLOAD_DIGEST_BYTES;
-        const first = emit(tail);
-        if (first !== undefined) await first;
-        const second = emit(piece.subarray(0, cut));
-        if (second !== undefined) await second;
-        tail = piece.subarray(cut);
+        await emit(tail);
+        await emit(piece.subarray(0, piece.length - UPLOAD_DIGEST_BYTES));
+        tail = piece.slice(piece.length - UPLOAD_DIGEST_BYTES);
       } else {
         const joined = new Uint8Array(tail.length + piece.length);
         joined.set(tail, 0);
         joined.set(piece, tail.length);
-        const due = emit(joined.subarray(0, Math.max(0, joined.length - UPLOAD_DIGEST_BYTES)));
-        if (due !== undefined) await due;
+        await emit(joined.subarray(0, Math.max(0, joined.length - UPLOAD_DIGEST_BYTES)));
         tail = joined.slice(Math.max(0, joined.length - UPLOAD_DIGEST_BYTES));
       }
     }

@@ -14,36 +14,11 @@ import type { RequestBodyStream } from '../http/types.js';
 /** How much of a refused streamed body is read and discarded before the socket is dropped. */
 export const STREAM_DRAIN_MAX_BYTES = 256 * 1_048_576;
 
-/** Bytes a streamed body may hold in its queue before the request is paused. */
-export const STREAM_QUEUE_BYTES = 1_048_576;
-
-/**
- * A pull reader over `req`: one `read()` at a time, `undefined` at the end or
- * on abort. The socket's pieces are queued as they arrive (`data` events, the
- * request paused while the queue holds a megabyte) and handed out one by one:
- * no piece is copied (`req.read()` joins whatever is buffered into a new
- * array), and a `read()` with a piece ready settles without waiting for an event.
- */
+/** A pull reader over `req`: one `read()` at a time, `undefined` at the end or on abort. */
 export function readBodyStream(req: IncomingMessage): RequestBodyStream {
-  let queue: Buffer[] = [];
-  let head = 0;
-  let queued = 0;
-  let done = false;
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
-  req.on('data', (piece: Buffer) => {
-    queue.push(piece);
-    queued += piece.length;
-    if (queued >= STREAM_QUEUE_BYTES) req.pause();
-    notify();
-  });
+  let closed = false;
   const stop = (): void => {
-    done = true;
-    notify();
+    closed = true;
   };
   req.on('end', stop);
   req.on('error', stop);
@@ -51,18 +26,22 @@ export function readBodyStream(req: IncomingMessage): RequestBodyStream {
   return {
     async read() {
       for (;;) {
-        if (head < queue.length) {
-          const piece = queue[head++]!;
-          if (head === queue.length) {
-            queue = [];
-            head = 0;
-          }
-          queued -= piece.length;
-          if (!done && queued < STREAM_QUEUE_BYTES && req.isPaused()) req.resume();
-          return piece;
-        }
-        if (done || req.destroyed) return undefined;
-        await new Promise<void>((resolve) => (wake = resolve));
+        const chunk = req.read() as Buffer | null;
+        if (chunk !== null) return chunk;
+        if (closed || req.readableEnded || req.destroyed) return undefined;
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            req.off('readable', done);
+            req.off('end', done);
+            req.off('error', done);
+            req.off('close', done);
+            resolve();
+          };
+          req.on('readable', done);
+          req.on('end', done);
+          req.on('error', done);
+          req.on('close', done);
+        });
       }
     },
     get complete() {

@@ -427,7 +427,7 @@ export default async function run(): Promise<void> {
       cpuRows,
     );
     printTable(
-      `CPU budget of the 0.8× target on this machine's ${availableParallelism()} cores (µs per MB, medians above): the target allows "target wall" per MB; SDK and server together used "SDK + server CPU", and all cores give at most "cores × target wall" in that time. Above 1 in "÷ cores", 0.8× is out of reach whatever the overlap; "SDK ÷ target" is the bound of doing the SDK's part on one thread`,
+      `CPU budget of the 0.8× target (µs per MB, medians above; ${availableParallelism()} cores): "target wall" is the time per MB that 0.8× allows; "÷ cores" > 1: SDK + server need more CPU than the cores give in that time, so no overlap reaches 0.8×; "SDK ÷ target" > 1: the SDK's part alone takes longer on one thread`,
       ['operation', 'target wall', 'SDK + server CPU', 'cores × target wall', '÷ cores', 'SDK ÷ target'],
       budgetRows,
     );

@@ -13,13 +13,15 @@
  * Each download writes a new file (the previous round's output is deleted
  * before the timer starts); the 100 MB download is also timed replacing the
  * previous round's file, which costs the kernel time to free the old one
- * (docs/files.md#performance). Run: npx tsx bench/run.ts files
+ * (docs/files.md#performance). Last, the CPU budget of the 0.8× target: the wall time per MB it
+ * allows against the CPU per MB both processes used and what the machine's cores give in that time
+ * (docs/performance.md#second-pass-two-threads-and-the-cpu-budget). Run: npx tsx bench/run.ts files
  */
 import { spawn } from 'node:child_process';
 import * as c from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -286,6 +288,7 @@ export default async function run(): Promise<void> {
     }
     const rows: string[][] = [];
     const cpuRows: string[][] = [];
+    const budgetRows: string[][] = [];
     for (const size of [1 * MB, 100 * MB]) {
       const path = join(dir, `in-${size}`);
       await writeRandomFile(path, size);
@@ -340,6 +343,19 @@ export default async function run(): Promise<void> {
           fmt(rawCpu / sdk, 2),
           fmt(rawCpu / (sdk + srv), 2),
         ]);
+        if (size > MB) {
+          // What 0.8× would take: the wall time per MB it allows, against the CPU both processes used per MB.
+          const targetWall = 1e6 / (0.8 * rawMbps);
+          const cores = availableParallelism();
+          budgetRows.push([
+            name,
+            fmt(targetWall, 0),
+            fmt(sdk + srv, 0),
+            fmt(cores * targetWall, 0),
+            fmt((sdk + srv) / (cores * targetWall), 2),
+            fmt(sdk / targetWall, 2),
+          ]);
+        }
       }
     }
     for (const [name, xs, raw] of [
@@ -409,6 +425,11 @@ export default async function run(): Promise<void> {
         '× raw (SDK + server CPU)',
       ],
       cpuRows,
+    );
+    printTable(
+      `CPU budget of the 0.8× target (µs per MB, medians above; ${availableParallelism()} cores): "target wall" is the time per MB that 0.8× allows; "÷ cores" > 1: SDK + server need more CPU than the cores give in that time, so no overlap reaches 0.8×; "SDK ÷ target" > 1: the SDK's part alone takes longer on one thread`,
+      ['operation', 'target wall', 'SDK + server CPU', 'cores × target wall', '÷ cores', 'SDK ÷ target'],
+      budgetRows,
     );
     printTable(
       'Fixed cost of one request: a 1-byte file (ms, median of 10)',

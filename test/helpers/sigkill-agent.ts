@@ -112,6 +112,9 @@ const store: DedupStore = {
     await inner.release(key, token);
     outstanding--;
   },
+  // Passed through: without it the Agent cannot keep a claim alive, so an event waiting its turn
+  // longer than the 2.5 s test lease lost its claim (the copies chaos test handled such events twice).
+  renew: (key, token, leaseMs) => inner.renew!(key, token, leaseMs),
 };
 
 const agent = new Agent({

@@ -119,6 +119,28 @@ describe('event de-duplication', () => {
     expect(renewals).toBe(5);
   });
 
+  it('a copy of an event this process holds, arriving after the claim lapsed, is a duplicate: the claim becomes the waiting event’s again', async () => {
+    const clock = new ManualClock(0);
+    const memory = createMemoryDedupStore({ clock });
+    // A store without renewals: a claim held longer than its lease lapses.
+    const store: DedupStore = {
+      claim: (key, ms) => memory.claim(key, ms),
+      complete: (key, token) => memory.complete(key, token),
+      release: (key, token) => memory.release(key, token),
+    };
+    const log = warnings();
+    const d = createEventDedup({ store, leaseMs: 3_000, logger: log, clock });
+    const first = await d.claimDelivery(DELIVERY);
+    if (first.status !== 'claimed') throw new Error('expected a claim');
+    clock.advance(3_001); // the event waits its turn in its conversation longer than the lease
+    // Before: 'claimed', and the event ran twice in this process (the copies chaos test).
+    expect(await d.claimDelivery(DELIVERY)).toEqual({ status: 'duplicate', state: 'in_flight' });
+    expect(log.lines).toEqual(['a claim this process held had lapsed; it holds it again']);
+    expect(memory.claim(DELIVERY, 3_000).status).toBe('in_flight'); // held again, for the waiting event
+    await first.claim.complete();
+    expect(memory.claim(DELIVERY, 3_000).status).toBe('completed');
+  });
+
   it('renews a held claim every third of its lease until it is settled; a dead holder’s claim lapses', async () => {
     const clock = new ManualClock(0);
     const store = createMemoryDedupStore({ clock });

@@ -30,6 +30,11 @@ import { systemClock, type Clock, type TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { DedupStore } from '../webhook/dedup/types.js';
 
+/** The token under which this process holds a key (replaced when it takes a lapsed claim again). */
+interface Hold {
+  token: string;
+}
+
 /** A claim this caller owns. */
 export interface OwnedClaim {
   /** Marks the id handled (later copies are skipped). Never throws. */
@@ -96,7 +101,7 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
   const renewEveryMs = Math.max(1, Math.floor(leaseMs / 3));
 
   /** Keeps the claim of `key` alive until the returned stop function is called. */
-  const keepAlive = (key: string, token: string): (() => void) => {
+  const keepAlive = (key: string, hold: Hold): (() => void) => {
     const renew = store.renew?.bind(store);
     if (renew === undefined) return () => undefined;
     let timer: TimerHandle | undefined;
@@ -105,7 +110,7 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
     const tick = (): void => {
       timer = undefined;
       void Promise.resolve()
-        .then(() => renew(key, token, leaseMs))
+        .then(() => renew(key, hold.token, leaseMs))
         .then(
           (owned) => {
             if (!owned && !stopped && !lapsed) logger.warn('a claim lapsed while its handler ran', { key });
@@ -133,16 +138,20 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
 
   // Keys this process claimed and has not settled: an `in_flight` answer for one of
   // these is a copy of an event being handled here; for any other key, another
-  // process holds the claim.
-  const held = new Set<string>();
-  const owned = (key: string, token: string): OwnedClaim => {
-    const stop = keepAlive(key, token);
+  // process holds the claim. The token changes when the claim lapsed and this process took it again.
+  const held = new Map<string, Hold>();
+  const owned = (key: string, hold: Hold): OwnedClaim => {
+    held.set(key, hold);
+    const stop = keepAlive(key, hold);
+    const settle = (): void => {
+      stop();
+      if (held.get(key) === hold) held.delete(key);
+    };
     return {
       async complete() {
-        stop();
-        held.delete(key);
+        settle();
         try {
-          await store.complete(key, token);
+          await store.complete(key, hold.token);
         } catch (error) {
           logger.warn('the de-duplication store failed to record a completion', {
             error: (error as Error)?.name,
@@ -150,10 +159,9 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
         }
       },
       async release() {
-        stop();
-        held.delete(key);
+        settle();
         try {
-          await store.release(key, token);
+          await store.release(key, hold.token);
         } catch (error) {
           logger.warn('the de-duplication store failed to release a claim', {
             error: (error as Error)?.name,
@@ -174,9 +182,18 @@ export function createEventDedup(options: EventDedupOptions): EventDedup {
       return { status: 'unavailable' };
     }
     switch (result.status) {
-      case 'claimed':
-        held.add(key);
-        return { status: 'claimed', claim: owned(key, result.token) };
+      case 'claimed': {
+        const mine = held.get(key);
+        if (mine !== undefined) {
+          // This process still holds the key for an event waiting its turn, but the claim lapsed (a
+          // store without renewals, or one that was unreachable longer than the lease): the claim just
+          // taken becomes that event's again, and this copy is a duplicate of it.
+          mine.token = result.token;
+          logger.warn('a claim this process held had lapsed; it holds it again', { key });
+          return { status: 'duplicate', state: 'in_flight' };
+        }
+        return { status: 'claimed', claim: owned(key, { token: result.token }) };
+      }
       case 'completed':
         return { status: 'duplicate', state: 'completed' };
       case 'in_flight':

@@ -199,6 +199,32 @@ describe('artifacts', () => {
     expect((await w.agent.artifacts.status(handle.artifactId)).state).toBe('open');
   });
 
+  it('withdraw(): the human sees "No longer needed" in place of the question, cannot answer the question, and the withdrawal expires; once answered it does nothing', async () => {
+    const { w, next } = await setUp();
+    const handle = await w.agent.artifacts.send(w.conversationId, { content: confirm });
+    const asked = await next();
+    expect(await handle.withdraw('No answer came in time.')).toBe(true);
+    const withdrawn = await next();
+    expect(withdrawn).toMatchObject({ artifactId: handle.artifactId, revision: 2 });
+    expect(withdrawn.content).toEqual({
+      kind: 'confirm',
+      title: 'No longer needed: Delete 3 files?',
+      body: 'No answer came in time.',
+    });
+    await expect(asked.approve()).rejects.toMatchObject({ code: 'ARTIFACT_REVISION_CONFLICT' });
+    await w.advanceTime(1_000);
+    expect(await withdrawn.approve()).toMatchObject({ accepted: false, state: 'expired' });
+    const stored = await w.agent.api.messages(w.conversationId);
+    const raw = Buffer.from(stored.at(-1)!.wire_envelope, 'base64').toString('latin1');
+    expect(raw).not.toContain('No longer needed'); // sealed, as the question was
+    // An artifact that has its outcome is left alone.
+    const answered = await w.agent.artifacts.send(w.conversationId, { content: confirm });
+    await (await next()).approve();
+    await outcomeSoon(answered);
+    expect(await answered.withdraw()).toBe(false);
+    expect(answered.revision).toBe(1);
+  });
+
   it('ARTIFACT_REVISION_CONFLICT: two updates on one revision; update(fn) re-reads and retries', async () => {
     const { w, next } = await setUp();
     const handle = await w.agent.artifacts.send(w.conversationId, { content: confirm });

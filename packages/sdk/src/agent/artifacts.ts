@@ -24,6 +24,7 @@ import type { ArtifactDeniedReason } from '../core/errors/codes.js';
 import { isServiceError } from '../core/errors/guards.js';
 import { TimeoutError } from '../core/errors/timeout-error.js';
 import {
+  ARTIFACT_LIMITS,
   ArtifactAnswerPayloadSchema,
   ArtifactViewSchema,
   HUMAN_DENIED_REASONS,
@@ -163,6 +164,9 @@ function metaOf(change: ArtifactChange, content: ArtifactContent) {
   };
 }
 
+/** The longest artifact title (the protocol's bound). */
+const TITLE_MAX = 200;
+
 /** One artifact this agent sent. */
 export class ArtifactHandle {
   /** The artifact id. */
@@ -296,6 +300,41 @@ export class ArtifactHandle {
       } catch (err) {
         if (!isServiceError(err, 'ARTIFACT_REVISION_CONFLICT') || i >= attempts) throw err;
       }
+    }
+  }
+
+  /**
+   * Withdraws a question whose answer nobody will use (the turn was stopped, the wait timed out, the
+   * card was deleted): sends a last revision, a confirm titled "No longer needed: <title>" with `reason`
+   * as its body, living the shortest time the service allows (1 s). The human's client shows it in
+   * place of the question, an answer to the question itself is refused as stale, and the artifact
+   * expires a second later. The service has no route to close an artifact (docs/artifacts.md).
+   * Best effort, never throws: resolves `false` when the artifact already had its outcome or the
+   * update failed.
+   *
+   * @example
+   * ```ts
+   * const outcome = await artifact.response({ timeoutMs: 60_000 }).catch(async (error) => {
+   *   await artifact.withdraw('No answer came in time.');
+   *   throw error;
+   * });
+   * ```
+   */
+  async withdraw(reason = 'This question no longer needs an answer.'): Promise<boolean> {
+    if (this.#outcome !== undefined) return false;
+    const title = `No longer needed: ${this.#payload.content.title}`;
+    try {
+      await this.replace({
+        content: {
+          kind: 'confirm',
+          title: title.length <= TITLE_MAX ? title : `${title.slice(0, TITLE_MAX - 1)}…`,
+          body: reason,
+        },
+        ttlMs: ARTIFACT_LIMITS.minTtlMs,
+      });
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -640,42 +640,12 @@ export async function runWithApprovals<TOOLS extends ToolSet>(
   }
 }
 
-/** An artifact this bridge sent (the handle `agent.artifacts.send` resolves with). */
-type ArtifactHandle = Awaited<ReturnType<Agent['artifacts']['send']>>;
-
-/** The time to live of a closed question: the shortest the service allows (`ARTIFACT_LIMITS.minTtlMs`). */
-const CLOSED_TTL_MS = 1_000;
 /** What a closed question says, by why nobody needs its answer any more. */
 const CLOSED_BODY = {
   stopped: 'The turn was stopped: this question no longer needs an answer.',
   timeout: 'No answer came in time: the tool call was denied. This question no longer needs an answer.',
   failed: 'The turn failed: this question no longer needs an answer.',
 } as const;
-
-/**
- * Closes a question whose answer would be ignored: a new revision that says so
- * (the human's client shows it in place of the question, and an answer to the
- * question itself is refused as stale), living the shortest time the service
- * allows. Best effort: an artifact the service already closed cannot be updated.
- */
-async function closeQuestion(
-  artifact: ArtifactHandle,
-  q: ApprovalQuestion,
-  why: keyof typeof CLOSED_BODY,
-): Promise<void> {
-  if (artifact.outcome !== undefined) return; // answered, denied or expired meanwhile: already closed
-  const title = `No longer needed: ${q.title}`;
-  await artifact
-    .replace({
-      content: {
-        kind: 'confirm',
-        title: title.length <= 200 ? title : `${title.slice(0, 199)}…`,
-        body: CLOSED_BODY[why],
-      },
-      ttlMs: CLOSED_TTL_MS,
-    })
-    .catch(() => undefined);
-}
 
 /**
  * Asks the human about one tool call: a confirm artifact, its answer as a `tool-approval-response`.
@@ -702,12 +672,12 @@ async function ask<TOOLS extends ToolSet>(
       aborted.promise,
     ]);
     if (outcome === 'aborted') {
-      await closeQuestion(artifact, q, 'stopped');
+      await artifact.withdraw(CLOSED_BODY.stopped);
       return 'stopped';
     }
     const base = { type: 'tool-approval-response', approvalId: request.approvalId } as const;
     if (outcome === 'timeout') {
-      await closeQuestion(artifact, q, 'timeout');
+      await artifact.withdraw(CLOSED_BODY.timeout);
       return { ...base, approved: false, reason: 'no answer in time' };
     }
     if (outcome.status === 'approved') return { ...base, approved: true };
@@ -715,7 +685,7 @@ async function ask<TOOLS extends ToolSet>(
       return { ...base, approved: false, reason: `denied (${outcome.reason})` };
     return { ...base, approved: false, reason: 'the question expired' };
   } catch (err) {
-    await closeQuestion(artifact, q, 'failed');
+    await artifact.withdraw(CLOSED_BODY.failed);
     throw err;
   } finally {
     aborted.dispose();

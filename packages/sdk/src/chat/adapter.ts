@@ -112,8 +112,6 @@ const MAX_CARDS = 10_000;
 const CARD_TTL_MS = 24 * 3_600_000;
 /** A card's action map in the Chat SDK's state: this prefix and the artifact id. */
 const CARD_KEY = 'ams:card:';
-/** The time to live of a deleted card's closing revision: the shortest the service allows. */
-const CLOSED_TTL_MS = 1_000;
 /** A status text is at most 200 characters. */
 const STATUS_MAX = 200;
 
@@ -375,17 +373,7 @@ export class AmsAdapter implements Adapter<AmsThreadId, AmsRawMessage> {
     if (sentCard !== undefined || (await this.#stored(messageId)) !== undefined) {
       this.#cards.delete(messageId);
       await this.#chat?.getState().delete(`${CARD_KEY}${messageId}`);
-      if (sentCard !== undefined && sentCard.handle.outcome === undefined) {
-        const title = `No longer needed: ${sentCard.handle.content.title}`;
-        await sentCard.handle.replace({
-          content: {
-            kind: 'confirm',
-            title: title.length <= 200 ? title : `${title.slice(0, 199)}…`,
-            body: 'This card was deleted: it no longer needs an answer.',
-          },
-          ttlMs: CLOSED_TTL_MS,
-        });
-      }
+      await sentCard?.handle.withdraw('This card was deleted: it no longer needs an answer.');
       return;
     }
     await this.agent.delete(decodeAmsThreadId(threadId).conversationId, messageId);

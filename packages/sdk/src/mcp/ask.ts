@@ -44,31 +44,6 @@ const CLOSED_BODY = {
 } as const;
 
 /**
- * Closes a question whose answer nobody waits for: a new revision that says so
- * (the owner's client shows it in place of the question, and an answer to the
- * question itself is refused as stale), living the shortest time the service
- * allows. Best effort: an artifact the service already closed cannot be updated.
- */
-async function closeQuestion(
-  artifact: Awaited<ReturnType<Agent['artifacts']['send']>>,
-  content: ArtifactContent,
-  why: keyof typeof CLOSED_BODY,
-): Promise<void> {
-  if (artifact.outcome !== undefined) return; // answered, denied or expired meanwhile: already closed
-  const title = `No longer needed: ${content.title}`;
-  await artifact
-    .replace({
-      content: {
-        kind: 'confirm',
-        title: title.length <= 200 ? title : `${title.slice(0, 199)}…`,
-        body: CLOSED_BODY[why],
-      },
-      ttlMs: ARTIFACT_LIMITS.minTtlMs,
-    })
-    .catch(() => undefined);
-}
-
-/**
  * Sends `content` to the owner as an artifact (sealed end to end) and waits
  * for the answer, at most `timeoutMs` on `clock`. The artifact lives as long
  * as the wait; when the wait ends without an answer (timeout, abort) the
@@ -100,7 +75,7 @@ export async function askOwner(options: AskOptions): Promise<AskOutcome> {
       },
     );
   } catch (err) {
-    await closeQuestion(artifact, options.content, err instanceof TimeoutError ? 'timeout' : 'cancelled');
+    await artifact.withdraw(CLOSED_BODY[err instanceof TimeoutError ? 'timeout' : 'cancelled']);
     throw err;
   }
 }

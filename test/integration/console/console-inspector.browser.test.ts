@@ -200,7 +200,18 @@ describe.skipIf(SKIP_BROWSER)('dev console in Chromium: event inspector and time
       )
       .toBe('1');
     await page.click(`#log tbody tr[data-delivery-id="${deliveryId}"] button.inspect`);
-    await page.waitForSelector('#inspector ol.inspector-attempts li:nth-child(2)[data-outcome="acked"]');
+    // The frame comes again on the new connection; the bot acknowledges it on its clock (the server's
+    // virtual clock, whose time moves only when the page advances it): step it until the ack shows.
+    const acked = page.locator('#inspector ol.inspector-attempts li:nth-child(2)[data-outcome="acked"]');
+    await expect
+      .poll(
+        async () => {
+          if ((await acked.count()) === 0) await page.click('#advance');
+          return acked.count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
     expect(
       await page
         .locator('#inspector ol.inspector-attempts li')

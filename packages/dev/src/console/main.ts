@@ -779,26 +779,35 @@ async function inspect(agentId: string, deliveryId: string): Promise<void> {
   await drawInspector();
 }
 
+/**
+ * Draws of the drawers started so far: a draw renders only if no later one started, so an older
+ * read that answers last (a click's, overtaken by a feed event's) never hides a newer state.
+ */
+const draws = { inspector: 0, timeline: 0 };
+
 async function drawInspector(): Promise<void> {
   const at = state.inspecting;
   if (at === undefined) return;
+  const draw = ++draws.inspector;
   const v = await call<DeliveryView>({
     method: 'GET',
     path: `${agentPath(at.agentId)}/deliveries/${encodeURIComponent(at.deliveryId)}`,
   });
-  if (state.inspecting !== at) return;
-  renderInspector($('inspector'), v, await decrypt(v), { name: nameOf, close: closeDrawers });
+  const decrypted = await decrypt(v);
+  if (state.inspecting !== at || draw !== draws.inspector) return;
+  renderInspector($('inspector'), v, decrypted, { name: nameOf, close: closeDrawers });
 }
 
 /** Shows the open conversation's deliveries in order. */
 async function drawTimeline(): Promise<void> {
   const conversationId = state.conversationId;
   if (conversationId === undefined || !state.timelineOpen) return;
+  const draw = ++draws.timeline;
   const list = await call<DeliveryView[]>({
     method: 'GET',
     path: `/_control/conversations/${encodeURIComponent(conversationId)}/deliveries`,
   });
-  if (!state.timelineOpen || state.conversationId !== conversationId) return;
+  if (!state.timelineOpen || state.conversationId !== conversationId || draw !== draws.timeline) return;
   renderTimeline($('timeline'), $('chat-title').textContent ?? conversationId, list, {
     name: nameOf,
     inspect: (v) => void run(() => inspect(v.agent_id, v.delivery_id)),

@@ -262,6 +262,25 @@ describe('instrument(agent)', () => {
     await expect(idle.end()).rejects.toMatchObject({ code: 'STREAM_TIMEOUT' });
   });
 
+  it('a stream whose opening the service refuses: its span ends failed, with the service code', async () => {
+    const other = await world.addAgent({ name: 'Other bot' });
+    // A conversation of another agent: the service refuses to open a stream there.
+    const refused = await world.agent.stream(other.conversationId).then(
+      () => undefined,
+      (error: unknown) => error as { code?: string },
+    );
+    expect(refused?.code).toBeTypeOf('string');
+    const span = await until(
+      () =>
+        spans
+          .getFinishedSpans()
+          .find((s) => s.name === 'stream' && s.attributes['ams.conversation.id'] === other.conversationId),
+      'the refused stream span',
+    );
+    expect(span.attributes).toMatchObject({ 'ams.stream.outcome': 'failed', 'error.type': refused!.code });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
   it('upload is a span of its own; the file message of an upload is a send under it', async () => {
     await world.agent.files.upload(world.conversationId, new TextEncoder().encode(`file ${MARKER}`), {
       name: 'note.txt',

@@ -120,8 +120,13 @@ async function approved(
     signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
   );
   stopped.catch(() => undefined); // the race below reports it
-  const outcome = await Promise.race([ask.response(), stopped]);
-  return outcome.status === 'approved';
+  try {
+    const outcome = await Promise.race([ask.response(), stopped]);
+    return outcome.status === 'approved';
+  } catch (err) {
+    await ask.withdraw(); // stopped: "No longer needed: …" replaces the question, gone a second later
+    throw err;
+  }
 }
 
 /** Runs one tool call: shown as a step and a tool part, approved by the human first. */

@@ -327,6 +327,8 @@ export function instrument(agent: InstrumentableAgent, options: InstrumentOption
           return writer;
         },
         (error: unknown) => {
+          // Refused at its opening (or failing before it opened): no stream id, no counts.
+          span.setAttribute('ams.stream.outcome', 'failed');
           failSpan(span, errorTypeOf(error));
           span.end();
           throw error;

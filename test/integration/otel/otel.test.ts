@@ -262,6 +262,25 @@ describe('instrument(agent)', () => {
     await expect(idle.end()).rejects.toMatchObject({ code: 'STREAM_TIMEOUT' });
   });
 
+  it('a stream whose opening the service refuses: its span ends failed, with the service code', async () => {
+    const other = await world.addAgent({ name: 'Other bot' });
+    // A conversation of another agent: the service refuses to open a stream there.
+    const refused = await world.agent.stream(other.conversationId).then(
+      () => undefined,
+      (error: unknown) => error as { code?: string },
+    );
+    expect(refused?.code).toBeTypeOf('string');
+    const span = await until(
+      () =>
+        spans
+          .getFinishedSpans()
+          .find((s) => s.name === 'stream' && s.attributes['ams.conversation.id'] === other.conversationId),
+      'the refused stream span',
+    );
+    expect(span.attributes).toMatchObject({ 'ams.stream.outcome': 'failed', 'error.type': refused!.code });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
   it('upload is a span of its own; the file message of an upload is a send under it', async () => {
     await world.agent.files.upload(world.conversationId, new TextEncoder().encode(`file ${MARKER}`), {
       name: 'note.txt',
@@ -295,11 +314,36 @@ describe('instrument(agent)', () => {
     });
     expect(await counted(METRIC_NAMES.deliveries, { 'ams.transport': 'webhook' })).toBeGreaterThanOrEqual(1);
 
+    // An oversize message comes by `ref`: its open span covers fetching the object (GET /r2/<key>,
+    // through the relay) and opening it, then the handle span follows.
+    const relay = world.relay!;
+    const fetchesBefore = relay.records.filter(
+      (r) => r.channel === 'http-request' && r.path.includes('/r2/'),
+    );
+    const big = `${MARKER} ${'x'.repeat(1_100_000)}`;
+    const seen = new Promise<number>((resolve) =>
+      hooked.agent.on('message.new', (m) => void (m.text?.startsWith(MARKER) && resolve(m.text.length))),
+    );
+    await world.sendAsUser(big, { conversationId: hooked.conversationId });
+    expect(await seen).toBe(big.length);
+    const byRef = await world.waitForDelivery(undefined, { agent: hooked });
+    const refRoot = await until(() => receiveOf(byRef.deliveryId), 'the receive span of the ref delivery');
+    const fetches = relay.records.filter((r) => r.channel === 'http-request' && r.path.includes('/r2/'));
+    expect(fetches.length).toBe(fetchesBefore.length + 1);
+    const refChildren = childrenOf(refRoot);
+    expect(refChildren.map((s) => s.name)).toEqual(['open message.new', 'handle message.new']);
+    const [refOpen, refHandle] = refChildren;
+    expect(refOpen!.status.code).not.toBe(SpanStatusCode.ERROR);
+    expect(refRoot.attributes['ams.outcome']).toBe('handled');
+    const ns = (t: readonly [number, number]): bigint => BigInt(t[0]) * 1_000_000_000n + BigInt(t[1]);
+    expect(ns(refHandle!.startTime) >= ns(refOpen!.endTime)).toBe(true);
+    for (const span of [refRoot, ...refChildren])
+      expect(Object.values(span.attributes).map(String).join('\n')).not.toContain(MARKER);
+
     // An envelope tampered with on its way in (the user's request, through the relay): its open
     // span fails with the decrypt failure's code, and the delivery is skipped.
     const failures: DecryptFailure[] = [];
     hooked.agent.on('decryptFailure', (f) => void failures.push(f));
-    const relay = world.relay!;
     relay.onRequest = (method, path, json) => {
       const body = json as { wire_envelope?: unknown };
       if (method !== 'POST' || !path.includes('/messages') || typeof body.wire_envelope !== 'string')
